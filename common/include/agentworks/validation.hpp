@@ -1,0 +1,34 @@
+// Contract limits and input rules shared by server, bridge and CLI (seed "Limits and retention").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentworks {
+
+inline constexpr std::size_t kMaxAgentNameLength = 64;
+inline constexpr std::size_t kMaxMessageChars = 20'000;   // Unicode code points
+inline constexpr int kMaxReadLimit = 100;
+inline constexpr int kMaxWaitSeconds = 25;
+inline constexpr std::size_t kMaxPurposeChars = 500;
+inline constexpr std::size_t kMaxSubmissionIdLength = 200;
+inline constexpr std::size_t kMaxRequestBodyBytes = 256 * 1024;
+
+// R-M4: ASCII letters, digits, '.', '_', '-'; starts with a letter or digit; 1-64 characters.
+bool valid_agent_name(std::string_view name);
+
+// Lower-case form used for case-insensitive comparison and storage keys.
+std::string fold_name(std::string_view name);
+
+// Number of Unicode code points in valid UTF-8, or nullopt for invalid UTF-8.
+std::optional<std::size_t> utf8_length(std::string_view text);
+
+// R-M10: 1-20,000 code points of valid UTF-8.
+bool valid_message_text(std::string_view text);
+
+// Submission ids and other client-chosen ids: 1-200 printable ASCII characters.
+bool valid_client_id(std::string_view id);
+
+}  // namespace agentworks

@@ -1,0 +1,2 @@
+// placeholder: replaced by the server implementation
+namespace agentworks::server {}
