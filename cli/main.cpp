@@ -1,1 +1,3 @@
-int main() { return 0; }  // replaced by the CLI implementation
+#include "command.hpp"
+
+int main(int argc, char** argv) { return agentworks::cli::run_cli(argc, argv); }

@@ -1,1 +1,74 @@
-int main() { return 0; }  // replaced by the server implementation
+// agentworks-server: the reference message server (docs/protocol.md, "Server command line").
+//   agentworks-server [--listen 127.0.0.1:PORT] --data DIR [limit flags]
+//   agentworks-server account add NAME --data DIR
+// CLI11 2.1's inlined std::string code trips GCC 12's -Wnull-dereference at -O2 (false positive).
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "agentworks/error.hpp"
+#include "server_setup.hpp"
+
+using namespace agentworks;
+using namespace agentworks::server;
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("server"));
+  CLI::App app{"agentworks reference message server"};
+  ServeOptions opt;
+  app.add_option("--listen", opt.listen, "IPV4:PORT to listen on (PORT 0 picks a free port)")->capture_default_str();
+  app.add_option("--data", opt.data_dir, "data directory (created 0700)");
+  Limits& l = opt.limits;
+  app.add_option("--rate-limit-per-hour", l.rate_limit_per_hour, "messages per hour per conversation")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--inbox-history", l.inbox_history, "messages kept per inbox")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-inboxes-per-account", l.max_inboxes_per_account, "open inboxes per account")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-inboxes-total", l.max_inboxes_total, "open inboxes in the store")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--inbox-idle-seconds", l.inbox_idle_seconds, "idle inboxes are removed after this")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--expired-retention-seconds", l.expired_retention_seconds, "removed inboxes answer expired this long")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--max-agents-per-account", l.max_agents_per_account, "registered names per account")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-agents-total", l.max_agents_total, "registered names in the store")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--heartbeat-seconds", l.heartbeat_seconds, "SSE heartbeat interval")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+
+  auto* account = app.add_subcommand("account", "manage accounts");
+  auto* add = account->add_subcommand("add", "add an account and print its login token");
+  std::string account_name;
+  std::string account_data;
+  add->add_option("name", account_name, "account name")->required();
+  add->add_option("--data", account_data, "data directory")->required();
+  account->require_subcommand(1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? exit_ok : exit_usage;
+  }
+  try {
+    if (add->parsed()) {
+      std::cout << add_account(account_data, account_name) << std::endl;
+      return exit_ok;
+    }
+    if (opt.data_dir.empty()) {
+      std::cerr << "agentworks-server: --data DIR is required\n";
+      return exit_usage;
+    }
+    return serve(opt);
+  } catch (const Error& e) {
+    std::cerr << "agentworks-server: " << e.what() << "\n";
+    return exit_code(e.code());
+  } catch (const std::exception& e) {
+    std::cerr << "agentworks-server: " << e.what() << "\n";
+    return exit_failure;
+  }
+}

@@ -1,0 +1,395 @@
+// agentworks-bench-load: load benchmark for agentworks-server (docs/benchmarks.md).
+//
+// Mode "load" (default): N receiver agents each hold an SSE attachment stream; M sender
+// threads POST messages to random receivers for D seconds; a paced reader reads named
+// mailboxes. Reports send rate and latency, read latency, send-to-SSE delivery latency
+// and server RSS.
+// Mode "streams" (--streams S): S agents each hold one SSE stream for --hold seconds;
+// reports server RSS while holding them, then checks every stream still delivers.
+//
+// The run is bounded: a watchdog kills the server and exits if anything hangs.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "bench_setup.hpp"
+#include "http_client.hpp"
+#include "latency_stats.hpp"
+#include "load_workers.hpp"
+#include "server_process.hpp"
+#include "sse_stream_pool.hpp"
+
+namespace bench = agentworks::bench;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Options {
+  std::string server_binary;
+  std::string url;  // connect to a running server instead of starting one
+  std::string token;
+  int server_pid = 0;  // for RSS when --url is used
+  std::size_t receivers = 100;
+  std::size_t senders = 8;
+  double duration_s = 10;
+  double reads_per_second = 100;
+  std::size_t message_bytes = 100;
+  std::size_t streams = 0;
+  double hold_s = 10;
+  std::string prefix = "bench-r";
+  std::vector<std::string> server_args;
+  std::string data_parent = "/tmp";
+};
+
+volatile pid_t g_server_pid = 0;
+
+void on_watchdog(int) {
+  static const char msg[] = "agentworks-bench-load: watchdog expired, killing the server and exiting\n";
+  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  ::_exit(3);
+}
+
+std::string default_server_binary() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "agentworks-server";
+  return (self.parent_path().parent_path() / "server" / "agentworks-server").string();
+}
+
+bool parse_url(const std::string& url, bench::Endpoint* endpoint) {
+  const std::string prefix = "http://127.0.0.1:";
+  if (url.rfind(prefix, 0) != 0) return false;
+  const unsigned long port = std::strtoul(url.c_str() + prefix.size(), nullptr, 10);
+  if (port == 0 || port > 65535) return false;
+  endpoint->port = static_cast<std::uint16_t>(port);
+  return true;
+}
+
+// Samples the server's RSS every 100 ms on its own thread; keeps the maximum.
+class RssSampler {
+ public:
+  explicit RssSampler(pid_t pid) : pid_(pid) {
+    if (pid_ > 0) thread_ = std::thread([this] { loop(); });
+  }
+  ~RssSampler() { stop(); }
+  void stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  // The largest RSS seen, including one reading taken now.
+  std::uint64_t max_kib() {
+    if (pid_ > 0) {
+      if (auto kib = bench::rss_kib(pid_)) max_.store(std::max(max_.load(), *kib));
+    }
+    return max_.load();
+  }
+
+ private:
+  void loop() {
+    while (!stop_.load()) {
+      if (auto kib = bench::rss_kib(pid_)) max_.store(std::max(max_.load(), *kib));
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+  pid_t pid_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> max_{0};
+  std::thread thread_;
+};
+
+// CPU seconds used by the server and by this benchmark process over a window.
+class CpuClock {
+ public:
+  explicit CpuClock(pid_t server) : server_(server), server_start_(server > 0 ? bench::cpu_seconds(server) : std::nullopt),
+                                    self_start_(bench::cpu_seconds(::getpid())) {}
+  std::string report(double elapsed) const {
+    char buf[200];
+    const auto server_now = server_ > 0 ? bench::cpu_seconds(server_) : std::nullopt;
+    const auto self_now = bench::cpu_seconds(::getpid());
+    const double server_used = server_now && server_start_ ? *server_now - *server_start_ : -1;
+    const double self_used = self_now && self_start_ ? *self_now - *self_start_ : -1;
+    std::snprintf(buf, sizeof buf, "server %.0f%% of one core, benchmark %.0f%% of one core",
+                  server_used * 100 / elapsed, self_used * 100 / elapsed);
+    return buf;
+  }
+
+ private:
+  pid_t server_;
+  std::optional<double> server_start_;
+  std::optional<double> self_start_;
+};
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+std::string mib_text(std::uint64_t kib) {
+  return std::to_string(kib / 1024) + "." + std::to_string((kib % 1024) * 10 / 1024) + " MiB";
+}
+
+std::string rss_text(pid_t pid) {
+  if (pid <= 0) return "n/a (pass --server-pid)";
+  const auto kib = bench::rss_kib(pid);
+  return kib ? mib_text(*kib) : "n/a";
+}
+
+void print_latency(const char* what, const bench::LatencySummary& s) {
+  std::printf("%-22s n=%zu p50=%.2f ms p99=%.2f ms max=%.2f ms\n", what, s.count, s.p50_ms, s.p99_ms, s.max_ms);
+}
+
+void print_failures(const char* what, const bench::RequestStats& stats) {
+  if (stats.failures() == 0) return;
+  std::printf("%s failures:", what);
+  for (const auto& [status, n] : stats.failures_by_status) std::printf(" status %d x%llu", status,
+                                                                        static_cast<unsigned long long>(n));
+  std::printf("; first: %s\n", stats.first_failure.c_str());
+}
+
+bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+std::vector<std::string> names_of(const std::vector<bench::BenchAgent>& agents) {
+  std::vector<std::string> names;
+  for (const auto& a : agents) names.push_back(a.name);
+  return names;
+}
+
+std::vector<bench::StreamTarget> targets_of(const std::vector<bench::BenchAgent>& agents) {
+  std::vector<bench::StreamTarget> targets;
+  for (const auto& a : agents) targets.push_back({a.attachment_id, a.name});
+  return targets;
+}
+
+int run_load(const Options& opt, const bench::Endpoint& endpoint, pid_t server_pid) {
+  bench::HttpClient setup(endpoint.host, endpoint.port, endpoint.token);
+  std::vector<bench::BenchAgent> agents;
+  std::string error;
+  const auto setup_start = std::chrono::steady_clock::now();
+  if (!bench::setup_agents(setup, opt.prefix, opt.receivers, &agents, &error)) {
+    std::fprintf(stderr, "setup failed: %s\n", error.c_str());
+    return 1;
+  }
+  bench::SseStreamPool pool(endpoint.host, endpoint.port, endpoint.token);
+  if (!pool.open(targets_of(agents), &error)) {
+    std::fprintf(stderr, "opening streams failed: %s\n", error.c_str());
+    return 1;
+  }
+  pool.start();
+  if (!wait_for([&] { return pool.ready_streams() + pool.failed_streams() >= agents.size(); }, 30s) ||
+      pool.failed_streams() > 0) {
+    std::fprintf(stderr, "streams not ready: %zu ready, %zu failed of %zu\n", pool.ready_streams(),
+                 pool.failed_streams(), agents.size());
+    return 1;
+  }
+  const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
+  std::printf("setup: %zu receivers registered, attached and streaming in %.1f s\n", agents.size(), setup_s);
+  std::printf("server rss before load: %s; load average before: %s\n", rss_text(server_pid).c_str(),
+              load_average().c_str());
+
+  const auto names = names_of(agents);
+  std::atomic<bool> stop{false};
+  RssSampler sampler(server_pid);
+  const CpuClock cpu(server_pid);
+  pool.set_measure_since(bench::steady_now_ns());
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<bench::RequestStats> send_stats(opt.senders);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < opt.senders; ++i) {
+    threads.emplace_back([&, i] {
+      send_stats[i] = bench::run_sender(endpoint, names, opt.message_bytes, static_cast<std::uint32_t>(1000 + i), stop);
+    });
+  }
+  bench::RequestStats read_stats;
+  std::thread reader([&] { read_stats = bench::run_reader(endpoint, names, opt.reads_per_second, 7, stop); });
+  std::this_thread::sleep_for(std::chrono::duration<double>(opt.duration_s));
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  reader.join();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string cpu_text = cpu.report(elapsed);
+
+  bench::RequestStats sends;
+  for (auto& s : send_stats) sends.merge(std::move(s));
+  // Let in-flight deliveries arrive (bounded).
+  const bool all_delivered = wait_for([&] { return pool.delivered() >= sends.ok; }, 5s);
+  sampler.stop();
+  const auto delivery = bench::summarize(pool.take_latencies());
+  pool.stop();
+
+  std::printf("run: %.1f s, %zu senders, %zu receivers, %zu-byte messages, reader paced at %.0f/s\n", elapsed,
+              opt.senders, opt.receivers, opt.message_bytes, opt.reads_per_second);
+  std::printf("accepted sends: %llu (%.0f/s), failed: %llu\n", static_cast<unsigned long long>(sends.ok),
+              static_cast<double>(sends.ok) / elapsed, static_cast<unsigned long long>(sends.failures()));
+  print_failures("send", sends);
+  print_latency("send latency", bench::summarize(std::move(sends.latencies_ns)));
+  std::printf("reads: %llu (%.0f/s), failed: %llu\n", static_cast<unsigned long long>(read_stats.ok),
+              static_cast<double>(read_stats.ok) / elapsed, static_cast<unsigned long long>(read_stats.failures()));
+  print_failures("read", read_stats);
+  print_latency("read latency", bench::summarize(std::move(read_stats.latencies_ns)));
+  std::printf("delivered over SSE: %llu of %llu accepted%s, streams failed: %zu\n",
+              static_cast<unsigned long long>(pool.delivered()), static_cast<unsigned long long>(sends.ok),
+              all_delivered ? "" : " (INCOMPLETE after 5 s)", pool.failed_streams());
+  print_latency("send-to-SSE latency", delivery);
+  std::printf("server rss: max during run %s, after %s\n", server_pid > 0 ? mib_text(sampler.max_kib()).c_str() : "n/a",
+              rss_text(server_pid).c_str());
+  std::printf("cpu during the run (2 cores shared by server and benchmark): %s\n", cpu_text.c_str());
+  std::printf("load average at end: %s\n", load_average().c_str());
+  const double rate = static_cast<double>(sends.ok) / elapsed;
+  std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
+  std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
+              delivery.p99_ms);
+  return all_delivered && pool.failed_streams() == 0 ? 0 : 1;
+}
+
+int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t server_pid) {
+  bench::HttpClient setup(endpoint.host, endpoint.port, endpoint.token);
+  std::vector<bench::BenchAgent> agents;
+  std::string error;
+  std::printf("server rss at start: %s; load average: %s\n", rss_text(server_pid).c_str(), load_average().c_str());
+  if (!bench::setup_agents(setup, opt.prefix, opt.streams, &agents, &error)) {
+    std::fprintf(stderr, "setup failed: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("server rss after registering %zu agents and attachments: %s\n", agents.size(),
+              rss_text(server_pid).c_str());
+  bench::SseStreamPool pool(endpoint.host, endpoint.port, endpoint.token);
+  const auto open_start = std::chrono::steady_clock::now();
+  if (!pool.open(targets_of(agents), &error)) {
+    std::fprintf(stderr, "opening streams failed after %zu: %s\n", pool.ready_streams(), error.c_str());
+    return 1;
+  }
+  pool.start();
+  const bool ready = wait_for([&] { return pool.ready_streams() + pool.failed_streams() >= agents.size(); }, 60s);
+  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
+  std::printf("streams: %zu ready, %zu failed of %zu (opened in %.1f s)\n", pool.ready_streams(),
+              pool.failed_streams(), agents.size(), open_s);
+  if (!ready || pool.failed_streams() > 0) return 1;
+
+  RssSampler sampler(server_pid);
+  std::this_thread::sleep_for(std::chrono::duration<double>(opt.hold_s));
+  std::printf("server rss holding %zu streams for %.0f s: %s (max %s)\n", agents.size(), opt.hold_s,
+              rss_text(server_pid).c_str(), mib_text(sampler.max_kib()).c_str());
+
+  // Prove the streams are live: one message to every agent, each must arrive on its stream.
+  const auto names = names_of(agents);
+  pool.set_measure_since(bench::steady_now_ns());
+  std::vector<bench::RequestStats> stats(opt.senders);
+  std::vector<std::thread> threads;
+  const std::size_t per = (names.size() + opt.senders - 1) / opt.senders;
+  for (std::size_t i = 0; i < opt.senders; ++i) {
+    threads.emplace_back([&, i] { stats[i] = bench::send_each(endpoint, names, i * per, (i + 1) * per, opt.message_bytes); });
+  }
+  for (auto& t : threads) t.join();
+  bench::RequestStats sends;
+  for (auto& s : stats) sends.merge(std::move(s));
+  const bool all = wait_for([&] { return pool.delivered() >= sends.ok; }, 30s);
+  sampler.stop();
+  print_failures("send", sends);
+  std::printf("one message to each agent: %llu accepted, %llu delivered over SSE%s\n",
+              static_cast<unsigned long long>(sends.ok), static_cast<unsigned long long>(pool.delivered()),
+              all ? "" : " (INCOMPLETE after 30 s)");
+  print_latency("send-to-SSE latency", bench::summarize(pool.take_latencies()));
+  const std::uint64_t max_kib = sampler.max_kib();
+  std::printf("server rss after: %s (max while holding and delivering %s)\n", rss_text(server_pid).c_str(),
+              mib_text(max_kib).c_str());
+  if (server_pid > 0) {
+    std::printf("target %zu streams with server rss < 100 MB: %s (max %s)\n", agents.size(),
+                max_kib * 1024 < 100'000'000ull ? "MET" : "MISSED", mib_text(max_kib).c_str());
+  }
+  pool.stop();
+  return all && sends.failures() == 0 && pool.failed_streams() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"agentworks-bench-load: load benchmark for agentworks-server (see docs/benchmarks.md)"};
+  app.add_option("--server", opt.server_binary, "agentworks-server binary to start (default: ../server/ next to this binary)");
+  app.add_option("--url", opt.url, "use a running server at http://127.0.0.1:PORT instead of starting one");
+  app.add_option("--token", opt.token, "login token for --url");
+  app.add_option("--server-pid", opt.server_pid, "pid of the --url server, to report its RSS");
+  app.add_option("--receivers", opt.receivers, "receiver agents, each with one SSE stream")->check(CLI::Range(1, 100000));
+  app.add_option("--senders", opt.senders, "concurrent keep-alive sender connections")->check(CLI::Range(1, 256));
+  app.add_option("--duration", opt.duration_s, "seconds of load")->check(CLI::Range(0.1, 600.0));
+  app.add_option("--reads-per-second", opt.reads_per_second, "paced mailbox reads per second (0 = unpaced)");
+  app.add_option("--message-bytes", opt.message_bytes, "message text size")->check(CLI::Range(40, 20000));
+  app.add_option("--streams", opt.streams, "streams mode: hold this many SSE streams instead of the load run")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--hold", opt.hold_s, "streams mode: seconds to hold the streams")->check(CLI::Range(0.0, 600.0));
+  app.add_option("--prefix", opt.prefix, "agent name prefix");
+  app.add_option("--data-parent", opt.data_parent,
+                 "directory for the started server's temporary data directory (default /tmp)");
+  app.add_option("--server-arg", opt.server_args, "extra argument for the started server (repeatable)");
+  CLI11_PARSE(app, argc, argv);
+
+  // Thousands of sockets on both ends: raise the descriptor limit (the server inherits it).
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGALRM, on_watchdog);
+  const double budget = (opt.streams > 0 ? opt.hold_s : opt.duration_s) + 180;
+  ::alarm(static_cast<unsigned>(budget));
+
+  bench::Endpoint endpoint;
+  bench::ServerProcess server;
+  pid_t server_pid = opt.server_pid;
+  if (!opt.url.empty()) {
+    if (!parse_url(opt.url, &endpoint) || opt.token.empty()) {
+      std::fprintf(stderr, "--url must be http://127.0.0.1:PORT (loopback only) and needs --token\n");
+      return 2;
+    }
+    endpoint.token = opt.token;
+  } else {
+    // Raised limits: the contract's 40 messages/hour per conversation, 300 inboxes and
+    // 100 agents per account would otherwise cap the benchmark, not the server's speed.
+    std::vector<std::string> args = {"--rate-limit-per-hour",    "100000000", "--max-inboxes-per-account", "1000000",
+                                     "--max-inboxes-total",      "1000000",   "--inbox-history",           "1000000",
+                                     "--max-agents-per-account", "1000000",   "--max-agents-total",        "1000000"};
+    args.insert(args.end(), opt.server_args.begin(), opt.server_args.end());
+    const std::string binary = opt.server_binary.empty() ? default_server_binary() : opt.server_binary;
+    std::string error;
+    if (!server.start(binary, args, opt.data_parent, 15s, &error)) {
+      std::fprintf(stderr, "could not start %s: %s\n", binary.c_str(), error.c_str());
+      return 1;
+    }
+    g_server_pid = server.pid();
+    server_pid = server.pid();
+    endpoint.port = server.port();
+    endpoint.token = server.token();
+    std::printf("server: %s pid %d on 127.0.0.1:%u, data in %s\n", binary.c_str(), static_cast<int>(server.pid()),
+                static_cast<unsigned>(server.port()), server.data_dir().c_str());
+  }
+  std::fflush(stdout);
+  const int rc = opt.streams > 0 ? run_streams(opt, endpoint, server_pid) : run_load(opt, endpoint, server_pid);
+  std::fflush(stdout);
+  server.stop();
+  return rc;
+}

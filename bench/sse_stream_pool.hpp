@@ -1,0 +1,76 @@
+// Many concurrent SSE attachment streams served by one epoll thread. Each stream's body
+// goes through agentworks::SseParser; message events carrying a benchmark timestamp
+// record a send-to-delivery latency.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace agentworks::bench {
+
+struct StreamTarget {
+  std::string attachment_id;
+  std::string agent_name;
+};
+
+class SseStreamPool {
+ public:
+  SseStreamPool(std::string host, std::uint16_t port, std::string token);
+  ~SseStreamPool();
+  SseStreamPool(const SseStreamPool&) = delete;
+  SseStreamPool& operator=(const SseStreamPool&) = delete;
+
+  // Connects and sends the stream request for every target (blocking connect, then
+  // non-blocking reads). Returns false with *error when a connection cannot be made.
+  bool open(const std::vector<StreamTarget>& targets, std::string* error);
+  void start();  // runs the epoll loop on its own thread
+  void stop();   // stops the loop and closes every stream
+
+  std::size_t ready_streams() const { return ready_.load(); }   // got "event: ready"
+  std::size_t failed_streams() const { return failed_.load(); } // non-200, parse error or closed
+  std::uint64_t delivered() const { return delivered_.load(); } // timestamped message events
+  std::uint64_t events() const { return events_.load(); }       // all dispatched events
+
+  // Delivery latencies (ns) of timestamped messages whose send started at or after
+  // `since_ns` (steady clock); the caller sets it when the measured window opens.
+  void set_measure_since(std::int64_t since_ns) { measure_since_.store(since_ns); }
+  std::vector<std::int64_t> take_latencies();
+
+  // Mailbox cursor ("m<N>") of the last message seen on stream `index` (order of open()).
+  std::string last_cursor(std::size_t index) const;
+
+ private:
+  struct Stream;
+  void run();
+  void on_readable(Stream& stream);
+  bool feed_body(Stream& stream, std::string_view bytes);  // false: stream broken
+  void close_stream(Stream& stream, bool failed);
+
+  std::string host_;
+  std::uint16_t port_;
+  std::string token_;
+  int epoll_fd_ = -1;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> ready_{0};
+  std::atomic<std::size_t> failed_{0};
+  std::atomic<std::uint64_t> delivered_{0};
+  std::atomic<std::uint64_t> events_{0};
+  std::atomic<std::int64_t> measure_since_{INT64_MAX};
+  std::mutex mutex_;  // guards latencies_
+  std::vector<std::int64_t> latencies_;
+};
+
+// The marker a benchmark message starts with, followed by the send's steady-clock ns.
+inline constexpr std::string_view kTimestampMarker = "awbench-ts:";
+
+std::int64_t steady_now_ns();
+
+}  // namespace agentworks::bench

@@ -1,0 +1,66 @@
+#include "checks.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+
+namespace agentworks::cli {
+
+void check_agent_name(std::string_view name) {
+  if (!valid_agent_name(name)) {
+    throw Error(ErrorCode::invalid_name,
+                "invalid agent name \"" + std::string(name) +
+                    "\": use 1-64 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit");
+  }
+}
+
+void check_message_text(std::string_view text) {
+  auto length = utf8_length(text);
+  if (!length) throw Error(ErrorCode::invalid_message, "the message is not valid UTF-8");
+  if (*length == 0) throw Error(ErrorCode::invalid_message, "the message is empty; pass text with --message");
+  if (*length > kMaxMessageChars) {
+    throw Error(ErrorCode::invalid_message, "the message has " + std::to_string(*length) +
+                                                " characters; the limit is 20,000: shorten or split it");
+  }
+}
+
+void check_submission_id(std::string_view id) {
+  if (!valid_client_id(id)) {
+    throw Error(ErrorCode::bad_request, "--submission-id must be 1-200 printable ASCII characters");
+  }
+}
+
+void check_range(std::string_view option, int value, int low, int high) {
+  if (value < low || value > high) {
+    throw Error(ErrorCode::bad_request, std::string(option) + " must be between " + std::to_string(low) +
+                                            " and " + std::to_string(high) + ", not " +
+                                            std::to_string(value));
+  }
+}
+
+std::string read_all_stdin() {
+  std::string text;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+std::string message_argument(const std::string& value) {
+  if (value != "-") return value;
+  std::string text = read_all_stdin();
+  if (!text.empty() && text.back() == '\n') {
+    text.pop_back();
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+  }
+  return text;
+}
+
+}  // namespace agentworks::cli

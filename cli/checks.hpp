@@ -1,0 +1,20 @@
+// Cheap client-side checks that mirror the server's rules and codes (the server stays the authority).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace agentworks::cli {
+
+void check_agent_name(std::string_view name);          // Error(invalid_name)
+void check_message_text(std::string_view text);        // Error(invalid_message)
+void check_submission_id(std::string_view id);         // Error(bad_request)
+void check_range(std::string_view option, int value, int low, int high);  // Error(bad_request)
+
+// All of stdin (empty when it is closed or a terminal sends EOF).
+std::string read_all_stdin();
+
+// `--message -` reads stdin to the end; one trailing newline (from echo or a heredoc) is dropped.
+std::string message_argument(const std::string& value);
+
+}  // namespace agentworks::cli

@@ -1,0 +1,81 @@
+// One server SSE stream for one attachment (R-B1, R-B3, R-B4), on the shared CurlMulti: no thread per stream.
+// Heartbeat watchdog: 45 s without a byte means the stream is dead. Reconnects with exponential backoff and
+// full jitter, resuming from the cursor the owner supplies (Last-Event-ID). A `fenced` event or a 401/403/404
+// answer stops it for good: the owner is told at once and delivery for the attachment stops (R-B7).
+#pragma once
+
+#include <curl/curl.h>
+#include <uv.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "agentworks/sse_parser.hpp"
+#include "backoff.hpp"
+#include "curl_multi.hpp"
+
+namespace agentworks::bridge {
+
+struct StreamCallbacks {
+  std::function<std::string()> resume_cursor;                              // e.g. "m42", or "" for the start
+  std::function<void(const std::string& id, const std::string& data)> on_message;
+  std::function<void(const std::string& reason)> on_stopped;              // fenced / unauthenticated / ...
+  std::function<void()> on_connected;                                     // the `ready` event arrived
+};
+
+struct StreamTuning {
+  std::uint64_t watchdog_ms = 45000;
+  BackoffPolicy backoff;
+};
+
+class AttachmentStream {
+ public:
+  AttachmentStream(uv_loop_t* loop, CurlMulti& multi, std::string url, std::string token, StreamCallbacks callbacks,
+                   StreamTuning tuning = {});
+  ~AttachmentStream();
+  AttachmentStream(const AttachmentStream&) = delete;
+  AttachmentStream& operator=(const AttachmentStream&) = delete;
+
+  void start();
+  // No more callbacks after this. Never call it from inside a curl callback.
+  void stop();
+  // connecting | connected | reconnecting | stopped
+  const char* state() const;
+  unsigned reconnects() const { return reconnects_; }
+
+ private:
+  enum class State { idle, connecting, connected, waiting, stopped };
+  static size_t on_write(char* data, size_t size, size_t count, void* userp);
+  void connect();
+  void on_done(CURLcode result);
+  void schedule_reconnect();
+  void arm_watchdog();
+  void stop_for(const std::string& reason);
+  void handle_event(const SseEvent& event);
+  void cleanup_easy();
+
+  uv_loop_t* loop_;
+  CurlMulti& multi_;
+  std::string url_;
+  std::string token_;
+  StreamCallbacks cb_;
+  StreamTuning tuning_;
+  SseParser parser_;
+  std::mt19937_64 rng_;
+  State state_ = State::idle;
+  CURL* easy_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  uv_timer_t* watchdog_;
+  uv_timer_t* retry_;
+  unsigned attempt_ = 0;
+  unsigned reconnects_ = 0;
+  long http_status_ = 0;
+  std::string error_body_;
+  std::string stop_reason_;  // set inside the write callback; acted on when the transfer ends
+  bool watchdog_fired_ = false;
+};
+
+}  // namespace agentworks::bridge

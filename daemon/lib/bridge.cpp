@@ -1,0 +1,229 @@
+#include "bridge.hpp"
+
+#include <chrono>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "log.hpp"
+
+namespace agentworks::bridge {
+namespace {
+
+constexpr std::uint64_t kCleanupIntervalMs = 3600 * 1000;
+
+uv_timer_t* new_timer(uv_loop_t* loop, void* data) {
+  auto* t = new uv_timer_t;
+  uv_timer_init(loop, t);
+  t->data = data;
+  return t;
+}
+
+void close_timer(uv_timer_t*& t) {
+  if (t == nullptr) return;
+  uv_timer_stop(t);
+  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  t = nullptr;
+}
+
+// "m42" -> 42; anything else -> 0 (not a mailbox cursor).
+std::int64_t mailbox_seq(const std::string& cursor) {
+  if (cursor.size() < 2 || cursor[0] != 'm') return 0;
+  std::int64_t v = 0;
+  for (std::size_t i = 1; i < cursor.size(); ++i) {
+    const char c = cursor[i];
+    if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) return 0;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
+    : loop_(loop),
+      options_(std::move(options)),
+      journal_((options_.state_dir / "journal.db").string(), options_.limits),
+      multi_(loop),
+      http_(multi_),
+      children_(options_.state_dir / "children"),
+      outbox_(*this),
+      cleanup_timer_(new_timer(loop, this)),
+      reap_timer_(new_timer(loop, this)) {}
+
+Bridge::~Bridge() { shutdown(exit_code_); }
+
+std::int64_t Bridge::now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Bridge::start() {
+  const auto removed = journal_.cleanup(now());
+  if (removed.processed_removed + removed.offered_removed > 0) {
+    log::info("cleanup: removed " + std::to_string(removed.processed_removed) + " processed and " +
+              std::to_string(removed.offered_removed) + " old offered messages");
+  }
+  for (const auto& row : journal_.attachments()) {
+    if (row.state == "attached") open_stream(row);
+  }
+  uv_timer_start(
+      cleanup_timer_,
+      [](uv_timer_t* t) {
+        auto* self = static_cast<Bridge*>(t->data);
+        try {
+          self->journal_.cleanup(now());
+        } catch (const sql::SqliteError& e) {
+          if (e.fatal()) self->fatal(std::string("journal failure during cleanup: ") + e.what());
+        }
+      },
+      kCleanupIntervalMs, kCleanupIntervalMs);
+  outbox_.kick();
+}
+
+void Bridge::shutdown(int exit_code) {
+  if (exit_code != 0) exit_code_ = exit_code;
+  if (cleanup_timer_ == nullptr) return;  // already shut down
+  stopping_ = true;
+  for (auto& [id, stream] : streams_) stream->stop();
+  streams_.clear();
+  retired_.clear();
+  outbox_.stop();
+  multi_.close();
+  close_timer(cleanup_timer_);
+  close_timer(reap_timer_);
+  log::info("bridge stopping (exit code " + std::to_string(exit_code_) + ")");
+  if (shutdown_hook_) {
+    auto hook = std::move(shutdown_hook_);
+    shutdown_hook_ = nullptr;
+    hook(exit_code_);
+  }
+}
+
+void Bridge::fatal(const std::string& what) {
+  log::error("FATAL: " + what + "; delivery stopped, the bridge exits. Check the disk and " +
+             (options_.state_dir / "journal.db").string());
+  log::flush();
+  exit_code_ = 1;
+  stopping_ = true;
+  // Never tear down transfers from inside a curl callback: finish on the next loop turn.
+  auto* t = new uv_timer_t;
+  uv_timer_init(loop_, t);
+  t->data = this;
+  uv_timer_start(
+      t,
+      [](uv_timer_t* timer) {
+        auto* self = static_cast<Bridge*>(timer->data);
+        uv_close(reinterpret_cast<uv_handle_t*>(timer),
+                 [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+        self->shutdown(1);
+      },
+      0, 0);
+}
+
+std::optional<std::string> Bridge::token_for(const AttachmentRow& row) const {
+  const auto c = children_.load(row.server_url, row.agent_name);
+  if (!c) return std::nullopt;
+  return c->token;
+}
+
+void Bridge::open_stream(const AttachmentRow& row) {
+  if (stopping_) return;
+  close_stream(row.attachment_id);
+  const auto token = token_for(row);
+  if (!token) {
+    log::warn("attachment " + row.attachment_id + " (" + row.agent_name +
+              ") has no stored child credential; delivery stays off until it is attached again");
+    return;
+  }
+  const std::string id = row.attachment_id;
+  const std::string server = row.server_url;
+  const std::string agent = row.agent_name;
+  StreamCallbacks cb;
+  cb.resume_cursor = [this, server, agent]() {
+    const auto mark = journal_.watermark(server, agent);
+    return mark > 0 ? "m" + std::to_string(mark) : std::string();
+  };
+  cb.on_message = [this, id](const std::string& event_id, const std::string& data) {
+    on_stream_message(id, event_id, data);
+  };
+  cb.on_stopped = [this, id](const std::string& reason) { fence(id, reason); };
+  cb.on_connected = [this, id, agent]() {
+    log::info("stream connected: " + agent + " (" + id + ")");
+    outbox_.kick();
+  };
+  auto stream = std::make_unique<AttachmentStream>(
+      loop_, multi_, join_url(server, "/v1/attachments/" + id + "/stream"), *token, std::move(cb), options_.stream);
+  stream->start();
+  streams_[id] = std::move(stream);
+}
+
+void Bridge::close_stream(const std::string& attachment_id) {
+  auto it = streams_.find(attachment_id);
+  if (it == streams_.end()) return;
+  it->second->stop();
+  // The stream may be the caller (its own on_stopped); free it on a later loop turn.
+  retired_[attachment_id + "#" + std::to_string(retired_.size())] = std::move(it->second);
+  streams_.erase(it);
+  if (reap_timer_ != nullptr) {
+    uv_timer_start(reap_timer_, [](uv_timer_t* t) { static_cast<Bridge*>(t->data)->reap_streams(); }, 0, 0);
+  }
+}
+
+void Bridge::reap_streams() { retired_.clear(); }
+
+std::string Bridge::stream_state(const std::string& attachment_id) const {
+  const auto it = streams_.find(attachment_id);
+  return it == streams_.end() ? "stopped" : it->second->state();
+}
+
+void Bridge::fence(const std::string& attachment_id, const std::string& reason) {
+  log::warn("attachment " + attachment_id + " stopped: " + reason + "; no further deliveries");
+  try {
+    journal_.set_attachment_state(attachment_id, "fenced");
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) fatal(std::string("journal failure while fencing: ") + e.what());
+  }
+  close_stream(attachment_id);
+}
+
+void Bridge::on_stream_message(const std::string& attachment_id, const std::string& event_id,
+                               const std::string& data) {
+  if (stopping_) return;
+  const auto j = nlohmann::json::parse(data, nullptr, false);
+  if (!j.is_object() || !j.contains("message_id") || !j["message_id"].is_string()) {
+    log::warn("stream " + attachment_id + ": ignoring an event that is not a Message object");
+    return;
+  }
+  IncomingMessage msg;
+  msg.message_id = j["message_id"].get<std::string>();
+  std::string cursor = event_id;
+  if (j.contains("cursor") && j["cursor"].is_string()) cursor = j["cursor"].get<std::string>();
+  msg.seq = mailbox_seq(cursor);
+  if (msg.seq <= 0) {
+    log::warn("stream " + attachment_id + ": message " + msg.message_id + " without a mailbox cursor, ignored");
+    return;
+  }
+  if (j.contains("delivery") && j["delivery"].is_object()) {
+    const auto state = j["delivery"].value("state", "stored");
+    msg.acknowledged = state == "admitted" || state == "processed";
+  }
+  msg.body = data;
+  try {
+    const auto row = journal_.attachment(attachment_id);
+    if (!row || row->state != "attached") return;
+    const auto result = journal_.record_received(*row, msg, now());
+    if (result == ReceiveResult::over_quota) {
+      log::warn("journal quota reached: message " + msg.message_id + " for " + row->agent_name +
+                " stays on the server only (read it with an explicit mailbox read)");
+    }
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) {
+      fatal(std::string("journal failure while receiving: ") + e.what());
+    } else {
+      log::error(std::string("journal error while receiving: ") + e.what());
+    }
+  }
+}
+
+}  // namespace agentworks::bridge

@@ -1,0 +1,87 @@
+// The bridge's state on its one libuv loop: the offer journal, the server streams of the attachments, the HTTP
+// client for one-off requests, the outbox and the timers. The socket server and the ops drive it; nothing here
+// blocks the loop on the network.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "attachment_stream.hpp"
+#include "child_credentials.hpp"
+#include "curl_multi.hpp"
+#include "http_client.hpp"
+#include "journal.hpp"
+#include "outbox.hpp"
+
+namespace agentworks::bridge {
+
+struct BridgeOptions {
+  std::filesystem::path state_dir;  // journal.db, bridge.log, children/
+  JournalLimits limits;
+  StreamTuning stream;
+  std::string version = "0.1.0";
+};
+
+class Bridge {
+ public:
+  Bridge(uv_loop_t* loop, BridgeOptions options);
+  ~Bridge();
+  Bridge(const Bridge&) = delete;
+  Bridge& operator=(const Bridge&) = delete;
+
+  // Opens the streams of every attached attachment and starts the periodic cleanup and the outbox.
+  void start();
+  // Stops streams, transfers and timers; then calls the shutdown hook (the socket server closes). Idempotent.
+  void shutdown(int exit_code);
+  void set_shutdown_hook(std::function<void(int exit_code)> hook) { shutdown_hook_ = std::move(hook); }
+  // Invariant 10: an SQLite I/O, full-disk or corruption error stops delivery; the bridge exits non-zero.
+  void fatal(const std::string& what);
+  int exit_code() const { return exit_code_; }
+  bool stopping() const { return stopping_; }
+
+  uv_loop_t* loop() const { return loop_; }
+  Journal& journal() { return journal_; }
+  HttpClient& http() { return http_; }
+  Outbox& outbox() { return outbox_; }
+  const ChildCredentials& children() const { return children_; }
+  const BridgeOptions& options() const { return options_; }
+  static std::int64_t now();
+
+  // The child token of an attachment's agent, if stored.
+  std::optional<std::string> token_for(const AttachmentRow& row) const;
+
+  // Streams: at most one per attachment.
+  void open_stream(const AttachmentRow& row);
+  void close_stream(const std::string& attachment_id);
+  std::string stream_state(const std::string& attachment_id) const;
+  // Delivery for this attachment stops at once (fenced, revoked, unauthorised): state `fenced`, stream closed.
+  void fence(const std::string& attachment_id, const std::string& reason);
+
+ private:
+  void on_stream_message(const std::string& attachment_id, const std::string& id, const std::string& data);
+  void reap_streams();
+
+  uv_loop_t* loop_;
+  BridgeOptions options_;
+  Journal journal_;
+  CurlMulti multi_;
+  HttpClient http_;
+  ChildCredentials children_;
+  Outbox outbox_;
+  std::map<std::string, std::unique_ptr<AttachmentStream>> streams_;
+  std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
+  uv_timer_t* cleanup_timer_;
+  uv_timer_t* reap_timer_;
+  std::function<void(int)> shutdown_hook_;
+  bool stopping_ = false;
+  int exit_code_ = 0;
+};
+
+}  // namespace agentworks::bridge

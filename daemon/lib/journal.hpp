@@ -1,0 +1,138 @@
+// The offer journal (ARCHITECTURE.md invariants 1, 2, 10): every message received for an attachment is cached
+// here until a chat takes it, and a message handed out once is never handed out automatically again.
+//
+// Message states: received (pending, body cached) -> offered (persisted BEFORE it is handed out; body cleared)
+// -> admitted -> processed; `withheld` when the server's release check refused it (body kept for recovery).
+// The receive watermark (highest mailbox sequence seen for an agent on a server) is written in the same
+// transaction as the message, only grows, and survives cleanup, detach and restart: a message at or below it is
+// never cached again. SQLite errors propagate as sql::SqliteError; fatal() ones must stop the bridge.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentworks/sqlite.hpp"
+
+namespace agentworks::bridge {
+
+struct JournalLimits {
+  std::int64_t max_messages_per_session = 2000;          // R-B9
+  std::int64_t max_total_body_bytes = 32LL * 1024 * 1024;  // R-B9
+  std::int64_t offered_retention_seconds = 7 * 86400;     // R-B11
+  std::int64_t guidance_refresh_seconds = 86400;          // R-B17
+};
+
+struct AttachmentRow {
+  std::string attachment_id;
+  std::string provider;
+  std::string session_id;
+  std::string agent_name;
+  std::string purpose;
+  std::string server_url;
+  std::string connection_id;  // the agent's child connection
+  std::string state;          // attached | offline | fenced
+  std::optional<std::int64_t> guidance_at;
+  std::int64_t created_at = 0;
+};
+
+enum class ReceiveResult {
+  cached,           // new pending message, watermark advanced
+  acknowledged,     // already admitted/processed on the server: watermark advanced, nothing cached (R-B4)
+  below_watermark,  // seq <= watermark: ignored (R-B12)
+  duplicate,        // message id already journaled: watermark advanced, nothing else
+  over_quota,       // no room (R-B9): watermark advanced, message stays readable on the server
+};
+
+struct IncomingMessage {
+  std::string message_id;
+  std::int64_t seq = 0;  // N of the mailbox cursor m<N>
+  std::string body;      // the Message object as JSON text
+  bool acknowledged = false;
+};
+
+struct CachedMessage {
+  std::string message_id;
+  std::int64_t seq = 0;
+  std::string body;
+};
+
+struct OfferBatch {
+  std::vector<CachedMessage> messages;           // exactly the ones this call moved to `offered`
+  bool guidance = false;                         // this offer carries ack/reply instructions (R-B17)
+  std::optional<std::int64_t> previous_guidance;  // for restore_guidance after a definite failure
+};
+
+struct AttachmentCounts {
+  std::int64_t pending = 0;
+  std::int64_t offered_not_admitted = 0;
+  std::int64_t withheld = 0;
+  std::int64_t total = 0;
+};
+
+struct CleanupResult {
+  std::int64_t processed_removed = 0;
+  std::int64_t offered_removed = 0;
+};
+
+struct OutboxItem {
+  std::int64_t seq = 0;
+  std::string submission_id;
+  std::string attachment_id;
+  std::string kind;    // ack | reply | send
+  std::string method;  // POST
+  std::string path;    // server path, e.g. /v1/messages
+  std::string body;    // JSON text, submission_id already inside where the route takes one
+  std::int64_t attempts = 0;
+};
+
+class Journal {
+ public:
+  explicit Journal(const std::string& path, JournalLimits limits = {});
+
+  // Attachments.
+  void upsert_attachment(const AttachmentRow& row);
+  std::optional<AttachmentRow> find_attachment(const std::string& provider, const std::string& session_id);
+  std::optional<AttachmentRow> attachment(const std::string& attachment_id);
+  std::vector<AttachmentRow> attachments();
+  void set_attachment_state(const std::string& attachment_id, const std::string& state);
+  // Detach: the attachment and its messages go; the agent's watermark stays (R-B12, R-B22).
+  void remove_attachment(const std::string& attachment_id);
+
+  // Receiving. The watermark is keyed by server URL and folded agent name.
+  std::int64_t watermark(const std::string& server_url, const std::string& agent_name);
+  ReceiveResult record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now);
+
+  // Offering. pending() reads; offer() moves exactly those still `received` to `offered` in one transaction,
+  // returning their bodies, and decides the guidance flag (R-B5, R-B10, R-B17).
+  std::vector<CachedMessage> pending(const std::string& attachment_id, int limit);
+  OfferBatch offer(const std::string& attachment_id, const std::vector<std::string>& message_ids,
+                   std::int64_t now);
+  void restore_guidance(const std::string& attachment_id, std::optional<std::int64_t> previous);
+  void withhold(const std::vector<std::string>& message_ids, const std::string& reason);
+  // Receiver acknowledgements; a state never goes backwards. Returns false for an unknown id.
+  bool set_delivery(const std::string& message_id, const std::string& delivery, std::int64_t now);
+  std::optional<std::string> message_state(const std::string& message_id);
+
+  AttachmentCounts counts(const std::string& attachment_id);
+  std::int64_t total_body_bytes();
+  CleanupResult cleanup(std::int64_t now);
+
+  // Durable outbox (R-B2): the submission id is minted by the caller once, before the first attempt.
+  std::int64_t outbox_add(const OutboxItem& item, std::int64_t now);
+  std::vector<OutboxItem> outbox_queued(int limit);
+  void outbox_attempted(std::int64_t seq, const std::string& error);
+  void outbox_finish(std::int64_t seq, const std::string& state, const std::string& result, std::int64_t now);
+  std::optional<std::string> outbox_state(std::int64_t seq);
+
+  std::string integrity_check() { return db_.integrity_check(); }
+  sql::Db& db() { return db_; }
+
+ private:
+  void migrate();
+  sql::Db db_;
+  JournalLimits limits_;
+};
+
+}  // namespace agentworks::bridge

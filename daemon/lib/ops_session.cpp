@@ -1,0 +1,51 @@
+// offline (SessionEnd: identity stays, delivery stops, messages wait) and resume (reconnect the same session).
+#include <nlohmann/json.hpp>
+
+#include "bridge.hpp"
+#include "log.hpp"
+#include "ops.hpp"
+#include "request_fields.hpp"
+
+namespace agentworks::bridge {
+
+using nlohmann::json;
+
+namespace {
+
+AttachmentRow attached_row(Bridge& bridge, const json& req) {
+  const auto key = session_key(req);
+  auto row = bridge.journal().find_attachment(key.provider, key.session_id);
+  if (!row) throw Error(ErrorCode::not_found, "this session is not attached; attach it with /agentworks attach");
+  return *row;
+}
+
+}  // namespace
+
+void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
+  const auto row = attached_row(bridge, req);
+  if (row.state == "attached") {
+    bridge.journal().set_attachment_state(row.attachment_id, "offline");
+    bridge.close_stream(row.attachment_id);
+    log::info("offline: " + row.agent_name + " (" + row.attachment_id + ")");
+  }
+  reply.ok({{"attachment_id", row.attachment_id},
+            {"agent_name", row.agent_name},
+            {"state", row.state == "attached" ? std::string("offline") : row.state}});
+}
+
+void op_resume(Bridge& bridge, const json& req, const Reply& reply) {
+  const auto row = attached_row(bridge, req);
+  if (row.state == "fenced") {
+    throw Error(ErrorCode::fenced, "this attachment was superseded, detached or revoked; attach this session again");
+  }
+  if (row.state != "attached") {
+    bridge.journal().set_attachment_state(row.attachment_id, "attached");
+    auto fresh = row;
+    fresh.state = "attached";
+    bridge.open_stream(fresh);
+    log::info("resumed: " + row.agent_name + " (" + row.attachment_id + ")");
+  }
+  reply.ok({{"attachment_id", row.attachment_id}, {"agent_name", row.agent_name}, {"state", "attached"}});
+}
+
+}  // namespace agentworks::bridge

@@ -1,0 +1,39 @@
+// The answer to one local-socket request. Sent exactly once, possibly later (after a server round trip);
+// copies share the state, so the dispatcher can still answer when a handler throws after keeping a copy.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "agentworks/error.hpp"
+
+namespace agentworks::bridge {
+
+class Reply {
+ public:
+  using Sink = std::function<void(std::string line)>;  // receives one compact JSON line ending in "\n"
+
+  Reply(std::shared_ptr<const nlohmann::json> id, Sink sink);
+
+  // {"id":N,"ok":true, ...fields}; `fields` must be an object (or null for none).
+  void ok(const nlohmann::json& fields) const;
+  // {"id":N,"error":{"code","message"}}
+  void error(ErrorCode code, const std::string& message) const;
+  bool sent() const { return state_->sent; }
+
+ private:
+  struct State {
+    std::shared_ptr<const nlohmann::json> id;
+    Sink sink;
+    bool sent = false;
+  };
+  std::shared_ptr<State> state_;
+};
+
+// The error line for a request whose id is unknown or unusable ("id": null).
+std::string error_line(const nlohmann::json& id, ErrorCode code, const std::string& message);
+
+}  // namespace agentworks::bridge

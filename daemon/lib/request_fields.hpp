@@ -1,0 +1,27 @@
+// Typed access to local-socket request fields. Every problem throws Error(bad_request) naming the field, so
+// handlers stay short and the dispatcher turns it into an error object.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace agentworks::bridge {
+
+std::string required_string(const nlohmann::json& req, const char* field, std::size_t max_bytes = 4096);
+std::optional<std::string> optional_string(const nlohmann::json& req, const char* field,
+                                           std::size_t max_bytes = 4096);
+std::int64_t optional_int(const nlohmann::json& req, const char* field, std::int64_t fallback, std::int64_t min,
+                          std::int64_t max);
+
+// The exact provider session a request is about (R-H12): provider is 1-32 of [a-z0-9_-], session_id is 1-200
+// printable ASCII characters.
+struct SessionKey {
+  std::string provider;
+  std::string session_id;
+};
+SessionKey session_key(const nlohmann::json& req);
+
+}  // namespace agentworks::bridge

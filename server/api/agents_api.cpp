@@ -1,0 +1,59 @@
+// Routes: named agents (R-M4, R-M5, R-M6, R-M8).
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+#include "api/body.hpp"
+#include "api/handlers.hpp"
+#include "api/json_out.hpp"
+#include "http/hub.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server::api {
+
+using nlohmann::json;
+
+namespace {
+
+json render(Ctx& c, const Agent& a) {
+  std::optional<std::vector<std::string>> ids;
+  if (c.caller.is_login()) ids = c.store.allow_list(a.agent_id);
+  return agent_json(a, ids, c.hub.agent_connected(a.agent_id));
+}
+
+void check_text(const std::optional<std::string>& v, const char* field, std::size_t max_chars) {
+  if (!v) return;
+  const auto n = utf8_length(*v);
+  if (!n || *n > max_chars)
+    throw Error(ErrorCode::bad_request,
+                std::string(field) + " must be valid UTF-8 of at most " + std::to_string(max_chars) + " characters");
+}
+
+}  // namespace
+
+Response register_agent(Ctx& c) {
+  const Body b(c.body, {"agent_name", "purpose", "provider", "allowed_connection_ids"});
+  const std::string name = b.string("agent_name");
+  const auto purpose = b.opt_string("purpose");
+  const auto provider = b.opt_string("provider");
+  check_text(purpose, "purpose", kMaxPurposeChars);
+  check_text(provider, "provider", 64);
+  const auto ids = b.opt_string_array("allowed_connection_ids", 1000);
+  const auto [agent, created] = c.store.register_agent(c.caller, name, purpose, provider, ids);
+  return json_reply(created ? 201 : 200, render(c, agent));
+}
+
+Response list_agents(Ctx& c) {
+  json list = json::array();
+  for (const auto& a : c.store.list_agents(c.caller)) list.push_back(render(c, a));
+  return json_reply(200, json{{"agents", list}});
+}
+
+Response get_agent(Ctx& c) { return json_reply(200, render(c, c.store.require_agent(c.caller, c.params.at(0)))); }
+
+Response unregister_agent(Ctx& c) {
+  const std::string name = c.store.unregister_agent(c.caller, c.params.at(0));
+  return json_reply(200, json{{"removed", true}, {"agent_name", name}});
+}
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,26 @@
+// Strict access to a JSON request body: unknown fields and wrong types are bad_request.
+#pragma once
+
+#include <initializer_list>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentworks::server {
+
+class Body {
+ public:
+  // Throws bad_request when `body` has a field outside `allowed`.
+  Body(const nlohmann::json& body, std::initializer_list<const char*> allowed);
+
+  std::string string(const char* key) const;  // required
+  std::optional<std::string> opt_string(const char* key) const;
+  std::optional<bool> opt_bool(const char* key) const;
+  std::optional<std::vector<std::string>> opt_string_array(const char* key, std::size_t max_items) const;
+
+ private:
+  const nlohmann::json& body_;
+};
+
+}  // namespace agentworks::server

@@ -1,0 +1,33 @@
+// Route handlers, one area per file in api/. They never check auth, body size or JSON syntax:
+// the dispatcher did that already; name and allow-list rules live in the store.
+#pragma once
+
+#include "http/route_table.hpp"
+
+namespace agentworks::server::api {
+
+Response health(Ctx& c);
+Response whoami(Ctx& c);
+Response create_connection(Ctx& c);
+Response list_connections(Ctx& c);
+Response revoke_connection(Ctx& c);
+
+Response register_agent(Ctx& c);
+Response list_agents(Ctx& c);
+Response get_agent(Ctx& c);
+Response unregister_agent(Ctx& c);
+
+Response send_message(Ctx& c);
+Response read_messages(Ctx& c);
+Response get_receipt(Ctx& c);
+Response set_receipt(Ctx& c);
+Response get_inbox(Ctx& c);
+
+Response create_attachment(Ctx& c);
+Response list_attachments(Ctx& c);
+Response get_attachment(Ctx& c);
+Response detach_attachment(Ctx& c);
+Response stream_attachment(Ctx& c);
+Response release_check(Ctx& c);
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,22 @@
+// Renders store rows as the wire objects of docs/protocol.md ("Objects").
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.hpp"
+
+namespace agentworks::server {
+
+// `mailbox` selects the cursor space of `cursor`: m<seq> for mailbox reads and SSE, i<inbox_seq> for inbox reads.
+nlohmann::json message_json(const Message& m, bool mailbox);
+nlohmann::json delivery_json(const Message& m);
+nlohmann::json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected);
+nlohmann::json attachment_json(const Attachment& a, int streams);
+nlohmann::json connection_json(const Connection& c);
+// Serialises without throwing on invalid UTF-8 (replaced), so echoing user input can never crash a reply.
+std::string dump(const nlohmann::json& j);
+
+}  // namespace agentworks::server

@@ -1,0 +1,75 @@
+#include "http/batch.hpp"
+
+#include <event2/event.h>
+#include <spdlog/spdlog.h>
+
+#include "http/hub.hpp"
+#include "http/reply.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+
+Batch::Batch(event_base* base, Store& store, Hub& hub) : store_(store), hub_(hub) {
+  flush_ev_ = event_new(base, -1, 0, &Batch::on_flush, this);
+}
+
+Batch::~Batch() {
+  flush();
+  event_free(flush_ev_);
+}
+
+void Batch::park(evhttp_request* req, Response response) {
+  parked_.push_back(Parked{req, std::move(response)});
+  schedule();
+}
+
+void Batch::schedule() {
+  if (scheduled_) return;
+  scheduled_ = true;
+  event_active(flush_ev_, EV_TIMEOUT, 0);
+}
+
+void Batch::on_flush(int, short, void* arg) { static_cast<Batch*>(arg)->flush(); }
+
+void Batch::flush() {
+  scheduled_ = false;
+  bool ok = true;
+  try {
+    store_.commit_batch();
+  } catch (const std::exception& e) {
+    spdlog::error("group commit failed, answering {} request(s) with internal: {}", parked_.size(), e.what());
+    ok = false;
+    try {
+      store_.rollback_batch();
+    } catch (const std::exception& e2) {
+      spdlog::error("rollback after failed commit: {}", e2.what());
+    }
+  }
+  std::vector<Parked> parked = std::move(parked_);
+  parked_.clear();
+  const StoreEvents events = ok ? store_.take_events() : StoreEvents{};
+  for (auto& p : parked) {
+    try {
+      if (!ok) {
+        send_error(p.req, ErrorCode::internal, "the server could not store this request; retry");
+      } else if (p.response.stream) {
+        hub_.start_stream(p.req, *p.response.stream);
+      } else if (p.response.long_poll) {
+        hub_.park(p.req, *p.response.long_poll);
+      } else {
+        send_json(p.req, p.response.status, p.response.body);
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("answering a parked request failed: {}", e.what());
+    }
+  }
+  if (ok) {
+    try {
+      hub_.on_events(events);
+    } catch (const std::exception& e) {
+      spdlog::error("waking streams and polls failed: {}", e.what());
+    }
+  }
+}
+
+}  // namespace agentworks::server

@@ -1,0 +1,45 @@
+// Group commit: every store-touching request runs inside one open transaction and parks its answer.
+// A deferred flush (event_active) commits once per loop iteration, then sends the parked answers, starts
+// streams and parks long polls, and finally hands the committed events to the Hub. A failed commit rolls
+// back and answers every parked request with `internal`: no receipt is ever sent for a message that is not
+// durable (R-M1).
+#pragma once
+
+#include <vector>
+
+#include "http/response.hpp"
+
+struct event;
+struct event_base;
+struct evhttp_request;
+
+namespace agentworks::server {
+
+class Hub;
+class Store;
+
+class Batch {
+ public:
+  Batch(event_base* base, Store& store, Hub& hub);
+  ~Batch();
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  void park(evhttp_request* req, Response response);
+  void schedule();  // make sure a flush runs in this loop iteration
+  void flush();
+
+ private:
+  static void on_flush(int fd, short what, void* arg);
+  struct Parked {
+    evhttp_request* req;
+    Response response;
+  };
+  Store& store_;
+  Hub& hub_;
+  event* flush_ev_ = nullptr;
+  bool scheduled_ = false;
+  std::vector<Parked> parked_;
+};
+
+}  // namespace agentworks::server

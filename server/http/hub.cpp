@@ -1,0 +1,303 @@
+#include "http/hub.hpp"
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "agentworks/error.hpp"
+#include "api/json_out.hpp"
+#include "api/page.hpp"
+#include "http/reply.hpp"
+
+namespace agentworks::server {
+
+struct Hub::Parked {
+  Hub* hub = nullptr;
+  std::uint64_t id = 0;
+  bool stream = false;
+  evhttp_request* req = nullptr;
+  evhttp_connection* evcon = nullptr;
+  std::string key;  // agent_id (streams, mailbox polls) or conversation_id (inbox polls)
+  std::string connection_id;
+  // stream
+  std::string attachment_id;
+  std::int64_t last_seq = 0;
+  // long poll
+  LongPoll poll;
+  event* timer = nullptr;
+};
+
+namespace {
+
+std::string cursor_text(std::int64_t seq) { return seq > 0 ? "m" + std::to_string(seq) : "0"; }
+
+void send_chunk(evhttp_request* req, const std::string& text) {
+  evbuffer* buf = evbuffer_new();
+  evbuffer_add(buf, text.data(), text.size());
+  evhttp_send_reply_chunk(req, buf);
+  evbuffer_free(buf);
+}
+
+std::string sse_event(const char* name, const std::string& data, const std::string& id = {}) {
+  std::string out;
+  if (!id.empty()) out += "id: " + id + "\n";
+  out += "event: ";
+  out += name;
+  out += "\ndata: " + data + "\n\n";
+  return out;
+}
+
+std::string fenced_data(const std::string& attachment_id, const std::string& reason) {
+  return dump(nlohmann::json{{"attachment_id", attachment_id}, {"reason", reason}});
+}
+
+std::string reason_for_state(const std::string& state) {
+  if (state == "fenced") return "superseded";
+  if (state == "revoked") return "revoked";
+  return "detached";
+}
+
+}  // namespace
+
+Hub::Hub(event_base* base, Store& store, const Limits& limits) : base_(base), store_(store), limits_(limits) {
+  heartbeat_ = event_new(base_, -1, EV_PERSIST, &Hub::on_heartbeat, this);
+  timeval tv{std::max(1, limits_.heartbeat_seconds), 0};
+  event_add(heartbeat_, &tv);
+}
+
+Hub::~Hub() {
+  shutdown();
+  if (heartbeat_ != nullptr) event_free(heartbeat_);
+}
+
+int Hub::stream_count(const std::string& attachment_id) const {
+  const auto it = streams_per_attachment_.find(attachment_id);
+  return it == streams_per_attachment_.end() ? 0 : it->second;
+}
+
+bool Hub::agent_connected(const std::string& agent_id) {
+  const auto current = store_.current_attachment_id(agent_id);
+  return current && stream_count(*current) > 0;
+}
+
+void Hub::on_close(evhttp_connection*, void* arg) {
+  auto* p = static_cast<Parked*>(arg);
+  Hub* hub = p->hub;
+  const std::uint64_t id = p->id;
+  // On client EOF libevent detaches a request the user has not finished from the connection and leaves it to
+  // us; finishing it then frees it. If it is still attached, libevent frees it with the connection.
+  if (evhttp_request_get_connection(p->req) == nullptr) {
+    if (p->stream) {
+      evhttp_send_reply_end(p->req);
+    } else {
+      evhttp_send_reply(p->req, 500, "Closed", nullptr);
+    }
+  }
+  hub->forget(id);
+}
+
+void Hub::forget(std::uint64_t id) {
+  auto it = parked_.find(id);
+  if (it == parked_.end()) return;
+  Parked* p = it->second.get();
+  if (p->timer != nullptr) event_free(p->timer);
+  auto& ids = by_key_[p->key];
+  ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
+  if (ids.empty()) by_key_.erase(p->key);
+  if (p->stream && --streams_per_attachment_[p->attachment_id] <= 0) streams_per_attachment_.erase(p->attachment_id);
+  parked_.erase(it);
+}
+
+// Ends a stream (terminating chunk) or drops a poll's bookkeeping; the caller already replied to a poll.
+void Hub::finish(std::uint64_t id, bool end_reply) {
+  auto it = parked_.find(id);
+  if (it == parked_.end()) return;
+  Parked* p = it->second.get();
+  evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
+  if (end_reply) evhttp_send_reply_end(p->req);
+  forget(id);
+}
+
+// A client that went away while its request waited for the group commit has left the request detached from any
+// connection; answering it is then the way to free it (libevent does nothing else for it).
+static bool client_gone(evhttp_request* req) {
+  if (evhttp_request_get_connection(req) != nullptr) return false;
+  evhttp_send_reply(req, 500, "Closed", nullptr);
+  return true;
+}
+
+void Hub::start_stream(evhttp_request* req, const StreamStart& s) {
+  if (client_gone(req)) return;
+  const auto att = store_.attachment_by_id(s.attachment_id);
+  evkeyvalq* headers = evhttp_request_get_output_headers(req);
+  evhttp_add_header(headers, "Content-Type", "text/event-stream");
+  evhttp_add_header(headers, "Cache-Control", "no-cache");
+  evhttp_add_header(headers, "Connection", "close");
+  evhttp_send_reply_start(req, 200, "OK");
+  std::string out = "retry: 1000\n\n";
+  if (!att || att->state != "current") {
+    out += sse_event("fenced", fenced_data(s.attachment_id, att ? reason_for_state(att->state) : "detached"));
+    send_chunk(req, out);
+    evhttp_send_reply_end(req);
+    return;
+  }
+  out += sse_event("ready", dump(nlohmann::json{{"attachment_id", att->attachment_id},
+                                                {"agent_name", att->agent_name},
+                                                {"cursor", cursor_text(s.after)}}));
+  ReadTarget target{true, att->agent_id, s.after};
+  for (;;) {
+    const auto batch = store_.fetch(target, 100);
+    for (const auto& m : batch) {
+      out += sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
+      target.after = m.seq;
+    }
+    if (batch.size() < 100) break;
+  }
+  send_chunk(req, out);
+
+  auto p = std::make_unique<Parked>();
+  p->hub = this;
+  p->id = next_id_++;
+  p->stream = true;
+  p->req = req;
+  p->evcon = evhttp_request_get_connection(req);
+  p->key = att->agent_id;
+  p->connection_id = s.connection_id;
+  p->attachment_id = att->attachment_id;
+  p->last_seq = target.after;
+  // A stream only writes: no read timeout, but a client that stops reading is dropped.
+  if (bufferevent* bev = evhttp_connection_get_bufferevent(p->evcon)) {
+    const timeval write_timeout{120, 0};
+    bufferevent_set_timeouts(bev, nullptr, &write_timeout);
+  }
+  evhttp_connection_set_closecb(p->evcon, &Hub::on_close, p.get());
+  by_key_[p->key].push_back(p->id);
+  ++streams_per_attachment_[p->attachment_id];
+  parked_.emplace(p->id, std::move(p));
+}
+
+void Hub::park(evhttp_request* req, const LongPoll& lp) {
+  if (client_gone(req)) return;
+  auto p = std::make_unique<Parked>();
+  p->hub = this;
+  p->id = next_id_++;
+  p->req = req;
+  p->evcon = evhttp_request_get_connection(req);
+  p->key = lp.target.key;
+  p->connection_id = lp.connection_id;
+  p->poll = lp;
+  p->timer = evtimer_new(base_, &Hub::on_timer, p.get());
+  const timeval tv{lp.wait_seconds, 0};
+  evtimer_add(p->timer, &tv);
+  evhttp_connection_set_closecb(p->evcon, &Hub::on_close, p.get());
+  by_key_[p->key].push_back(p->id);
+  parked_.emplace(p->id, std::move(p));
+}
+
+void Hub::on_timer(int, short, void* arg) {
+  auto* p = static_cast<Parked*>(arg);
+  p->hub->wake(p->id, true);
+}
+
+// Re-runs a parked read; answers it when there is something (or when its time is up).
+void Hub::wake(std::uint64_t id, bool timed_out) {
+  auto it = parked_.find(id);
+  if (it == parked_.end() || it->second->stream) return;
+  Parked* p = it->second.get();
+  std::vector<Message> messages;
+  try {
+    messages = store_.fetch(p->poll.target, p->poll.limit);
+  } catch (const std::exception& e) {
+    spdlog::error("long poll read failed: {}", e.what());
+    evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
+    send_error(p->req, ErrorCode::internal, "the server could not read messages; retry");
+    forget(id);
+    return;
+  }
+  if (messages.empty() && !timed_out) return;
+  evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
+  send_json(p->req, 200, dump(page_json(messages, p->poll.target.mailbox, p->poll.after)));
+  forget(id);
+}
+
+void Hub::on_events(const StoreEvents& ev) {
+  // Fences and revocations first: a fenced attachment gets no further deliveries (invariant 5).
+  for (const auto& [attachment_id, reason] : ev.fenced) {
+    std::vector<std::uint64_t> ids;
+    for (const auto& [id, p] : parked_)
+      if (p->stream && p->attachment_id == attachment_id) ids.push_back(id);
+    for (const auto id : ids) {
+      send_chunk(parked_.at(id)->req, sse_event("fenced", fenced_data(attachment_id, reason)));
+      finish(id, true);
+    }
+  }
+  if (!ev.revoked_connections.empty()) {
+    const std::set<std::string> revoked(ev.revoked_connections.begin(), ev.revoked_connections.end());
+    std::vector<std::uint64_t> ids;
+    for (const auto& [id, p] : parked_)
+      if (revoked.count(p->connection_id) != 0) ids.push_back(id);
+    for (const auto id : ids) {
+      Parked* p = parked_.at(id).get();
+      if (p->stream) {
+        finish(id, true);
+      } else {
+        evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
+        send_error(p->req, ErrorCode::unauthenticated, "this connection was revoked; sign in again");
+        forget(id);
+      }
+    }
+  }
+  std::set<std::uint64_t> to_wake;
+  for (const auto& m : ev.messages) {
+    if (m.recipient_agent_id) {
+      auto it = by_key_.find(*m.recipient_agent_id);
+      if (it != by_key_.end()) {
+        std::string frame;
+        for (const auto id : it->second) {
+          Parked* p = parked_.at(id).get();
+          if (!p->stream) {
+            if (p->poll.target.mailbox) to_wake.insert(id);
+            continue;
+          }
+          if (p->last_seq >= m.seq) continue;
+          if (frame.empty()) frame = sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
+          send_chunk(p->req, frame);
+          p->last_seq = m.seq;
+        }
+      }
+    }
+    if (auto it = by_key_.find(m.conversation_id); it != by_key_.end())
+      for (const auto id : it->second) to_wake.insert(id);
+  }
+  for (const auto id : to_wake) wake(id, false);
+}
+
+void Hub::heartbeat() {
+  for (const auto& [id, p] : parked_)
+    if (p->stream) send_chunk(p->req, ": hb\n\n");
+}
+
+void Hub::on_heartbeat(int, short, void* arg) { static_cast<Hub*>(arg)->heartbeat(); }
+
+void Hub::shutdown() {
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, p] : parked_) ids.push_back(id);
+  for (const auto id : ids) {
+    auto it = parked_.find(id);
+    if (it == parked_.end()) continue;
+    if (it->second->stream) {
+      finish(id, true);
+    } else {
+      wake(id, true);
+    }
+  }
+}
+
+}  // namespace agentworks::server

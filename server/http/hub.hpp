@@ -1,0 +1,61 @@
+// Parked requests woken by events: SSE attachment streams and long-poll reads.
+// No thread per connection: each parked request is a few bytes of state plus a libevent close callback.
+// After every group commit the batch hands the committed StoreEvents to on_events(), which fences/ends
+// streams, closes revoked connections' streams and polls, pushes new messages and wakes waiters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "http/response.hpp"
+#include "store/store.hpp"
+
+struct event;
+struct event_base;
+struct evhttp_connection;
+struct evhttp_request;
+
+namespace agentworks::server {
+
+class Hub {
+ public:
+  Hub(event_base* base, Store& store, const Limits& limits);
+  ~Hub();
+  Hub(const Hub&) = delete;
+  Hub& operator=(const Hub&) = delete;
+
+  int stream_count(const std::string& attachment_id) const;
+  bool agent_connected(const std::string& agent_id);
+
+  // Called after the commit that covered the request.
+  void start_stream(evhttp_request* req, const StreamStart& s);
+  void park(evhttp_request* req, const LongPoll& lp);
+  void on_events(const StoreEvents& ev);
+  // Ends every stream and answers every long poll (SIGTERM/SIGINT).
+  void shutdown();
+
+  struct Parked;  // one stream or waiter; public for the C callbacks
+
+ private:
+  void finish(std::uint64_t id, bool end_reply);
+  void forget(std::uint64_t id);
+  void wake(std::uint64_t id, bool timed_out);
+  void heartbeat();
+  static void on_close(evhttp_connection* evcon, void* arg);
+  static void on_timer(int fd, short what, void* arg);
+  static void on_heartbeat(int fd, short what, void* arg);
+
+  event_base* base_;
+  Store& store_;
+  Limits limits_;
+  event* heartbeat_ = nullptr;
+  std::uint64_t next_id_ = 1;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Parked>> parked_;
+  std::unordered_map<std::string, std::vector<std::uint64_t>> by_key_;  // agent_id / conversation_id -> ids
+  std::unordered_map<std::string, int> streams_per_attachment_;
+};
+
+}  // namespace agentworks::server

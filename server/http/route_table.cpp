@@ -1,0 +1,81 @@
+#include "http/route_table.hpp"
+
+#include "api/handlers.hpp"
+
+namespace agentworks::server {
+
+const std::vector<Route>& routes() {
+  static const std::vector<Route> table = {
+      {"GET", "/v1/health", Auth::none, false, {}, api::health, "liveness and version"},
+      {"GET", "/v1/whoami", Auth::any, false, {}, api::whoami, "the calling connection, account and agent"},
+      {"POST", "/v1/connections", Auth::login, true, {}, api::create_connection,
+       "create a child connection bound to one agent"},
+      {"GET", "/v1/connections", Auth::login, false, {}, api::list_connections, "list the account's connections"},
+      {"DELETE", "/v1/connections/{id}", Auth::any, false, {}, api::revoke_connection,
+       "revoke a connection and its children"},
+      {"POST", "/v1/agents", Auth::login, true, {}, api::register_agent, "register or re-register a named agent"},
+      {"GET", "/v1/agents", Auth::any, false, {}, api::list_agents, "list the account's named agents"},
+      {"GET", "/v1/agents/{name}", Auth::any, false, {}, api::get_agent, "show one named agent"},
+      {"DELETE", "/v1/agents/{name}", Auth::login, false, {}, api::unregister_agent, "unregister a named agent"},
+      {"POST", "/v1/messages", Auth::any, true, {}, api::send_message, "send a message (durable before the receipt)"},
+      {"GET", "/v1/messages", Auth::any, false, {"inbox_id", "agent_name", "after", "limit", "wait_seconds"},
+       api::read_messages, "read an inbox or a named mailbox, optionally long-polling"},
+      {"GET", "/v1/messages/{id}/receipt", Auth::any, false, {}, api::get_receipt, "delivery state of a message"},
+      {"POST", "/v1/messages/{id}/receipt", Auth::any, true, {}, api::set_receipt,
+       "receiver marks a message admitted or processed"},
+      {"GET", "/v1/inboxes/{id}", Auth::any, false, {}, api::get_inbox, "inbox metadata and state"},
+      {"POST", "/v1/attachments", Auth::any, true, {}, api::create_attachment,
+       "attach a chat under a name (fences the previous attachment)"},
+      {"GET", "/v1/attachments", Auth::any, false, {"agent_name"}, api::list_attachments, "list attachments"},
+      {"GET", "/v1/attachments/{id}", Auth::any, false, {}, api::get_attachment, "show one attachment"},
+      {"DELETE", "/v1/attachments/{id}", Auth::any, false, {}, api::detach_attachment, "detach an attachment"},
+      {"GET", "/v1/attachments/{id}/stream", Auth::any, false, {"after"}, api::stream_attachment,
+       "SSE stream of the agent's mailbox for a current attachment"},
+      {"POST", "/v1/attachments/{id}/release-check", Auth::any, true, {}, api::release_check,
+       "may these cached messages still be released to the chat?"},
+  };
+  return table;
+}
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view path) {
+  std::vector<std::string_view> out;
+  std::size_t start = 1;
+  if (path.empty() || path[0] != '/') return out;
+  while (start <= path.size()) {
+    const std::size_t slash = path.find('/', start);
+    const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
+    out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+const Route* match_route(std::string_view method, std::string_view path, std::vector<std::string>& params) {
+  const auto segments = split(path);
+  for (const Route& r : routes()) {
+    if (method != r.method) continue;
+    const auto pattern = split(r.pattern);
+    if (pattern.size() != segments.size()) continue;
+    std::vector<std::string> found;
+    bool ok = true;
+    for (std::size_t i = 0; i < pattern.size() && ok; ++i) {
+      if (!pattern[i].empty() && pattern[i].front() == '{') {
+        ok = !segments[i].empty();
+        found.emplace_back(segments[i]);
+      } else {
+        ok = pattern[i] == segments[i];
+      }
+    }
+    if (ok) {
+      params = std::move(found);
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace agentworks::server

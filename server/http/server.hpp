@@ -1,0 +1,31 @@
+// The HTTP server: one libevent event loop, evhttp, the dispatcher, the group-commit batch and the hub.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "limits.hpp"
+
+namespace agentworks::server {
+
+class Store;
+
+class HttpServer {
+ public:
+  // Binds host:port (port 0 picks a free one); throws agentworks::Error on failure.
+  HttpServer(Store& store, const Limits& limits, const std::string& host, int port);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int port() const;
+  // Runs until SIGTERM/SIGINT, then ends streams, flushes and returns.
+  void run();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentworks::server

@@ -1,0 +1,23 @@
+// Every contract limit of the server in one struct, so tests can reach limits quickly via flags
+// (docs/protocol.md, "Server command line").
+#pragma once
+
+#include <cstdint>
+
+namespace agentworks::server {
+
+struct Limits {
+  int rate_limit_per_hour = 40;                    // accepted messages per rolling hour per conversation
+  int inbox_history = 1000;                        // messages kept per inbox
+  int max_inboxes_per_account = 300;
+  int max_inboxes_total = 2000;
+  std::int64_t inbox_idle_seconds = 604800;        // idle inboxes are removed after this
+  std::int64_t expired_retention_seconds = 604800; // removed inboxes answer `expired` this long
+  int max_expired_remembered = 2000;
+  int max_agents_per_account = 100;
+  int max_agents_total = 2000;
+  int heartbeat_seconds = 15;
+  std::int64_t submission_retention_seconds = 604800;
+};
+
+}  // namespace agentworks::server

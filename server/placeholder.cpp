@@ -1,2 +1,0 @@
-// placeholder: replaced by the server implementation
-namespace agentworks::server {}

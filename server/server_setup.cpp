@@ -1,0 +1,108 @@
+#include "server_setup.hpp"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "agentworks/error.hpp"
+#include "http/server.hpp"
+#include "store/checkpointer.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+namespace {
+
+void prepare_data_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(ErrorCode::usage, "cannot create data directory " + dir.string() + ": " + std::strerror(errno));
+  if (!std::filesystem::is_directory(dir)) throw Error(ErrorCode::usage, dir.string() + " is not a directory");
+}
+
+void write_owner_token(const std::filesystem::path& dir, const std::string& token) {
+  const std::filesystem::path path = dir / "owner.token";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error(ErrorCode::internal, "cannot write " + path.string() + ": " + std::strerror(errno));
+  ::fchmod(fd, 0600);
+  const std::string line = token + "\n";
+  const bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) throw Error(ErrorCode::internal, "cannot write " + path.string());
+}
+
+// Creates the owner account on the first start and writes its login token to DIR/owner.token.
+void ensure_owner(Store& store, const std::filesystem::path& dir) {
+  store.begin_batch();
+  try {
+    const auto token = store.ensure_owner();
+    store.commit_batch();
+    if (token) write_owner_token(dir, *token);
+  } catch (...) {
+    store.rollback_batch();
+    throw;
+  }
+}
+
+// 1,000 concurrent SSE streams need more descriptors than the usual soft limit of 1,024.
+void raise_fd_limit() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) spdlog::warn("cannot raise the open-file limit: {}", std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+int serve(const ServeOptions& opt) {
+  raise_fd_limit();
+  const std::filesystem::path dir(opt.data_dir);
+  prepare_data_dir(dir);
+  Store store(dir, opt.limits);
+  ensure_owner(store, dir);
+  store.disable_autocheckpoint();
+  const Checkpointer checkpointer(store.db_path());
+
+  const auto colon = opt.listen.rfind(':');
+  if (colon == std::string::npos) throw Error(ErrorCode::usage, "--listen must be IPV4:PORT, e.g. 127.0.0.1:0");
+  int port = -1;
+  try {
+    std::size_t used = 0;
+    port = std::stoi(opt.listen.substr(colon + 1), &used);
+    if (used != opt.listen.size() - colon - 1) port = -1;
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port);
+  std::printf("listening on http://%s:%d\n", opt.listen.substr(0, colon).c_str(), http.port());
+  std::fflush(stdout);
+  spdlog::info("data in {}", dir.string());
+  http.run();
+  return exit_ok;
+}
+
+std::string add_account(const std::string& data_dir, const std::string& name) {
+  const std::filesystem::path dir(data_dir);
+  prepare_data_dir(dir);
+  Store store(dir, Limits{});
+  ensure_owner(store, dir);
+  store.begin_batch();
+  try {
+    std::string token = store.add_account(name);
+    store.commit_batch();
+    return token;
+  } catch (...) {
+    store.rollback_batch();
+    throw;
+  }
+}
+
+}  // namespace agentworks::server

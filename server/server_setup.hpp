@@ -1,0 +1,21 @@
+// Process-level setup shared by `serve` and `account add`: data directory, owner account, file limits.
+#pragma once
+
+#include <string>
+
+#include "limits.hpp"
+
+namespace agentworks::server {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:0";
+  std::string data_dir;
+  Limits limits;
+};
+
+// Runs the server until SIGTERM/SIGINT; returns the exit code.
+int serve(const ServeOptions& opt);
+// Adds an account to the store in data_dir (a server may be running on it) and returns its login token.
+std::string add_account(const std::string& data_dir, const std::string& name);
+
+}  // namespace agentworks::server

@@ -1,0 +1,250 @@
+// Conversations and their inboxes: lookup, idle expiry, eviction, history and rate limits (R-M2, R-M11).
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "clock.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+namespace {
+
+Conversation read_conversation(sql::Stmt& s) {
+  Conversation c;
+  c.conversation_id = s.text(0);
+  c.inbox_id = s.text(1);
+  c.account_id = s.text(2);
+  c.initiator_conn = s.text(3);
+  c.initiator_agent_id = s.opt_text(4);
+  c.target_agent_id = s.text(5);
+  c.created_at = s.int64(6);
+  c.last_activity = s.int64(7);
+  c.state = s.text(8);
+  c.expired_at = s.opt_int64(9);
+  c.next_inbox_seq = s.int64(10);
+  c.message_count = s.int64(11);
+  return c;
+}
+
+}  // namespace
+
+std::optional<Conversation> Store::conversation_by_inbox(const std::string& inbox_id) {
+  Q q(*this,
+      "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
+      " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations WHERE inbox_id = ?");
+  q->bind(1, inbox_id);
+  if (!q->step()) return std::nullopt;
+  Conversation c = read_conversation(*q);
+  // Removed inboxes answer `expired` only for the retention period, then they are unknown.
+  if (c.state == "expired" && c.expired_at && *c.expired_at < now() - limits_.expired_retention_seconds)
+    return std::nullopt;
+  return c;
+}
+
+std::optional<Conversation> Store::conversation_by_id(const std::string& conversation_id) {
+  Q q(*this,
+      "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
+      " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations WHERE conversation_id = ?");
+  q->bind(1, conversation_id);
+  if (!q->step()) return std::nullopt;
+  return read_conversation(*q);
+}
+
+void Store::expire_conversation(const std::string& conversation_id) {
+  {
+    Q q(*this, "UPDATE conversations SET state = 'expired', expired_at = ? WHERE conversation_id = ?");
+    q->bind(1, now()).bind(2, conversation_id).run();
+  }
+  {
+    Q q(*this, "DELETE FROM messages WHERE conversation_id = ?");
+    q->bind(1, conversation_id).run();
+  }
+  {
+    Q q(*this, "DELETE FROM rate_events WHERE conversation_id = ?");
+    q->bind(1, conversation_id).run();
+  }
+}
+
+bool Store::expire_if_idle(Conversation& c) {
+  if (c.state != "open" || c.last_activity >= now() - limits_.inbox_idle_seconds) return false;
+  expire_conversation(c.conversation_id);
+  c.state = "expired";
+  c.expired_at = now();
+  return true;
+}
+
+// A message is pending while it is addressed to an agent with a live attachment and not yet processed.
+bool Store::has_pending(const std::string& conversation_id) {
+  Q q(*this,
+      "SELECT 1 FROM messages m WHERE m.conversation_id = ? AND m.state != 'processed'"
+      " AND m.recipient_agent_id IS NOT NULL AND EXISTS (SELECT 1 FROM attachments a"
+      " WHERE a.agent_id = m.recipient_agent_id AND a.state = 'current') LIMIT 1");
+  q->bind(1, conversation_id);
+  return q->step();
+}
+
+void Store::sweep_before_new_conversation(const std::string& account_id) {
+  const std::int64_t t = now();
+  std::vector<std::string> idle;
+  {
+    Q q(*this, "SELECT conversation_id FROM conversations WHERE state = 'open' AND last_activity < ?");
+    q->bind(1, t - limits_.inbox_idle_seconds);
+    while (q->step()) idle.push_back(q->text(0));
+  }
+  for (const auto& id : idle) expire_conversation(id);
+  {
+    Q q(*this, "DELETE FROM conversations WHERE state = 'expired' AND expired_at < ?");
+    q->bind(1, t - limits_.expired_retention_seconds).run();
+  }
+  {
+    Q q(*this,
+        "DELETE FROM conversations WHERE conversation_id IN (SELECT conversation_id FROM conversations"
+        " WHERE state = 'expired' ORDER BY expired_at DESC, rowid DESC LIMIT -1 OFFSET ?)");
+    q->bind(1, limits_.max_expired_remembered).run();
+  }
+  {
+    Q q(*this, "DELETE FROM submissions WHERE created_at < ?");
+    q->bind(1, t - limits_.submission_retention_seconds).run();
+  }
+  {
+    Q q(*this, "DELETE FROM rate_events WHERE created_at <= ?");
+    q->bind(1, t - 3600).run();
+  }
+
+  // Caps: evict the oldest idle inbox without pending messages, per account then store-wide.
+  for (int scope = 0; scope < 2; ++scope) {
+    const bool per_account = scope == 0;
+    std::int64_t open_count = 0;
+    if (per_account) {
+      Q q(*this, "SELECT COUNT(*) FROM conversations WHERE state = 'open' AND account_id = ?");
+      q->bind(1, account_id);
+      q->step();
+      open_count = q->int64(0);
+    } else {
+      Q q(*this, "SELECT COUNT(*) FROM conversations WHERE state = 'open'");
+      q->step();
+      open_count = q->int64(0);
+    }
+    const int cap = per_account ? limits_.max_inboxes_per_account : limits_.max_inboxes_total;
+    while (open_count >= cap) {
+      std::optional<std::string> victim;
+      {
+        Q q(*this,
+            "SELECT c.conversation_id FROM conversations c WHERE c.state = 'open' AND (? = '' OR c.account_id = ?)"
+            " AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.conversation_id"
+            " AND m.state != 'processed' AND m.recipient_agent_id IS NOT NULL AND EXISTS (SELECT 1 FROM attachments a"
+            " WHERE a.agent_id = m.recipient_agent_id AND a.state = 'current'))"
+            " ORDER BY c.last_activity, c.rowid LIMIT 1");
+        const std::string scope_account = per_account ? account_id : std::string();
+        q->bind(1, scope_account).bind(2, scope_account);
+        if (q->step()) victim = q->text(0);
+      }
+      if (!victim)
+        throw Error(ErrorCode::limit_reached,
+                    per_account ? "this account has the maximum number of open inboxes and all have pending messages"
+                                : "the server has the maximum number of open inboxes and all have pending messages");
+      expire_conversation(*victim);
+      --open_count;
+    }
+  }
+}
+
+Conversation Store::open_conversation_for_send(const Connection& caller, const std::optional<Agent>& speaker,
+                                               const Agent& target) {
+  std::optional<Conversation> found;
+  {
+    Q q(*this,
+        "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
+        " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations"
+        " WHERE account_id = ? AND target_agent_id = ? AND state = 'open'"
+        " AND ((? != '' AND initiator_agent_id = ?) OR (? = '' AND initiator_agent_id IS NULL AND initiator_conn = ?))"
+        " ORDER BY created_at DESC, rowid DESC LIMIT 1");
+    const std::string speaker_id = speaker ? speaker->agent_id : std::string();
+    q->bind(1, caller.account_id).bind(2, target.agent_id);
+    q->bind(3, speaker_id).bind(4, speaker_id).bind(5, speaker_id).bind(6, caller.connection_id);
+    if (q->step()) found = read_conversation(*q);
+  }
+  if (found && !expire_if_idle(*found)) return *found;
+
+  sweep_before_new_conversation(caller.account_id);
+  Conversation c;
+  c.conversation_id = new_id("cnv");
+  c.inbox_id = new_id("inb");
+  c.account_id = caller.account_id;
+  c.initiator_conn = caller.connection_id;
+  if (speaker) {
+    c.initiator_agent_id = speaker->agent_id;
+    c.initiator_agent_name = speaker->name;
+  }
+  c.target_agent_id = target.agent_id;
+  c.target_agent_name = target.name;
+  c.created_at = c.last_activity = now();
+  c.state = "open";
+  Q q(*this,
+      "INSERT INTO conversations(conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id,"
+      " target_agent_id, created_at, last_activity) VALUES(?,?,?,?,?,?,?,?)");
+  q->bind(1, c.conversation_id).bind(2, c.inbox_id).bind(3, c.account_id).bind(4, c.initiator_conn);
+  q->bind(5, c.initiator_agent_id).bind(6, c.target_agent_id).bind(7, c.created_at).bind(8, c.last_activity).run();
+  return c;
+}
+
+void Store::check_rate(const Conversation& c) {
+  Q q(*this, "SELECT COUNT(*) FROM rate_events WHERE conversation_id = ? AND created_at > ?");
+  q->bind(1, c.conversation_id).bind(2, now() - 3600);
+  q->step();
+  if (q->int64(0) >= limits_.rate_limit_per_hour)
+    throw Error(ErrorCode::rate_limited, "this conversation reached " + std::to_string(limits_.rate_limit_per_hour) +
+                                             " messages in the last hour; wait and retry later");
+}
+
+void Store::make_room_in_inbox(Conversation& c) {
+  while (c.message_count >= limits_.inbox_history && c.message_count > 0) {
+    std::int64_t seq = 0;
+    {
+      Q q(*this, "SELECT seq FROM messages WHERE conversation_id = ? ORDER BY inbox_seq LIMIT 1");
+      q->bind(1, c.conversation_id);
+      if (!q->step()) {
+        c.message_count = 0;
+        break;
+      }
+      seq = q->int64(0);
+    }
+    {
+      Q q(*this,
+          "SELECT 1 FROM messages m WHERE m.seq = ? AND m.state != 'processed' AND m.recipient_agent_id IS NOT NULL"
+          " AND EXISTS (SELECT 1 FROM attachments a WHERE a.agent_id = m.recipient_agent_id AND a.state = 'current')");
+      q->bind(1, seq);
+      if (q->step())
+        throw Error(ErrorCode::inbox_full,
+                    "the inbox holds its maximum of messages and the oldest is still pending; retry after it is processed");
+    }
+    {
+      Q q(*this, "DELETE FROM messages WHERE seq = ?");
+      q->bind(1, seq).run();
+    }
+    --c.message_count;
+  }
+}
+
+bool Store::is_party(const Connection& caller, const Conversation& c, const std::optional<Agent>& speaker) {
+  if (speaker) return speaker->agent_id == c.target_agent_id || speaker->agent_id == c.initiator_agent_id;
+  if (!caller.is_login())
+    return caller.agent_id && (*caller.agent_id == c.target_agent_id || *caller.agent_id == c.initiator_agent_id);
+  if (caller.connection_id == c.initiator_conn) return true;
+  if (auto target = agent_by_id(c.target_agent_id); target && allowed(caller, *target)) return true;
+  if (c.initiator_agent_id) {
+    if (auto init = agent_by_id(*c.initiator_agent_id); init && allowed(caller, *init)) return true;
+  }
+  return false;
+}
+
+Conversation Store::inbox_info(const Connection& caller, const std::string& inbox_id) {
+  auto c = conversation_by_inbox(inbox_id);
+  if (!c || c->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no inbox '" + inbox_id + "'");
+  expire_if_idle(*c);
+  if (auto t = agent_by_id(c->target_agent_id, true)) c->target_agent_name = t->name;
+  if (c->initiator_agent_id) {
+    if (auto a = agent_by_id(*c->initiator_agent_id, true)) c->initiator_agent_name = a->name;
+  }
+  return *c;
+}
+
+}  // namespace agentworks::server

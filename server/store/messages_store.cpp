@@ -1,0 +1,268 @@
+// Sending, reading and receipts (R-M1, R-M2, R-M3, R-M7, R-M10, R-M14).
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "agentworks/sha256.hpp"
+#include "agentworks/validation.hpp"
+#include "clock.hpp"
+#include "store/cursor.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+namespace {
+
+#define AW_MESSAGE_COLUMNS                                                                                    \
+  "SELECT seq, inbox_seq, message_id, account_id, conversation_id, inbox_id, direction, sender_conn,"        \
+  " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"     \
+  " created_at, state, admitted_at, processed_at, via FROM messages "
+
+Message read_message(sql::Stmt& s) {
+  Message m;
+  m.seq = s.int64(0);
+  m.inbox_seq = s.int64(1);
+  m.message_id = s.text(2);
+  m.account_id = s.text(3);
+  m.conversation_id = s.text(4);
+  m.inbox_id = s.text(5);
+  m.direction = s.text(6);
+  m.sender_conn = s.text(7);
+  m.sender_agent_id = s.opt_text(8);
+  m.sender_agent_name = s.opt_text(9);
+  m.recipient_agent_id = s.opt_text(10);
+  m.recipient_agent_name = s.opt_text(11);
+  m.recipient_conn = s.text(12);
+  m.body = s.text(13);
+  m.created_at = s.int64(14);
+  m.state = s.text(15);
+  m.admitted_at = s.opt_int64(16);
+  m.processed_at = s.opt_int64(17);
+  m.via = s.opt_text(18);
+  return m;
+}
+
+int state_rank(const std::string& state) { return state == "processed" ? 2 : state == "admitted" ? 1 : 0; }
+
+}  // namespace
+
+std::optional<Message> Store::message_by_id(const std::string& message_id) {
+  Q q(*this, AW_MESSAGE_COLUMNS "WHERE message_id = ?");
+  q->bind(1, message_id);
+  if (!q->step()) return std::nullopt;
+  return read_message(*q);
+}
+
+Receipt Store::send(const Connection& caller, const SendInput& in) {
+  if (in.target.has_value() == in.inbox_id.has_value())
+    throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\") or inbox_id");
+  if (!valid_message_text(in.message))
+    throw Error(ErrorCode::invalid_message, "message must be 1-20,000 Unicode characters of valid UTF-8");
+  if (in.submission_id && !valid_client_id(*in.submission_id))
+    throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
+
+  // Who speaks: a child always as its own agent; a login connection as agent_name when given.
+  std::optional<Agent> speaker;
+  if (!caller.is_login()) {
+    if (in.agent_name && (!caller.agent_name || fold_name(*in.agent_name) != fold_name(*caller.agent_name)))
+      throw Error(ErrorCode::forbidden, "a child connection may speak only as its own agent");
+    speaker = caller.agent_id ? agent_by_id(*caller.agent_id) : std::nullopt;
+    if (!speaker) throw Error(ErrorCode::forbidden, "this child connection's agent is no longer registered");
+  } else if (in.agent_name) {
+    speaker = require_allowed(caller, *in.agent_name);
+  }
+
+  const std::string target_key = in.target ? fold_name(*in.target) : *in.inbox_id;
+  const std::string fingerprint =
+      sha256_hex(target_key + "\n" + (speaker ? speaker->agent_id : std::string()) + "\n" + in.message);
+  if (in.submission_id) {
+    Q q(*this,
+        "SELECT fingerprint, message_id, conversation_id, inbox_id FROM submissions"
+        " WHERE account_id = ? AND submission_id = ?");
+    q->bind(1, caller.account_id).bind(2, *in.submission_id);
+    if (q->step()) {
+      if (q->text(0) != fingerprint)
+        throw Error(ErrorCode::conflict, "submission_id was already used for a different message; mint a new one");
+      return Receipt{q->text(1), q->text(2), q->text(3), true};
+    }
+  }
+
+  Conversation conv;
+  Message m;
+  if (in.target) {
+    const std::string& t = *in.target;
+    if (t.rfind("agent:", 0) != 0) throw Error(ErrorCode::bad_request, "target must look like \"agent:NAME\"");
+    const Agent target = require_agent(caller, t.substr(6));
+    conv = open_conversation_for_send(caller, speaker, target);
+    m.direction = "to_agent";
+    m.recipient_agent_id = target.agent_id;
+    m.recipient_agent_name = target.name;
+  } else {
+    auto found = conversation_by_inbox(*in.inbox_id);
+    if (!found || found->account_id != caller.account_id)
+      throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
+    conv = *found;
+    expire_if_idle(conv);
+    if (conv.state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
+    const auto target = agent_by_id(conv.target_agent_id);
+    if (!target) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
+    if (speaker && speaker->agent_id == conv.target_agent_id) {
+      m.direction = "to_initiator";
+      if (conv.initiator_agent_id) {
+        const auto initiator = agent_by_id(*conv.initiator_agent_id);
+        if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
+        m.recipient_agent_id = initiator->agent_id;
+        m.recipient_agent_name = initiator->name;
+      }
+    } else {
+      if (!caller.is_login() && !is_party(caller, conv, speaker))
+        throw Error(ErrorCode::forbidden, "this child connection's agent is not a party to this conversation");
+      m.direction = "to_agent";
+      m.recipient_agent_id = target->agent_id;
+      m.recipient_agent_name = target->name;
+    }
+  }
+  check_rate(conv);
+  make_room_in_inbox(conv);
+
+  const std::int64_t t = now();
+  m.message_id = new_id("msg");
+  m.account_id = caller.account_id;
+  m.conversation_id = conv.conversation_id;
+  m.inbox_id = conv.inbox_id;
+  m.inbox_seq = conv.next_inbox_seq;
+  m.sender_conn = caller.connection_id;
+  if (speaker) {
+    m.sender_agent_id = speaker->agent_id;
+    m.sender_agent_name = speaker->name;
+  }
+  m.recipient_conn = m.direction == "to_initiator" ? conv.initiator_conn : std::string();
+  m.body = in.message;
+  m.created_at = t;
+  m.state = "stored";
+  {
+    Q q(*this,
+        "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
+        " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"
+        " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    q->bind(1, m.message_id).bind(2, m.account_id).bind(3, m.conversation_id).bind(4, m.inbox_id);
+    q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
+    q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
+    q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at).run();
+    m.seq = last_insert_rowid();
+  }
+  {
+    Q q(*this,
+        "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?"
+        " WHERE conversation_id = ?");
+    q->bind(1, t).bind(2, conv.message_count + 1).bind(3, conv.conversation_id).run();
+  }
+  {
+    Q q(*this, "INSERT INTO rate_events(conversation_id, created_at) VALUES(?,?)");
+    q->bind(1, conv.conversation_id).bind(2, t).run();
+  }
+  if (in.submission_id) {
+    Q q(*this,
+        "INSERT INTO submissions(account_id, submission_id, fingerprint, message_id, conversation_id, inbox_id,"
+        " created_at) VALUES(?,?,?,?,?,?,?)");
+    q->bind(1, caller.account_id).bind(2, *in.submission_id).bind(3, fingerprint).bind(4, m.message_id);
+    q->bind(5, m.conversation_id).bind(6, m.inbox_id).bind(7, t).run();
+  }
+  Receipt r{m.message_id, m.conversation_id, m.inbox_id, false};
+  request_events_.messages.push_back(std::move(m));
+  return r;
+}
+
+ReadTarget Store::resolve_read(const Connection& caller, const ReadInput& in) {
+  const auto [space, after] = parse_cursor(in.after.value_or("0"));
+  ReadTarget target;
+  target.after = after;
+  std::optional<Agent> speaker;
+  if (in.agent_name) {
+    if (!caller.is_login() && (!caller.agent_name || fold_name(*in.agent_name) != fold_name(*caller.agent_name)))
+      throw Error(ErrorCode::forbidden, "a child connection may read only as its own agent");
+    speaker = require_allowed(caller, *in.agent_name);
+  }
+  if (in.inbox_id) {
+    if (space == 'm') throw Error(ErrorCode::cursor_mismatch, "inbox reads take inbox cursors (i<N>), not m<N>");
+    auto c = conversation_by_inbox(*in.inbox_id);
+    if (!c || c->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
+    expire_if_idle(*c);
+    if (c->state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
+    if (!is_party(caller, *c, speaker))
+      throw Error(ErrorCode::forbidden, "this connection is not a party to this conversation");
+    target.mailbox = false;
+    target.key = c->conversation_id;
+    return target;
+  }
+  if (space == 'i') throw Error(ErrorCode::cursor_mismatch, "mailbox reads take mailbox cursors (m<N>), not i<N>");
+  if (!speaker) {
+    if (caller.is_login())
+      throw Error(ErrorCode::bad_request, "give inbox_id or agent_name to say which messages to read");
+    speaker = caller.agent_id ? agent_by_id(*caller.agent_id) : std::nullopt;
+    if (!speaker) throw Error(ErrorCode::forbidden, "this child connection's agent is no longer registered");
+  }
+  target.mailbox = true;
+  target.key = speaker->agent_id;
+  return target;
+}
+
+std::vector<Message> Store::fetch(const ReadTarget& target, int limit) {
+  std::vector<Message> out;
+  if (target.mailbox) {
+    Q q(*this, AW_MESSAGE_COLUMNS "WHERE recipient_agent_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    q->bind(1, target.key).bind(2, target.after).bind(3, limit);
+    while (q->step()) out.push_back(read_message(*q));
+  } else {
+    Q q(*this, AW_MESSAGE_COLUMNS "WHERE conversation_id = ? AND inbox_seq > ? ORDER BY inbox_seq LIMIT ?");
+    q->bind(1, target.key).bind(2, target.after).bind(3, limit);
+    while (q->step()) out.push_back(read_message(*q));
+  }
+  return out;
+}
+
+namespace {
+bool is_receiver(Store& store, const Connection& caller, const Message& m) {
+  if (m.recipient_agent_id) {
+    const auto agent = store.agent_by_id(*m.recipient_agent_id);
+    return agent && store.allowed(caller, *agent);
+  }
+  return caller.connection_id == m.recipient_conn;
+}
+bool is_sender(Store& store, const Connection& caller, const Message& m) {
+  if (caller.connection_id == m.sender_conn) return true;
+  if (!m.sender_agent_id) return false;
+  const auto agent = store.agent_by_id(*m.sender_agent_id);
+  return agent && store.allowed(caller, *agent);
+}
+}  // namespace
+
+Message Store::receipt_get(const Connection& caller, const std::string& message_id) {
+  auto m = message_by_id(message_id);
+  if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
+  if (!is_sender(*this, caller, *m) && !is_receiver(*this, caller, *m))
+    throw Error(ErrorCode::forbidden, "only the sender or the receiver may see this receipt");
+  return *m;
+}
+
+Message Store::receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
+                           const std::optional<std::string>& via) {
+  if (state != "admitted" && state != "processed")
+    throw Error(ErrorCode::bad_request, "delivery must be \"admitted\" or \"processed\"");
+  if (via) {
+    bool ok = !via->empty() && via->size() <= 64;
+    for (const char ch : *via) ok = ok && ch >= 0x20 && ch < 0x7f;
+    if (!ok) throw Error(ErrorCode::bad_request, "via must be 1-64 printable ASCII characters");
+  }
+  auto m = message_by_id(message_id);
+  if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
+  if (!is_receiver(*this, caller, *m)) throw Error(ErrorCode::forbidden, "only the receiver may set delivery state");
+  if (state_rank(state) <= state_rank(m->state)) return *m;  // never backwards; a repeat is a no-op
+  const std::int64_t t = now();
+  if (!m->admitted_at) m->admitted_at = t;
+  if (state == "processed") m->processed_at = t;
+  m->state = state;
+  if (via) m->via = via;
+  Q q(*this, "UPDATE messages SET state = ?, admitted_at = ?, processed_at = ?, via = ? WHERE seq = ?");
+  q->bind(1, m->state).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
+  return *m;
+}
+
+}  // namespace agentworks::server

@@ -1,0 +1,92 @@
+// Plain rows of the server store. No JSON here: api/json_out.cpp renders them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace agentworks::server {
+
+struct Connection {
+  std::string connection_id;
+  std::string account_id;
+  std::string account_name;
+  std::string kind;  // "login" or "child"
+  std::optional<std::string> agent_id;    // child: the bound agent
+  std::optional<std::string> agent_name;  // child: its display name
+  std::optional<std::string> parent_id;
+  std::string label;
+  std::int64_t created_at = 0;
+  bool revoked = false;
+  bool is_login() const { return kind == "login"; }
+};
+
+struct Agent {
+  std::string agent_id;
+  std::string account_id;
+  std::string name;  // display spelling from the first registration
+  std::string purpose;
+  std::string provider;
+  std::int64_t created_at = 0;
+};
+
+struct Conversation {
+  std::string conversation_id;
+  std::string inbox_id;
+  std::string account_id;
+  std::string initiator_conn;
+  std::optional<std::string> initiator_agent_id;
+  std::optional<std::string> initiator_agent_name;
+  std::string target_agent_id;
+  std::string target_agent_name;
+  std::int64_t created_at = 0;
+  std::int64_t last_activity = 0;
+  std::string state;  // open | expired
+  std::optional<std::int64_t> expired_at;
+  std::int64_t next_inbox_seq = 1;
+  std::int64_t message_count = 0;
+};
+
+struct Message {
+  std::int64_t seq = 0;        // mailbox cursor space
+  std::int64_t inbox_seq = 0;  // inbox cursor space
+  std::string message_id;
+  std::string account_id;
+  std::string conversation_id;
+  std::string inbox_id;
+  std::string direction;  // to_agent | to_initiator
+  std::string sender_conn;
+  std::optional<std::string> sender_agent_id;
+  std::optional<std::string> sender_agent_name;
+  std::optional<std::string> recipient_agent_id;
+  std::optional<std::string> recipient_agent_name;
+  std::string recipient_conn;
+  std::string body;
+  std::int64_t created_at = 0;
+  std::string state;  // stored | admitted | processed
+  std::optional<std::int64_t> admitted_at;
+  std::optional<std::int64_t> processed_at;
+  std::optional<std::string> via;
+};
+
+struct Attachment {
+  std::string attachment_id;
+  std::string account_id;
+  std::string agent_id;
+  std::string agent_name;
+  std::string purpose;
+  std::string provider;
+  std::string native_session_id;
+  std::string state;  // current | fenced | detached | revoked
+  std::string created_by;
+  std::int64_t created_at = 0;
+};
+
+struct Receipt {
+  std::string message_id;
+  std::string conversation_id;
+  std::string inbox_id;
+  bool repeated = false;  // a repeated submission_id: nothing new was stored
+};
+
+}  // namespace agentworks::server

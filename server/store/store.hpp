@@ -1,0 +1,178 @@
+// The server's SQLite store. One Store per process, used only from the event-loop thread.
+// Methods take the authenticated caller and check names/allow-lists themselves, so the HTTP
+// handlers stay free of permission code and every rule is testable without sockets.
+// Writes happen inside the group-commit batch (begin_batch/commit_batch); what a commit makes
+// visible to streams and long polls is collected as StoreEvents.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "agentworks/sqlite.hpp"
+#include "limits.hpp"
+#include "store/records.hpp"
+
+namespace agentworks::server {
+
+struct StoreEvents {
+  std::vector<Message> messages;                                // new messages, commit order
+  std::vector<std::pair<std::string, std::string>> fenced;      // attachment_id, reason
+  std::vector<std::string> revoked_connections;
+  bool empty() const { return messages.empty() && fenced.empty() && revoked_connections.empty(); }
+};
+
+struct SendInput {
+  std::optional<std::string> target;  // "agent:NAME"
+  std::optional<std::string> inbox_id;
+  std::string message;
+  std::optional<std::string> agent_name;
+  std::optional<std::string> submission_id;
+};
+
+struct ReadInput {
+  std::optional<std::string> inbox_id;
+  std::optional<std::string> agent_name;
+  std::optional<std::string> after;
+};
+
+// What a read resolved to: a named mailbox (agent_id, seq cursor) or an inbox (conversation, inbox_seq cursor).
+struct ReadTarget {
+  bool mailbox = true;
+  std::string key;  // agent_id or conversation_id
+  std::int64_t after = 0;
+};
+
+struct ReleaseItem {
+  std::string message_id;
+  bool releasable = false;
+  std::optional<std::string> reason;
+};
+
+struct NewConnection {
+  Connection connection;
+  std::string token;
+};
+
+class Store {
+ public:
+  Store(const std::filesystem::path& data_dir, Limits limits);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const Limits& limits() const { return limits_; }
+  std::filesystem::path db_path() const { return path_; }
+  // The server checkpoints on a background thread (store/checkpointer.hpp) instead.
+  void disable_autocheckpoint() { db_->exec("PRAGMA wal_autocheckpoint=0"); }
+
+  // --- group commit (store.cpp) ---
+  void begin_batch();                 // BEGIN IMMEDIATE unless already open
+  bool in_batch() const { return in_batch_; }
+  void commit_batch();                // throws on failure (the caller then calls rollback_batch)
+  void rollback_batch();
+  // Runs f inside a savepoint of the batch: a failing request changes nothing.
+  void in_request(const std::function<void()>& f);
+  StoreEvents take_events();
+
+  // --- accounts and connections (accounts_store.cpp) ---
+  // Creates the owner account on first start; returns its login token then, else nullopt.
+  std::optional<std::string> ensure_owner();
+  std::string add_account(const std::string& name);  // login token of the new account
+  std::optional<Connection> authenticate(const std::string& token);
+  std::optional<Connection> find_connection(const std::string& id);
+  NewConnection create_child(const Connection& caller, const std::string& agent_name,
+                             const std::string& label, bool supersede_siblings);
+  // Another login connection of the caller's account (a second device); it has no parent.
+  NewConnection create_login(const Connection& caller, const std::string& label);
+  std::vector<Connection> list_connections(const Connection& caller);
+  int revoke_connection(const Connection& caller, const std::string& id);
+
+  // --- agents (agents_store.cpp) ---
+  std::optional<Agent> find_agent(const std::string& account_id, const std::string& name);
+  std::optional<Agent> agent_by_id(const std::string& agent_id, bool include_removed = false);
+  Agent require_agent(const Connection& caller, const std::string& name);  // not_found
+  bool allowed(const Connection& caller, const Agent& agent);
+  Agent require_allowed(const Connection& caller, const std::string& name);  // not_found / forbidden
+  std::pair<Agent, bool> register_agent(const Connection& caller, const std::string& name,
+                                        const std::optional<std::string>& purpose,
+                                        const std::optional<std::string>& provider,
+                                        const std::optional<std::vector<std::string>>& allowed_ids);
+  std::vector<Agent> list_agents(const Connection& caller);
+  std::vector<std::string> allow_list(const std::string& agent_id);
+  std::string unregister_agent(const Connection& caller, const std::string& name);
+
+  // --- messages (messages_store.cpp, conversations_store.cpp) ---
+  Receipt send(const Connection& caller, const SendInput& in);
+  ReadTarget resolve_read(const Connection& caller, const ReadInput& in);
+  std::vector<Message> fetch(const ReadTarget& target, int limit);
+  Message receipt_get(const Connection& caller, const std::string& message_id);
+  Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
+                      const std::optional<std::string>& via);
+  Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
+  std::optional<Message> message_by_id(const std::string& message_id);
+
+  // --- attachments (attachments_store.cpp) ---
+  Attachment create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,
+                               const std::string& provider, const std::string& native_session_id);
+  std::vector<Attachment> list_attachments(const Connection& caller, const std::optional<std::string>& agent_name);
+  Attachment get_attachment(const Connection& caller, const std::string& id);  // allowed for its name
+  Attachment detach_attachment(const Connection& caller, const std::string& id);
+  std::vector<ReleaseItem> release_check(const Attachment& att, const std::vector<std::string>& message_ids);
+  std::optional<Attachment> attachment_by_id(const std::string& id);
+  std::optional<std::string> current_attachment_id(const std::string& agent_id);
+
+  // Cached prepared statement (sql must be a string literal: the cache is keyed by its address).
+  sql::Stmt& stmt(const char* sql);
+  int sql_changes() const { return db_->changes(); }
+  std::int64_t last_insert_rowid() const { return db_->last_insert_rowid(); }
+
+ private:
+  // conversations_store.cpp
+  std::optional<Conversation> conversation_by_inbox(const std::string& inbox_id);
+  std::optional<Conversation> conversation_by_id(const std::string& conversation_id);
+  Conversation open_conversation_for_send(const Connection& caller, const std::optional<Agent>& speaker,
+                                          const Agent& target);
+  bool expire_if_idle(Conversation& c);
+  void expire_conversation(const std::string& conversation_id);
+  void sweep_before_new_conversation(const std::string& account_id);
+  bool has_pending(const std::string& conversation_id);
+  void make_room_in_inbox(Conversation& c);
+  void check_rate(const Conversation& c);
+  bool is_party(const Connection& caller, const Conversation& c, const std::optional<Agent>& speaker);
+  // attachments_store.cpp
+  void set_attachment_state(const std::string& attachment_id, const std::string& state, const std::string& reason);
+  void revoke_attachments_of(const std::string& connection_id);
+  void detach_attachments_of_agent(const std::string& agent_id);
+
+  Limits limits_;
+  std::filesystem::path path_;
+  std::unique_ptr<sql::Db> db_;
+  std::unordered_map<const char*, std::unique_ptr<sql::Stmt>> stmts_;
+  bool in_batch_ = false;
+  int savepoint_depth_ = 0;
+  StoreEvents events_;          // this batch, committed ones
+  StoreEvents request_events_;  // current request, merged into events_ when its savepoint is released
+};
+
+// RAII reset for a cached statement.
+class Q {
+ public:
+  Q(Store& store, const char* sql) : s_(store.stmt(sql)) {}
+  ~Q() { s_.reset(); }
+  Q(const Q&) = delete;
+  Q& operator=(const Q&) = delete;
+  sql::Stmt* operator->() { return &s_; }
+  sql::Stmt& operator*() { return s_; }
+
+ private:
+  sql::Stmt& s_;
+};
+
+}  // namespace agentworks::server

@@ -1,0 +1,51 @@
+// A private temp directory that stands in for the user's home: HOME and every XDG base directory point inside
+// it, so programs started with env() read and write nothing of the real user's. Removed on destruction
+// (kept when AGENTWORKS_KEEP_TEST_DIRS is set, for debugging).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "harness/process.hpp"
+
+namespace agentworks::testing {
+
+// mkdtemp under $TMPDIR (or /tmp); short paths keep Unix socket paths under 108 bytes.
+std::filesystem::path make_temp_dir(const std::string& prefix = "aw-it-");
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "aw-it-");
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+class TempHome {
+ public:
+  TempHome();
+  TempHome(const TempHome&) = delete;
+  TempHome& operator=(const TempHome&) = delete;
+  ~TempHome();
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path home() const { return root_ / "home"; }
+  std::filesystem::path config_home() const { return root_ / "config"; }
+  std::filesystem::path state_home() const { return root_ / "state"; }
+  std::filesystem::path data_home() const { return root_ / "data"; }
+  std::filesystem::path runtime_dir() const { return root_ / "run"; }
+  // A scratch path inside the temp root (logs, extra configs, server data).
+  std::filesystem::path path(const std::string& name) const { return root_ / name; }
+
+  // HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR set; AGENTWORKS_CONFIG removed.
+  EnvOverrides env() const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace agentworks::testing

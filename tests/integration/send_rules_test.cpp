@@ -1,0 +1,105 @@
+// Rules of a send: submission id retries (R-M2), message length and rate (R-M10).
+#include <gtest/gtest.h>
+
+#include "support/messaging_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class SendRules : public MessagingTest {};
+
+// R-M2: a repeated submission_id returns the original receipt and stores no second message; the same id with a
+// different text is a conflict (exit 5).
+TEST_F(SendRules, RepeatedSubmissionIdReturnsOriginalReceipt_R_M2) {
+  start_server();
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  const json first = send_as(owner(), "worker", "agent:reviewer", "Ready for review", {"--submission-id", "sub-1"});
+  const json again = send_as(owner(), "worker", "agent:reviewer", "Ready for review", {"--submission-id", "sub-1"});
+  EXPECT_EQ(again.at("message_id"), first.at("message_id"));
+  EXPECT_EQ(again.at("conversation_id"), first.at("conversation_id"));
+  EXPECT_EQ(again.at("inbox_id"), first.at("inbox_id"));
+  EXPECT_EQ(again.at("accepted"), true);
+  EXPECT_EQ(texts_of(read_mailbox(owner(), "reviewer")), std::vector<std::string>{"Ready for review"});
+
+  const CliResult different =
+      owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", "Other text",
+                    "--submission-id", "sub-1"});
+  EXPECT_EQ(different.exit_code, 5) << different.describe();
+  EXPECT_EQ(different.error_code(), "conflict") << different.describe();
+
+  // On the wire: 201 for the first, 200 for a repeat.
+  const json body = {{"agent_name", "worker"}, {"target", "agent:reviewer"}, {"message", "wire"}, {"submission_id", "sub-2"}};
+  const HttpResponse created = owner_http().post("/v1/messages", body.dump());
+  EXPECT_EQ(created.status, 201) << describe(created);
+  const HttpResponse repeated = owner_http().post("/v1/messages", body.dump());
+  EXPECT_EQ(repeated.status, 200) << describe(repeated);
+  EXPECT_EQ(parse_json(repeated.body).at("message_id"), parse_json(created.body).at("message_id"));
+  EXPECT_EQ(texts_of(read_mailbox(owner(), "reviewer")), (std::vector<std::string>{"Ready for review", "wire"}));
+}
+
+// R-M10: 20,000 Unicode characters are accepted (counted as characters, not bytes); 20,001 are invalid_message.
+TEST_F(SendRules, MessageLengthLimit_R_M10) {
+  start_server();
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  const std::string longest = repeat("x", 20000);
+  send_as(owner(), "worker", "agent:reviewer", longest);
+  const std::string longest_multibyte = repeat("\xC3\xA9", 20000);  // 20,000 x U+00E9: 40,000 bytes
+  send_as(owner(), "worker", "agent:reviewer", longest_multibyte);
+  const json page = read_mailbox(owner(), "reviewer");
+  EXPECT_EQ(texts_of(page), (std::vector<std::string>{longest, longest_multibyte}));
+
+  for (const std::string& too_long : {repeat("x", 20001), repeat("\xC3\xA9", 20001)}) {
+    const CliResult r =
+        owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", too_long});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.error_code(), "invalid_message") << r.describe();
+  }
+  const CliResult empty = owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", ""});
+  EXPECT_EQ(empty.exit_code, 2) << empty.describe();
+
+  // The server itself refuses them too (a client cannot skip the check).
+  const json over = {{"agent_name", "worker"}, {"target", "agent:reviewer"}, {"message", repeat("x", 20001)}};
+  const HttpResponse r = owner_http().post("/v1/messages", over.dump());
+  EXPECT_EQ(r.status, 400) << describe(r);
+  EXPECT_EQ(error_code_of(r.body), "invalid_message") << describe(r);
+  const json none = {{"agent_name", "worker"}, {"target", "agent:reviewer"}, {"message", ""}};
+  const HttpResponse r2 = owner_http().post("/v1/messages", none.dump());
+  EXPECT_EQ(r2.status, 400) << describe(r2);
+  EXPECT_EQ(error_code_of(r2.body), "invalid_message") << describe(r2);
+  EXPECT_EQ(read_mailbox(owner(), "reviewer").at("messages").size(), 2u);
+}
+
+// R-M10: N accepted messages per hour per conversation, counting both directions; other conversations unaffected.
+TEST_F(SendRules, RateLimitPerConversationBothDirections_R_M10) {
+  start_server({"--rate-limit-per-hour", "3"});
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  register_agent(owner(), "planner");
+  const json first = send_as(owner(), "worker", "agent:reviewer", "one");
+  const std::string inbox = first.at("inbox_id").get<std::string>();
+  send_as(owner(), "worker", "agent:reviewer", "two");
+  reply_in(owner(), "reviewer", inbox, "three (reply)");
+
+  const CliResult fourth =
+      owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", "four"});
+  EXPECT_EQ(fourth.exit_code, 5) << fourth.describe();
+  EXPECT_EQ(fourth.error_code(), "rate_limited") << fourth.describe();
+  const CliResult reply = owner().json({"messages", "send", "--agent", "reviewer", "--inbox", inbox, "--message", "late reply"});
+  EXPECT_EQ(reply.exit_code, 5) << reply.describe();
+  EXPECT_EQ(reply.error_code(), "rate_limited") << reply.describe();
+
+  // Another conversation has its own budget.
+  send_as(owner(), "planner", "agent:reviewer", "from planner");
+  EXPECT_EQ(texts_of(read_inbox(owner(), inbox)), (std::vector<std::string>{"one", "two", "three (reply)"}));
+  EXPECT_EQ(texts_of(read_mailbox(owner(), "reviewer")), (std::vector<std::string>{"one", "two", "from planner"}));
+
+  const json wire = {{"agent_name", "worker"}, {"target", "agent:reviewer"}, {"message", "wire"}};
+  const HttpResponse r = owner_http().post("/v1/messages", wire.dump());
+  EXPECT_EQ(r.status, 429) << describe(r);
+  EXPECT_EQ(error_code_of(r.body), "rate_limited") << describe(r);
+}
+
+}  // namespace
+}  // namespace agentworks::testing

@@ -1,0 +1,304 @@
+// The offer journal, without sockets: invariants 1, 2 and 10 and the quota/cleanup rules (R-B5, R-B6, R-B9..12,
+// R-B17).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "journal.hpp"
+
+namespace agentworks::bridge {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/bridge_journal_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string db_path() const { return (dir_ / "journal.db").string(); }
+
+  static AttachmentRow row(const std::string& id = "att_1", const std::string& session = "s1",
+                           const std::string& agent = "Reviewer") {
+    AttachmentRow r;
+    r.attachment_id = id;
+    r.provider = "claude";
+    r.session_id = session;
+    r.agent_name = agent;
+    r.purpose = "review";
+    r.server_url = "http://127.0.0.1:1";
+    r.connection_id = "conn_1";
+    r.state = "attached";
+    r.created_at = 100;
+    return r;
+  }
+
+  static IncomingMessage msg(std::int64_t seq, const std::string& body = "{\"message\":\"hi\"}") {
+    return IncomingMessage{"msg_" + std::to_string(seq), seq, body, false};
+  }
+
+  static std::vector<std::string> ids(const std::vector<CachedMessage>& ms) {
+    std::vector<std::string> out;
+    for (const auto& m : ms) out.push_back(m.message_id);
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(JournalTest, FileIsPrivate_RB9) {
+  Journal j(db_path());
+  struct stat st {};
+  ASSERT_EQ(::stat(db_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(JournalTest, ReceivedMessageIsPendingWithBody) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  EXPECT_EQ(j.record_received(row(), msg(5), 1000), ReceiveResult::cached);
+  const auto p = j.pending("att_1", 20);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].message_id, "msg_5");
+  EXPECT_EQ(p[0].body, "{\"message\":\"hi\"}");
+  EXPECT_EQ(j.counts("att_1").pending, 1);
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 5);  // case-insensitive agent key
+}
+
+// R-B5 / invariant 1: an offered message is never offered automatically again, and its body is cleared (R-B10).
+TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  j.record_received(row(), msg(2), 1000);
+  const auto first = j.offer("att_1", {"msg_1", "msg_2"}, 1001);
+  ASSERT_EQ(first.messages.size(), 2u);
+  EXPECT_EQ(first.messages[0].body, "{\"message\":\"hi\"}");
+  EXPECT_TRUE(j.pending("att_1", 20).empty());
+  const auto second = j.offer("att_1", {"msg_1", "msg_2"}, 1002);
+  EXPECT_TRUE(second.messages.empty());
+  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  EXPECT_EQ(j.total_body_bytes(), 0);
+  EXPECT_EQ(j.counts("att_1").offered_not_admitted, 2);
+}
+
+// R-B6: after a restart (reopening the journal) an offered message stays offered, never pending again.
+TEST_F(JournalTest, OfferSurvivesRestart_RB6) {
+  {
+    Journal j(db_path());
+    j.upsert_attachment(row());
+    j.record_received(row(), msg(1), 1000);
+    ASSERT_EQ(j.offer("att_1", {"msg_1"}, 1001).messages.size(), 1u);
+  }
+  Journal j(db_path());
+  EXPECT_TRUE(j.pending("att_1", 20).empty());
+  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  // The stream replays it after the restart: at or below the watermark, it is never cached again.
+  EXPECT_EQ(j.record_received(row(), msg(1), 1003), ReceiveResult::below_watermark);
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1004).messages.empty());
+}
+
+// R-B12 / invariant 2: the watermark is monotonic and survives cleanup and detach.
+TEST_F(JournalTest, WatermarkMonotonicSurvivesCleanupAndDetach_RB12) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(10), 1000);
+  EXPECT_EQ(j.record_received(row(), msg(7), 1000), ReceiveResult::below_watermark);
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "Reviewer"), 10);
+  j.offer("att_1", {"msg_10"}, 1001);
+  j.set_delivery("msg_10", "processed", 1002);
+  const auto c = j.cleanup(1003);
+  EXPECT_EQ(c.processed_removed, 1);
+  EXPECT_FALSE(j.message_state("msg_10"));
+  EXPECT_EQ(j.record_received(row(), msg(10), 1004), ReceiveResult::below_watermark);
+  j.remove_attachment("att_1");
+  // A new attachment of the same agent resumes after the watermark: the retired id cannot come back.
+  j.upsert_attachment(row("att_2", "s2"));
+  EXPECT_EQ(j.record_received(row("att_2", "s2"), msg(10), 1005), ReceiveResult::below_watermark);
+  EXPECT_EQ(j.record_received(row("att_2", "s2"), msg(11), 1005), ReceiveResult::cached);
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 11);
+}
+
+// R-B4: a message the server already shows as admitted/processed moves the watermark and is not cached.
+TEST_F(JournalTest, AcknowledgedOnServerIsNotCached_RB4) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  auto m = msg(3);
+  m.acknowledged = true;
+  EXPECT_EQ(j.record_received(row(), m, 1000), ReceiveResult::acknowledged);
+  EXPECT_TRUE(j.pending("att_1", 20).empty());
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 3);
+}
+
+TEST_F(JournalTest, DuplicateIdIsNotCachedTwice) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(3), 1000);
+  auto again = msg(4);
+  again.message_id = "msg_3";
+  EXPECT_EQ(j.record_received(row(), again, 1000), ReceiveResult::duplicate);
+  EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
+}
+
+TEST_F(JournalTest, AcknowledgedMessageIsNeverOffered_RB10) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  EXPECT_TRUE(j.set_delivery("msg_1", "admitted", 1001));
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1002).messages.empty());
+  EXPECT_EQ(j.total_body_bytes(), 0);
+  // Never backwards.
+  EXPECT_TRUE(j.set_delivery("msg_1", "processed", 1003));
+  EXPECT_TRUE(j.set_delivery("msg_1", "admitted", 1004));
+  EXPECT_EQ(j.message_state("msg_1"), "processed");
+  EXPECT_FALSE(j.set_delivery("msg_unknown", "admitted", 1005));
+  EXPECT_FALSE(j.set_delivery("msg_1", "offered", 1005));
+}
+
+// R-B9: at most N messages per session; processed metadata is reclaimed first under pressure (R-B11).
+TEST_F(JournalTest, PerSessionQuotaReclaimsProcessedFirst_RB9_RB11) {
+  JournalLimits limits;
+  limits.max_messages_per_session = 3;
+  Journal j(db_path(), limits);
+  j.upsert_attachment(row());
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(j.record_received(row(), msg(i), 1000), ReceiveResult::cached);
+  EXPECT_EQ(j.record_received(row(), msg(4), 1000), ReceiveResult::over_quota);
+  j.offer("att_1", {"msg_1"}, 1001);
+  j.set_delivery("msg_1", "processed", 1002);
+  EXPECT_EQ(j.record_received(row(), msg(5), 1003), ReceiveResult::cached);
+  EXPECT_FALSE(j.message_state("msg_1"));  // reclaimed
+  EXPECT_FALSE(j.message_state("msg_4"));  // never cached; the watermark still passed it
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 5);
+}
+
+// R-B9: 32 MiB of cached bodies in all (scaled down here).
+TEST_F(JournalTest, TotalBytesQuota_RB9) {
+  JournalLimits limits;
+  limits.max_total_body_bytes = 100;
+  Journal j(db_path(), limits);
+  j.upsert_attachment(row());
+  EXPECT_EQ(j.record_received(row(), msg(1, std::string(60, 'a')), 1000), ReceiveResult::cached);
+  EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1000), ReceiveResult::over_quota);
+  j.offer("att_1", {"msg_1"}, 1001);  // offering clears the body, freeing room
+  EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::cached);
+}
+
+// R-B11: offered metadata goes after 7 days; pending bodies stay for explicit recovery (R-B10).
+TEST_F(JournalTest, CleanupKeepsPendingRemovesOldOffered_RB11) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  j.record_received(row(), msg(2), 1000);
+  j.offer("att_1", {"msg_1"}, 1000);
+  EXPECT_EQ(j.cleanup(1000 + 3600).offered_removed, 0);
+  EXPECT_EQ(j.cleanup(1000 + 7 * 86400).offered_removed, 1);
+  EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
+}
+
+// R-B17: the first offer carries guidance; the next only after 24 h; restore after a definite failure; a new
+// attachment gets fresh guidance; the timestamp survives restart.
+TEST_F(JournalTest, GuidanceCadence_RB17) {
+  {
+    Journal j(db_path());
+    j.upsert_attachment(row());
+    for (int i = 1; i <= 4; ++i) j.record_received(row(), msg(i), 1000);
+    const auto a = j.offer("att_1", {"msg_1"}, 1000);
+    EXPECT_TRUE(a.guidance);
+    EXPECT_FALSE(a.previous_guidance);
+    EXPECT_FALSE(j.offer("att_1", {"msg_2"}, 1000 + 3600).guidance);
+  }
+  Journal j(db_path());  // restart: no repeated guidance
+  EXPECT_FALSE(j.offer("att_1", {"msg_3"}, 1000 + 7200).guidance);
+  const auto d = j.offer("att_1", {"msg_4"}, 1000 + 86400);
+  EXPECT_TRUE(d.guidance);
+  ASSERT_TRUE(d.previous_guidance);
+  EXPECT_EQ(*d.previous_guidance, 1000);
+  j.restore_guidance("att_1", d.previous_guidance);
+  EXPECT_EQ(j.attachment("att_1")->guidance_at, 1000);
+  // An empty offer does not touch guidance.
+  EXPECT_FALSE(j.offer("att_1", {"msg_missing"}, 1000 + 90000).guidance);
+  // A newly attached session gets fresh instructions.
+  j.upsert_attachment(row("att_new", "s1"));
+  j.record_received(row("att_new", "s1"), msg(9), 1000);
+  EXPECT_TRUE(j.offer("att_new", {"msg_9"}, 1000 + 90001).guidance);
+}
+
+TEST_F(JournalTest, OfferOnlyForOwnAttachment) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.upsert_attachment(row("att_2", "s2", "other"));
+  j.record_received(row(), msg(1), 1000);
+  EXPECT_TRUE(j.offer("att_2", {"msg_1"}, 1001).messages.empty());
+  EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
+}
+
+TEST_F(JournalTest, WithheldIsNotPending_RB8) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  j.withhold({"msg_1"}, "sender_unauthorised");
+  EXPECT_TRUE(j.pending("att_1", 20).empty());
+  EXPECT_EQ(j.counts("att_1").withheld, 1);
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1001).messages.empty());
+}
+
+TEST_F(JournalTest, AttachmentPerSessionReplacesOld) {
+  Journal j(db_path());
+  j.upsert_attachment(row("att_1", "s1"));
+  j.upsert_attachment(row("att_2", "s1"));
+  EXPECT_FALSE(j.attachment("att_1"));
+  EXPECT_EQ(j.find_attachment("claude", "s1")->attachment_id, "att_2");
+  j.set_attachment_state("att_2", "offline");
+  EXPECT_EQ(j.find_attachment("claude", "s1")->state, "offline");
+}
+
+// R-B2 / invariant 3: outbox items keep their submission id and order.
+TEST_F(JournalTest, OutboxOldestFirst_RB2) {
+  Journal j(db_path());
+  OutboxItem a{0, "sub_a", "att_1", "send", "POST", "/v1/messages", "{}", 0};
+  OutboxItem b{0, "sub_b", "att_1", "send", "POST", "/v1/messages", "{}", 0};
+  const auto sa = j.outbox_add(a, 1);
+  j.outbox_add(b, 2);
+  auto q = j.outbox_queued(10);
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[0].submission_id, "sub_a");
+  j.outbox_attempted(sa, "unreachable");
+  EXPECT_EQ(j.outbox_queued(1)[0].attempts, 1);
+  j.outbox_finish(sa, "done", "{}", 3);
+  q = j.outbox_queued(10);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].submission_id, "sub_b");
+  EXPECT_THROW(j.outbox_add(a, 4), sql::SqliteError);  // a submission id is minted once
+}
+
+TEST_F(JournalTest, IntegrityCheckOk) {
+  Journal j(db_path());
+  EXPECT_EQ(j.integrity_check(), "ok");
+}
+
+// Invariant 10: a corrupt journal is a fatal SQLite error (the bridge then exits non-zero).
+TEST_F(JournalTest, CorruptFileIsFatal) {
+  {
+    FILE* f = std::fopen(db_path().c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    const std::string junk(8192, 'x');
+    std::fwrite(junk.data(), 1, junk.size(), f);
+    std::fclose(f);
+  }
+  try {
+    Journal j(db_path());
+    FAIL() << "opening a corrupt journal must fail";
+  } catch (const sql::SqliteError& e) {
+    EXPECT_TRUE(e.fatal()) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace agentworks::bridge

@@ -1,0 +1,196 @@
+// The local socket protocol without sockets: the one command table, the one dispatch point, line framing and the
+// reconnect backoff.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <filesystem>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backoff.hpp"
+#include "bridge.hpp"
+#include "command_table.hpp"
+#include "line_reader.hpp"
+
+namespace agentworks::bridge {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TEST(BridgeCommandTable, NoDuplicateOpsAndEveryEntryHasHelp) {
+  std::set<std::string> seen;
+  for (const auto& c : commands()) {
+    EXPECT_TRUE(seen.insert(std::string(c.op)).second) << "duplicate op " << c.op;
+    EXPECT_FALSE(c.help.empty()) << "op " << c.op << " has no help text";
+    EXPECT_NE(c.handler, nullptr) << c.op;
+    EXPECT_EQ(find_command(c.op), &c);
+  }
+  for (const char* op : {"ping", "status", "attach", "detach", "offline", "resume", "lookup", "take", "cleanup"}) {
+    EXPECT_NE(find_command(op), nullptr) << op;
+  }
+}
+
+TEST(BridgeCommandTable, GreetingNamesProtocolAndCapabilities) {
+  const auto line = greeting_line();
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);  // one line
+  const auto g = json::parse(line);
+  EXPECT_EQ(g["agentworks_bridge"], 1);
+  EXPECT_EQ(g["protocol"], kLocalProtocolVersion);
+  EXPECT_EQ(g["capabilities"].size(), commands().size());
+}
+
+class DispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/bridge_dispatch_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    uv_loop_init(&loop_);
+    BridgeOptions o;
+    o.state_dir = dir_;
+    bridge_ = std::make_unique<Bridge>(&loop_, o);
+  }
+  void TearDown() override {
+    bridge_->shutdown(0);
+    bridge_.reset();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    EXPECT_EQ(uv_loop_close(&loop_), 0) << "the loop must close with no leaked handles";
+    fs::remove_all(dir_);
+  }
+
+  // One request line -> its one answer line, parsed.
+  json call(const std::string& line) {
+    std::vector<std::string> out;
+    dispatch(*bridge_, line, [&](std::string l) { out.push_back(std::move(l)); });
+    EXPECT_EQ(out.size(), 1u) << line;
+    if (out.empty()) return json();
+    EXPECT_EQ(out[0].back(), '\n');
+    return json::parse(out[0]);
+  }
+
+  static std::string code(const json& answer) { return answer["error"]["code"].get<std::string>(); }
+
+  fs::path dir_;
+  uv_loop_t loop_{};
+  std::unique_ptr<Bridge> bridge_;
+};
+
+TEST_F(DispatchTest, PingAnswersWithItsId) {
+  const auto a = call(R"({"id":7,"op":"ping"})");
+  EXPECT_EQ(a["id"], 7);
+  EXPECT_EQ(a["ok"], true);
+  EXPECT_EQ(a["pong"], true);
+  EXPECT_EQ(call(R"({"id":"x","op":"ping"})")["id"], "x");
+}
+
+TEST_F(DispatchTest, MalformedRequestsGetErrorObjects) {
+  for (const char* line : {"not json", "[1,2]", "42", "\"str\"", "{", "{\"id\":1,\"op\":\"ping\"}x", "null"}) {
+    const auto a = call(line);
+    EXPECT_EQ(code(a), "bad_request") << line;
+    EXPECT_TRUE(a["id"].is_null()) << line;
+  }
+  EXPECT_EQ(code(call(R"({"id":{"a":1},"op":"ping"})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":1})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":1,"op":5})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":1,"op":"no_such_op"})")), "not_found");
+  // Bad fields: typed, stable codes; the bridge stays usable.
+  EXPECT_EQ(code(call(R"({"id":2,"op":"lookup"})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":3,"op":"lookup","provider":"Claude!","session_id":"s"})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":4,"op":"lookup","provider":"claude","session_id":7})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":5,"op":"take","provider":"claude","session_id":"s","limit":99})")), "bad_request");
+  EXPECT_EQ(code(call(R"({"id":6,"op":"attach","provider":"claude","session_id":"s","agent_name":"-bad",)"
+                      R"("purpose":"p"})")),
+            "invalid_name");
+  EXPECT_EQ(call(R"({"id":8,"op":"ping"})")["ok"], true);
+}
+
+// R-H9: lookup is local; an unattached session answers attached=false without any network call.
+TEST_F(DispatchTest, LookupOfUnattachedSessionIsLocal_RH9) {
+  const auto a = call(R"({"id":1,"op":"lookup","provider":"claude","session_id":"abc"})");
+  EXPECT_EQ(a["ok"], true);
+  EXPECT_EQ(a["attached"], false);
+  EXPECT_EQ(code(call(R"({"id":2,"op":"take","provider":"claude","session_id":"abc"})")), "not_found");
+}
+
+TEST_F(DispatchTest, AttachWithoutLoginIsUnauthenticated) {
+  ::setenv("AGENTWORKS_CONFIG", (dir_ / "missing.json").c_str(), 1);
+  const auto a = call(R"({"id":1,"op":"attach","provider":"claude","session_id":"s","agent_name":"rev","purpose":"p"})");
+  ::unsetenv("AGENTWORKS_CONFIG");
+  EXPECT_EQ(code(a), "unauthenticated");
+}
+
+TEST_F(DispatchTest, StatusListsAttachments) {
+  AttachmentRow r;
+  r.attachment_id = "att_x";
+  r.provider = "codex";
+  r.session_id = "t1";
+  r.agent_name = "worker";
+  r.purpose = "p";
+  r.server_url = "http://127.0.0.1:9";
+  r.connection_id = "conn_x";
+  r.state = "offline";
+  bridge_->journal().upsert_attachment(r);
+  const auto a = call(R"({"id":1,"op":"status"})");
+  ASSERT_EQ(a["attachments"].size(), 1u);
+  EXPECT_EQ(a["attachments"][0]["agent_name"], "worker");
+  EXPECT_EQ(a["attachments"][0]["state"], "offline");
+  EXPECT_EQ(a["attachments"][0]["stream"], "stopped");
+  const auto l = call(R"({"id":2,"op":"lookup","provider":"codex","session_id":"t1"})");
+  EXPECT_EQ(l["attached"], false);
+  EXPECT_EQ(l["state"], "offline");
+  const auto t = call(R"({"id":3,"op":"take","provider":"codex","session_id":"t1"})");
+  EXPECT_EQ(t["messages"].size(), 0u);  // offline: messages wait
+  const auto res = call(R"({"id":4,"op":"offline","provider":"codex","session_id":"t1"})");
+  EXPECT_EQ(res["state"], "offline");
+}
+
+TEST(BridgeLineReader, SplitsLinesAndSurvivesOversize) {
+  LineReader r(10);
+  std::vector<std::string> lines;
+  int oversize = 0;
+  const auto on_line = [&](std::string_view l) { lines.emplace_back(l); };
+  const auto on_over = [&] { ++oversize; };
+  r.feed("ab", on_line, on_over);
+  r.feed("c\r\n\nde", on_line, on_over);
+  r.feed("f\n", on_line, on_over);
+  EXPECT_EQ(lines, (std::vector<std::string>{"abc", "def"}));
+  r.feed("0123456789ABCDEF", on_line, on_over);  // over the limit, no newline yet
+  r.feed("GHIJ", on_line, on_over);
+  r.feed("KL\nok\n", on_line, on_over);
+  EXPECT_EQ(oversize, 1);
+  EXPECT_EQ(lines.back(), "ok");
+  EXPECT_LE(r.buffered(), 10u);
+  r.feed("0123456789X\nfine\n", on_line, on_over);  // oversize line ending in the same chunk
+  EXPECT_EQ(oversize, 2);
+  EXPECT_EQ(lines.back(), "fine");
+}
+
+// R-B4: exponential backoff with full jitter, first retry within 1 s, capped at 30 s.
+TEST(BridgeBackoff, FirstRetryWithinOneSecondCappedAtThirty_RB4) {
+  const BackoffPolicy p;
+  EXPECT_EQ(backoff_ceiling_ms(p, 0), 1000u);
+  EXPECT_EQ(backoff_ceiling_ms(p, 1), 2000u);
+  EXPECT_EQ(backoff_ceiling_ms(p, 4), 16000u);
+  EXPECT_EQ(backoff_ceiling_ms(p, 5), 30000u);
+  EXPECT_EQ(backoff_ceiling_ms(p, 1000), 30000u);
+  std::mt19937_64 rng(42);
+  std::set<std::uint64_t> distinct;
+  for (int i = 0; i < 200; ++i) {
+    const auto d0 = backoff_delay_ms(p, 0, rng);
+    EXPECT_LE(d0, 1000u);
+    const auto d9 = backoff_delay_ms(p, 9, rng);
+    EXPECT_LE(d9, 30000u);
+    distinct.insert(d9);
+  }
+  EXPECT_GT(distinct.size(), 50u);  // jittered, not a fixed delay
+}
+
+}  // namespace
+}  // namespace agentworks::bridge
