@@ -20,8 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <optional>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -30,6 +28,7 @@
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "load_workers.hpp"
+#include "process_watch.hpp"
 #include "server_process.hpp"
 #include "sse_stream_pool.hpp"
 
@@ -78,77 +77,6 @@ bool parse_url(const std::string& url, bench::Endpoint* endpoint) {
   if (port == 0 || port > 65535) return false;
   endpoint->port = static_cast<std::uint16_t>(port);
   return true;
-}
-
-// Samples the server's RSS every 100 ms on its own thread; keeps the maximum.
-class RssSampler {
- public:
-  explicit RssSampler(pid_t pid) : pid_(pid) {
-    if (pid_ > 0) thread_ = std::thread([this] { loop(); });
-  }
-  ~RssSampler() { stop(); }
-  void stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  // The largest RSS seen, including one reading taken now.
-  std::uint64_t max_kib() {
-    if (pid_ > 0) {
-      if (auto kib = bench::rss_kib(pid_)) max_.store(std::max(max_.load(), *kib));
-    }
-    return max_.load();
-  }
-
- private:
-  void loop() {
-    while (!stop_.load()) {
-      if (auto kib = bench::rss_kib(pid_)) max_.store(std::max(max_.load(), *kib));
-      std::this_thread::sleep_for(100ms);
-    }
-  }
-  pid_t pid_;
-  std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> max_{0};
-  std::thread thread_;
-};
-
-// CPU seconds used by the server and by this benchmark process over a window.
-class CpuClock {
- public:
-  explicit CpuClock(pid_t server) : server_(server), server_start_(server > 0 ? bench::cpu_seconds(server) : std::nullopt),
-                                    self_start_(bench::cpu_seconds(::getpid())) {}
-  std::string report(double elapsed) const {
-    char buf[200];
-    const auto server_now = server_ > 0 ? bench::cpu_seconds(server_) : std::nullopt;
-    const auto self_now = bench::cpu_seconds(::getpid());
-    const double server_used = server_now && server_start_ ? *server_now - *server_start_ : -1;
-    const double self_used = self_now && self_start_ ? *self_now - *self_start_ : -1;
-    std::snprintf(buf, sizeof buf, "server %.0f%% of one core, benchmark %.0f%% of one core",
-                  server_used * 100 / elapsed, self_used * 100 / elapsed);
-    return buf;
-  }
-
- private:
-  pid_t server_;
-  std::optional<double> server_start_;
-  std::optional<double> self_start_;
-};
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-std::string mib_text(std::uint64_t kib) {
-  return std::to_string(kib / 1024) + "." + std::to_string((kib % 1024) * 10 / 1024) + " MiB";
-}
-
-std::string rss_text(pid_t pid) {
-  if (pid <= 0) return "n/a (pass --server-pid)";
-  const auto kib = bench::rss_kib(pid);
-  return kib ? mib_text(*kib) : "n/a";
 }
 
 void print_latency(const char* what, const bench::LatencySummary& s) {
@@ -207,13 +135,13 @@ int run_load(const Options& opt, const bench::Endpoint& endpoint, pid_t server_p
   }
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
   std::printf("setup: %zu receivers registered, attached and streaming in %.1f s\n", agents.size(), setup_s);
-  std::printf("server rss before load: %s; load average before: %s\n", rss_text(server_pid).c_str(),
-              load_average().c_str());
+  std::printf("server rss before load: %s; load average before: %s\n", bench::rss_text(server_pid).c_str(),
+              bench::load_average().c_str());
 
   const auto names = names_of(agents);
   std::atomic<bool> stop{false};
-  RssSampler sampler(server_pid);
-  const CpuClock cpu(server_pid);
+  bench::RssSampler sampler(server_pid);
+  const bench::CpuClock cpu(server_pid);
   pool.set_measure_since(bench::steady_now_ns());
   const auto start = std::chrono::steady_clock::now();
   std::vector<bench::RequestStats> send_stats(opt.senders);
@@ -254,10 +182,10 @@ int run_load(const Options& opt, const bench::Endpoint& endpoint, pid_t server_p
               static_cast<unsigned long long>(pool.delivered()), static_cast<unsigned long long>(sends.ok),
               all_delivered ? "" : " (INCOMPLETE after 5 s)", pool.failed_streams());
   print_latency("send-to-SSE latency", delivery);
-  std::printf("server rss: max during run %s, after %s\n", server_pid > 0 ? mib_text(sampler.max_kib()).c_str() : "n/a",
-              rss_text(server_pid).c_str());
+  std::printf("server rss: max during run %s, after %s\n", server_pid > 0 ? bench::mib_text(sampler.max_kib()).c_str() : "n/a",
+              bench::rss_text(server_pid).c_str());
   std::printf("cpu during the run (2 cores shared by server and benchmark): %s\n", cpu_text.c_str());
-  std::printf("load average at end: %s\n", load_average().c_str());
+  std::printf("load average at end: %s\n", bench::load_average().c_str());
   const double rate = static_cast<double>(sends.ok) / elapsed;
   std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
   std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
@@ -269,13 +197,13 @@ int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t serve
   bench::HttpClient setup(endpoint.host, endpoint.port, endpoint.token);
   std::vector<bench::BenchAgent> agents;
   std::string error;
-  std::printf("server rss at start: %s; load average: %s\n", rss_text(server_pid).c_str(), load_average().c_str());
+  std::printf("server rss at start: %s; load average: %s\n", bench::rss_text(server_pid).c_str(), bench::load_average().c_str());
   if (!bench::setup_agents(setup, opt.prefix, opt.streams, &agents, &error)) {
     std::fprintf(stderr, "setup failed: %s\n", error.c_str());
     return 1;
   }
   std::printf("server rss after registering %zu agents and attachments: %s\n", agents.size(),
-              rss_text(server_pid).c_str());
+              bench::rss_text(server_pid).c_str());
   bench::SseStreamPool pool(endpoint.host, endpoint.port, endpoint.token);
   const auto open_start = std::chrono::steady_clock::now();
   if (!pool.open(targets_of(agents), &error)) {
@@ -289,10 +217,10 @@ int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t serve
               pool.failed_streams(), agents.size(), open_s);
   if (!ready || pool.failed_streams() > 0) return 1;
 
-  RssSampler sampler(server_pid);
+  bench::RssSampler sampler(server_pid);
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.hold_s));
   std::printf("server rss holding %zu streams for %.0f s: %s (max %s)\n", agents.size(), opt.hold_s,
-              rss_text(server_pid).c_str(), mib_text(sampler.max_kib()).c_str());
+              bench::rss_text(server_pid).c_str(), bench::mib_text(sampler.max_kib()).c_str());
 
   // Prove the streams are live: one message to every agent, each must arrive on its stream.
   const auto names = names_of(agents);
@@ -314,11 +242,11 @@ int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t serve
               all ? "" : " (INCOMPLETE after 30 s)");
   print_latency("send-to-SSE latency", bench::summarize(pool.take_latencies()));
   const std::uint64_t max_kib = sampler.max_kib();
-  std::printf("server rss after: %s (max while holding and delivering %s)\n", rss_text(server_pid).c_str(),
-              mib_text(max_kib).c_str());
+  std::printf("server rss after: %s (max while holding and delivering %s)\n", bench::rss_text(server_pid).c_str(),
+              bench::mib_text(max_kib).c_str());
   if (server_pid > 0) {
     std::printf("target %zu streams with server rss < 100 MB: %s (max %s)\n", agents.size(),
-                max_kib * 1024 < 100'000'000ull ? "MET" : "MISSED", mib_text(max_kib).c_str());
+                max_kib * 1024 < 100'000'000ull ? "MET" : "MISSED", bench::mib_text(max_kib).c_str());
   }
   pool.stop();
   return all && sends.failures() == 0 && pool.failed_streams() == 0 ? 0 : 1;

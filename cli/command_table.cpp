@@ -8,6 +8,10 @@ namespace agentworks::cli {
 std::unique_ptr<Command> make_up();
 std::unique_ptr<Command> make_down();
 std::unique_ptr<Command> make_status();
+std::unique_ptr<Command> make_daemon_start();
+std::unique_ptr<Command> make_daemon_stop();
+std::unique_ptr<Command> make_daemon_status();
+std::unique_ptr<Command> make_daemon_logs();
 std::unique_ptr<Command> make_login();
 std::unique_ptr<Command> make_logout();
 std::unique_ptr<Command> make_guidance_context();
@@ -22,9 +26,14 @@ std::unique_ptr<Command> make_messages_unregister();
 namespace {
 
 constexpr std::array kCommands = {
-    CommandEntry{"up", "Start the embedded agentworks server on loopback and log in to it", make_up},
-    CommandEntry{"down", "Stop the embedded agentworks server", make_down},
-    CommandEntry{"status", "Show the server, whether it answers, and who this login is", make_status},
+    CommandEntry{"up", "Start the embedded agentworks server on loopback, log in to it, and start the bridge", make_up},
+    CommandEntry{"down", "Stop the bridge, then the embedded agentworks server", make_down},
+    CommandEntry{"status", "Show the server, whether it answers, who this login is, and the bridge (--agents)",
+                 make_status},
+    CommandEntry{"daemon start", "Start the agentworks bridge (does nothing when it runs)", make_daemon_start},
+    CommandEntry{"daemon stop", "Stop the agentworks bridge", make_daemon_stop},
+    CommandEntry{"daemon status", "Show whether the agentworks bridge runs, with a summary", make_daemon_status},
+    CommandEntry{"daemon logs", "Show the tail of the agentworks bridge's log", make_daemon_logs},
     CommandEntry{"login", "Log in to an agentworks server with a token read from stdin", make_login},
     CommandEntry{"logout", "Forget the saved login (the token is not revoked)", make_logout},
     CommandEntry{"guidance context", "Show this login's public context and how agents message each other",
@@ -43,6 +52,7 @@ constexpr std::array kCommands = {
 
 constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
+    GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
 };
 

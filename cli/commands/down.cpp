@@ -1,4 +1,5 @@
-// agentworks down: stop the embedded server (SIGTERM, up to 10 s, then SIGKILL) and forget its record.
+// agentworks down: stop the bridge first (it holds streams to the server), then the embedded server (SIGTERM,
+// up to 10 s, then SIGKILL) and forget its record.
 // The saved login stays, so `agentworks up` brings everything back.
 #include <CLI/CLI.hpp>
 
@@ -8,6 +9,7 @@
 #include "agentworks/paths.hpp"
 #include "agentworks/private_file.hpp"
 #include "command.hpp"
+#include "embedded/bridge_control.hpp"
 #include "embedded/process.hpp"
 #include "embedded/server_record.hpp"
 #include "output.hpp"
@@ -21,20 +23,24 @@ class Down final : public Command {
   void define(CLI::App& /*app*/) override {}
 
   json run(const Context& /*ctx*/) override {
+    const BridgeStop bridge = stop_bridge();
+    const json bridge_json = {{"stopped", bridge.stopped}, {"pid", bridge.stopped ? json(bridge.pid) : json(nullptr)}};
     make_private_dirs(paths::server_data_dir());
     FileLock lock(paths::server_data_dir() / "up.lock");
     auto record = read_server_record();
     if (!record || !process_alive(record->pid) || !is_agentworks_server(record->pid)) {
       remove_server_record();
-      return json{{"stopped", false}, {"pid", nullptr}, {"server_url", nullptr}};
+      return json{{"stopped", false}, {"pid", nullptr}, {"server_url", nullptr}, {"bridge", bridge_json}};
     }
-    // Later: stop agentworks-bridge here first, when `up` starts it.
     bool forced = stop_process(record->pid, std::chrono::seconds(10));
     remove_server_record();
-    return json{{"stopped", true}, {"pid", record->pid}, {"server_url", record->url}, {"forced", forced}};
+    return json{{"stopped", true}, {"pid", record->pid}, {"server_url", record->url}, {"forced", forced}, {"bridge", bridge_json}};
   }
 
   void print(const json& r) const override {
+    if (r.contains("bridge") && r["bridge"].value("stopped", false)) {
+      std::cout << "stopped the agentworks bridge (pid " << r["bridge"]["pid"].get<long>() << ")\n";
+    }
     if (!r.value("stopped", false)) {
       std::cout << "the embedded agentworks server is not running\n";
       return;

@@ -1,10 +1,13 @@
 // agentworks status: which server, whether it answers (quickly: 3 s connect timeout), who this login is,
-// and the embedded server's pid when it is ours. An unreachable server is an error (exit 6).
+// the embedded server's pid when it is ours, and whether the bridge runs. An unreachable server is an error
+// (exit 6). `--agents` lists the bridge's attachments instead (the bridge `status` op; exit 6 when it is not
+// running).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "agentworks/bridge_client.hpp"
 #include "agentworks/config.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
@@ -20,9 +23,12 @@ namespace {
 
 class Status final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(CLI::App& app) override {
+    app.add_flag("--agents", agents_, "List the attached chats of the local bridge instead");
+  }
 
   json run(const Context& ctx) override {
+    if (agents_) return agents();
     auto config = load_config(ctx.config_path);
     auto record = read_server_record();
     bool embedded_alive = record && process_alive(record->pid) && is_agentworks_server(record->pid);
@@ -45,10 +51,16 @@ class Status final : public Command {
     result["logged_in"] = logged_in;
     bool ours = embedded_alive && record->url == url;
     result["embedded_pid"] = ours ? json(record->pid) : json(nullptr);
+    const auto ping = bridge_client::ping(std::chrono::seconds(2));
+    result["bridge"] = {{"running", ping.has_value()}, {"pid", ping ? json(ping->value("pid", 0)) : json(nullptr)}};
     return result;
   }
 
   void print(const json& r) const override {
+    if (r.contains("attachments")) {
+      print_agents(r);
+      return;
+    }
     std::cout << "server:     " << text_or(r, "server_url") << " (reachable, version " << text_or(r, "version") << ")\n";
     if (!r["embedded_pid"].is_null()) std::cout << "embedded:   pid " << r["embedded_pid"].get<long>() << "\n";
     if (!r.value("logged_in", false)) {
@@ -59,7 +71,48 @@ class Status final : public Command {
               << "account:    " << text_or(r, "account_name") << " (" << text_or(r, "account_id") << ")\n";
     std::string agent = text_or(r, "agent_name", "");
     if (!agent.empty()) std::cout << "agent:      " << agent << "\n";
+    const json& bridge = r["bridge"];
+    if (bridge.value("running", false)) {
+      std::cout << "bridge:     running (pid " << bridge["pid"].get<long>() << ")\n";
+    } else {
+      std::cout << "bridge:     not running (start it with `agentworks daemon start`)\n";
+    }
   }
+
+ private:
+  // Each attachment with the fields of the contract (docs/protocol.md, "CLI machine output").
+  static json agents() {
+    const json status = bridge_client::call(json{{"op", "status"}}, std::chrono::seconds(5));
+    json list = json::array();
+    if (status.contains("attachments") && status["attachments"].is_array()) {
+      for (const auto& a : status["attachments"]) {
+        list.push_back({{"agent_name", a.value("agent_name", "")},
+                        {"provider", a.value("provider", "")},
+                        {"session_id", a.value("session_id", "")},
+                        {"attachment_id", a.value("attachment_id", "")},
+                        {"state", a.value("state", "")},
+                        {"stream", a.value("stream", "")},
+                        {"pending", a.value("pending", 0)},
+                        {"offered_not_admitted", a.value("offered_not_admitted", 0)}});
+      }
+    }
+    return json{{"bridge_pid", status.value("pid", 0)}, {"attachments", list}};
+  }
+
+  static void print_agents(const json& r) {
+    if (r["attachments"].empty()) {
+      std::cout << "no attached chats (bridge pid " << r.value("bridge_pid", 0) << ")\n";
+      return;
+    }
+    for (const auto& a : r["attachments"]) {
+      std::cout << text_or(a, "agent_name") << "  " << text_or(a, "provider") << ":" << text_or(a, "session_id")
+                << "  " << text_or(a, "attachment_id") << "  " << text_or(a, "state") << "/" << text_or(a, "stream")
+                << "  pending " << a.value("pending", 0) << ", offered not admitted "
+                << a.value("offered_not_admitted", 0) << "\n";
+    }
+  }
+
+  bool agents_ = false;
 };
 
 }  // namespace

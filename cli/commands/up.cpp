@@ -12,6 +12,7 @@
 #include "agentworks/private_file.hpp"
 #include "agentworks/server_client.hpp"
 #include "command.hpp"
+#include "embedded/bridge_control.hpp"
 #include "embedded/process.hpp"
 #include "embedded/server_record.hpp"
 #include "embedded/server_spawn.hpp"
@@ -83,12 +84,14 @@ class Up final : public Command {
     apply_whoami(config, client.get("/v1/whoami"));
     save_config(ctx.config_path, config);
 
-    // Later: start agentworks-bridge here (after the login it uses), and report it in the result.
+    // The bridge reads this login when a chat attaches, so it starts after the login is saved (idempotent).
+    const BridgeStart bridge = start_bridge();
 
     json result = public_login_json(config);
     result["pid"] = record.pid;
     result["already_running"] = already_running;
     result["log"] = server_log_path().string();
+    result["bridge"] = {{"pid", bridge.pid}, {"already_running", bridge.already_running}};
     return result;
   }
 
@@ -98,6 +101,10 @@ class Up final : public Command {
               << text_or(r, "server_url") << " (pid " << r.value("pid", 0) << ")\n"
               << "logged in as account " << text_or(r, "account_name") << " (connection "
               << text_or(r, "connection_id") << ")\n";
+    const json& bridge = r["bridge"];
+    std::cout << (bridge.value("already_running", false) ? "agentworks bridge already running (pid "
+                                                          : "agentworks bridge started (pid ")
+              << bridge.value("pid", 0) << ")\n";
   }
 
  private:

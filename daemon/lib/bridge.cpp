@@ -79,6 +79,15 @@ void Bridge::start() {
       },
       kCleanupIntervalMs, kCleanupIntervalMs);
   outbox_.kick();
+  waiting_ = std::make_unique<WaitingWatch>(loop_, [this]() {
+    std::vector<WaitSample> samples;
+    for (const auto& row : journal_.attachments()) {
+      if (row.state != "attached") continue;
+      samples.push_back({row.attachment_id, row.agent_name, journal_.counts(row.attachment_id).pending > 0});
+    }
+    return samples;
+  });
+  waiting_->start();
 }
 
 void Bridge::shutdown(int exit_code) {
@@ -89,6 +98,7 @@ void Bridge::shutdown(int exit_code) {
   streams_.clear();
   retired_.clear();
   outbox_.stop();
+  if (waiting_) waiting_->stop();
   multi_.close();
   close_timer(cleanup_timer_);
   close_timer(reap_timer_);

@@ -18,6 +18,7 @@
 #include "curl_multi.hpp"
 #include "http_client.hpp"
 #include "journal.hpp"
+#include "notify.hpp"
 #include "outbox.hpp"
 
 namespace agentworks::bridge {
@@ -79,6 +80,7 @@ class Bridge {
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;
   uv_timer_t* reap_timer_;
+  std::unique_ptr<WaitingWatch> waiting_;  // desktop notifications for messages left waiting (R-B15)
   std::function<void(int)> shutdown_hook_;
   bool stopping_ = false;
   int exit_code_ = 0;

@@ -24,8 +24,9 @@ CurlMulti::~CurlMulti() { close(); }
 void CurlMulti::close() {
   if (closed_) return;
   closed_ = true;
-  for (auto& [easy, done] : transfers_) curl_multi_remove_handle(multi_, easy);
+  for (auto& [easy, done] : transfers_) curl_multi_remove_handle(multi_, easy);  // no-op for deferred ones
   transfers_.clear();
+  deferred_adds_.clear();
   curl_multi_cleanup(multi_);  // removes remaining sockets through on_socket(CURL_POLL_REMOVE)
   multi_ = nullptr;
   uv_timer_stop(timer_);
@@ -36,12 +37,23 @@ void CurlMulti::close() {
 void CurlMulti::add(CURL* easy, Done done) {
   if (closed_) return;
   transfers_[easy] = std::move(done);
+  if (driving_) {
+    deferred_adds_.push_back(easy);
+    return;
+  }
   curl_multi_add_handle(multi_, easy);  // schedules a 0 ms timeout through on_timeout
 }
 
 void CurlMulti::remove(CURL* easy) {
   if (closed_) return;
-  if (transfers_.erase(easy) > 0) curl_multi_remove_handle(multi_, easy);
+  if (transfers_.erase(easy) == 0) return;
+  for (auto it = deferred_adds_.begin(); it != deferred_adds_.end(); ++it) {
+    if (*it == easy) {
+      deferred_adds_.erase(it);
+      return;  // never reached curl
+    }
+  }
+  curl_multi_remove_handle(multi_, easy);
 }
 
 int CurlMulti::on_socket(CURL*, curl_socket_t s, int action, void* userp, void* socketp) {
@@ -103,7 +115,14 @@ void CurlMulti::on_poll(uv_poll_t* poll, int status, int events) {
 void CurlMulti::drive(curl_socket_t s, int flags) {
   if (closed_) return;
   int running = 0;
+  driving_ = true;
   curl_multi_socket_action(multi_, s, flags, &running);
+  driving_ = false;
+  std::vector<CURL*> adds;
+  adds.swap(deferred_adds_);
+  for (CURL* easy : adds) {
+    if (transfers_.count(easy) > 0) curl_multi_add_handle(multi_, easy);
+  }
   finish_done();
 }
 

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <vector>
 
 namespace agentworks::bridge {
 
@@ -21,7 +22,8 @@ class CurlMulti {
   CurlMulti& operator=(const CurlMulti&) = delete;
 
   // Starts a transfer on `easy` (not owned). `done` runs on the loop once the transfer ends; the handle has
-  // already been removed from the multi by then, so `done` may free it or add it again.
+  // already been removed from the multi by then, so `done` may free it or add it again. Safe from inside a curl
+  // callback (e.g. a stream's write callback): the handle is then added right after curl returns.
   void add(CURL* easy, Done done);
   // Stops a transfer without calling its `done`. Safe for unknown handles. Never call from a curl callback.
   void remove(CURL* easy);
@@ -42,6 +44,8 @@ class CurlMulti {
   CURLM* multi_;
   uv_timer_t* timer_;
   std::map<CURL*, Done> transfers_;
+  std::vector<CURL*> deferred_adds_;  // added while curl was running callbacks (curl forbids re-entry)
+  bool driving_ = false;
   bool closed_ = false;
 };
 

@@ -32,17 +32,25 @@ void hand_out(Bridge& bridge, const Reply& reply, const std::string& attachment_
   }
   const auto batch = bridge.journal().offer(attachment_id, releasable, Bridge::now());
   AGENTWORKS_FAILPOINT("bridge.after_offer_commit");
-  json messages = json::array();
-  for (const auto& m : batch.messages) {
-    json body = json::parse(m.body, nullptr, false);
-    if (!body.is_object()) body = json::object({{"message_id", m.message_id}});
-    messages.push_back(std::move(body));
+  json answer;
+  try {
+    json messages = json::array();
+    for (const auto& m : batch.messages) {
+      json body = json::parse(m.body, nullptr, false);
+      if (!body.is_object()) body = json::object({{"message_id", m.message_id}});
+      messages.push_back(std::move(body));
+    }
+    answer = {{"messages", messages}, {"guidance", batch.guidance}, {"held", held},
+              {"attachment", attachment_meta(*row)}};
+  } catch (...) {
+    // R-B17: a definite failure before delivery (the answer could not be built, so nothing reached the chat)
+    // restores the previous guidance timestamp, so the next offer still carries the instructions. The messages
+    // stay offered (invariant 1). Once the answer is being written the outcome is ambiguous: keep the timestamp.
+    if (batch.guidance) bridge.journal().restore_guidance(attachment_id, batch.previous_guidance);
+    throw;
   }
   AGENTWORKS_FAILPOINT("bridge.before_take_reply");
-  reply.ok({{"messages", messages},
-            {"guidance", batch.guidance},
-            {"held", held},
-            {"attachment", attachment_meta(*row)}});
+  reply.ok(answer);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ void Outbox::kick() {
 void Outbox::schedule_retry() {
   const auto delay = backoff_delay_ms(backoff_, failures_, rng_);
   if (failures_ < 16) ++failures_;
+  log::info("outbox retry in " + std::to_string(delay + 50) + " ms");
   uv_timer_start(retry_timer_, [](uv_timer_t* t) { static_cast<Outbox*>(t->data)->kick(); }, delay + 50, 0);
 }
 
@@ -107,6 +108,7 @@ void Outbox::attempt_next() {
       if (transient) {
         const std::string why = r.reached() ? "HTTP " + std::to_string(r.status) : r.transport_error;
         bridge_.journal().outbox_attempted(item.seq, why);
+        log::info("outbox " + item.kind + " " + item.submission_id + " waits: " + why);
         if (auto it = waiting_.find(item.seq); it != waiting_.end()) {
           it->second.ok({{"queued", true},
                          {"state", "queued"},
@@ -122,6 +124,7 @@ void Outbox::attempt_next() {
       json answer = json::parse(r.body, nullptr, false);
       if (answer.is_discarded()) answer = json::object();
       if (r.ok()) {
+        log::info("outbox " + item.kind + " " + item.submission_id + " sent");
         finish(item.seq, "done", answer);
       } else {
         const Error e = error_from_response(r.status, r.body, url);

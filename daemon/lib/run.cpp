@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -82,6 +83,16 @@ int run_bridge(const RunOptions& options) {
     try {
       BridgeOptions bo;
       bo.state_dir = state;
+      // Test knob: a shorter heartbeat watchdog, so tests need not wait 45 s for a silent stream.
+      if (const char* w = std::getenv("AGENTWORKS_BRIDGE_WATCHDOG_MS"); w != nullptr) {
+        const long long ms = std::atoll(w);
+        if (ms >= 100) bo.stream.watchdog_ms = static_cast<std::uint64_t>(ms);
+      }
+      // Test knob: a small per-session message quota (R-B9), so quota tests need not send 2,000 messages.
+      if (const char* q = std::getenv("AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION"); q != nullptr) {
+        const long long n = std::atoll(q);
+        if (n >= 1) bo.limits.max_messages_per_session = n;
+      }
       bridge = std::make_unique<Bridge>(&loop, bo);
       Bridge* b = bridge.get();
       server = std::make_unique<SocketServer>(&loop, instance.listener.release(), greeting_line(),

@@ -21,6 +21,7 @@ Conversation read_conversation(sql::Stmt& s) {
   c.expired_at = s.opt_int64(9);
   c.next_inbox_seq = s.int64(10);
   c.message_count = s.int64(11);
+  c.rate_window = s.text(12);
   return c;
 }
 
@@ -29,7 +30,7 @@ Conversation read_conversation(sql::Stmt& s) {
 std::optional<Conversation> Store::conversation_by_inbox(const std::string& inbox_id) {
   Q q(*this,
       "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
-      " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations WHERE inbox_id = ?");
+      " last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations WHERE inbox_id = ?");
   q->bind(1, inbox_id);
   if (!q->step()) return std::nullopt;
   Conversation c = read_conversation(*q);
@@ -42,7 +43,8 @@ std::optional<Conversation> Store::conversation_by_inbox(const std::string& inbo
 std::optional<Conversation> Store::conversation_by_id(const std::string& conversation_id) {
   Q q(*this,
       "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
-      " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations WHERE conversation_id = ?");
+      " last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations"
+      " WHERE conversation_id = ?");
   q->bind(1, conversation_id);
   if (!q->step()) return std::nullopt;
   return read_conversation(*q);
@@ -55,10 +57,6 @@ void Store::expire_conversation(const std::string& conversation_id) {
   }
   {
     Q q(*this, "DELETE FROM messages WHERE conversation_id = ?");
-    q->bind(1, conversation_id).run();
-  }
-  {
-    Q q(*this, "DELETE FROM rate_events WHERE conversation_id = ?");
     q->bind(1, conversation_id).run();
   }
 }
@@ -103,10 +101,6 @@ void Store::sweep_before_new_conversation(const std::string& account_id) {
   {
     Q q(*this, "DELETE FROM submissions WHERE created_at < ?");
     q->bind(1, t - limits_.submission_retention_seconds).run();
-  }
-  {
-    Q q(*this, "DELETE FROM rate_events WHERE created_at <= ?");
-    q->bind(1, t - 3600).run();
   }
 
   // Caps: evict the oldest idle inbox without pending messages, per account then store-wide.
@@ -153,7 +147,7 @@ Conversation Store::open_conversation_for_send(const Connection& caller, const s
   {
     Q q(*this,
         "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id, created_at,"
-        " last_activity, state, expired_at, next_inbox_seq, message_count FROM conversations"
+        " last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations"
         " WHERE account_id = ? AND target_agent_id = ? AND state = 'open'"
         " AND ((? != '' AND initiator_agent_id = ?) OR (? = '' AND initiator_agent_id IS NULL AND initiator_conn = ?))"
         " ORDER BY created_at DESC, rowid DESC LIMIT 1");
@@ -186,13 +180,54 @@ Conversation Store::open_conversation_for_send(const Connection& caller, const s
   return c;
 }
 
+// The rate window keeps per-minute counts of accepted messages; a minute counts while any part of it is within
+// the last hour. Kept in the conversation row, so a send writes no extra pages.
+namespace {
+std::vector<std::pair<std::int64_t, std::int64_t>> parse_window(const std::string& text, std::int64_t t) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    const std::size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      try {
+        const std::int64_t minute = std::stoll(item.substr(0, colon));
+        const std::int64_t count = std::stoll(item.substr(colon + 1));
+        if (minute * 60 + 60 > t - 3600) out.emplace_back(minute, count);
+      } catch (const std::exception&) {
+      }
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+}  // namespace
+
 void Store::check_rate(const Conversation& c) {
-  Q q(*this, "SELECT COUNT(*) FROM rate_events WHERE conversation_id = ? AND created_at > ?");
-  q->bind(1, c.conversation_id).bind(2, now() - 3600);
-  q->step();
-  if (q->int64(0) >= limits_.rate_limit_per_hour)
+  std::int64_t total = 0;
+  for (const auto& [minute, count] : parse_window(c.rate_window, now())) total += count;
+  if (total >= limits_.rate_limit_per_hour)
     throw Error(ErrorCode::rate_limited, "this conversation reached " + std::to_string(limits_.rate_limit_per_hour) +
                                              " messages in the last hour; wait and retry later");
+}
+
+std::string Store::count_in_rate_window(const Conversation& c) {
+  const std::int64_t t = now();
+  auto window = parse_window(c.rate_window, t);
+  const std::int64_t minute = t / 60;
+  if (!window.empty() && window.back().first == minute) {
+    ++window.back().second;
+  } else {
+    window.emplace_back(minute, 1);
+  }
+  std::string out;
+  for (const auto& [m, count] : window) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(m) + ":" + std::to_string(count);
+  }
+  return out;
 }
 
 void Store::make_room_in_inbox(Conversation& c) {

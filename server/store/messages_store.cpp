@@ -150,13 +150,10 @@ Receipt Store::send(const Connection& caller, const SendInput& in) {
   }
   {
     Q q(*this,
-        "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?"
-        " WHERE conversation_id = ?");
-    q->bind(1, t).bind(2, conv.message_count + 1).bind(3, conv.conversation_id).run();
-  }
-  {
-    Q q(*this, "INSERT INTO rate_events(conversation_id, created_at) VALUES(?,?)");
-    q->bind(1, conv.conversation_id).bind(2, t).run();
+        "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
+        " rate_window = ? WHERE conversation_id = ?");
+    q->bind(1, t).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv)).bind(4, conv.conversation_id);
+    q->run();
   }
   if (in.submission_id) {
     Q q(*this,

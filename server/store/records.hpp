@@ -45,6 +45,7 @@ struct Conversation {
   std::optional<std::int64_t> expired_at;
   std::int64_t next_inbox_seq = 1;
   std::int64_t message_count = 0;
+  std::string rate_window;  // "minute:count,…" for the last hour (R-M10)
 };
 
 struct Message {

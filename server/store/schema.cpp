@@ -24,9 +24,10 @@ CREATE TABLE IF NOT EXISTS conversations(
   conversation_id TEXT PRIMARY KEY, inbox_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
   initiator_conn TEXT NOT NULL, initiator_agent_id TEXT, target_agent_id TEXT NOT NULL,
   created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'open',
-  expired_at INTEGER, next_inbox_seq INTEGER NOT NULL DEFAULT 1, message_count INTEGER NOT NULL DEFAULT 0);
+  expired_at INTEGER, next_inbox_seq INTEGER NOT NULL DEFAULT 1, message_count INTEGER NOT NULL DEFAULT 0,
+  rate_window TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS conversations_target ON conversations(account_id, target_agent_id, state);
-CREATE INDEX IF NOT EXISTS conversations_activity ON conversations(state, last_activity);
+DROP INDEX IF EXISTS conversations_activity;
 CREATE TABLE IF NOT EXISTS messages(
   seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
   conversation_id TEXT NOT NULL, inbox_id TEXT NOT NULL, inbox_seq INTEGER NOT NULL, direction TEXT NOT NULL,
@@ -36,9 +37,7 @@ CREATE TABLE IF NOT EXISTS messages(
   admitted_at INTEGER, processed_at INTEGER, via TEXT);
 CREATE INDEX IF NOT EXISTS messages_mailbox ON messages(recipient_agent_id, seq);
 CREATE INDEX IF NOT EXISTS messages_inbox ON messages(conversation_id, inbox_seq);
-CREATE TABLE IF NOT EXISTS rate_events(conversation_id TEXT NOT NULL, created_at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS rate_events_conv ON rate_events(conversation_id, created_at);
-CREATE INDEX IF NOT EXISTS rate_events_age ON rate_events(created_at);
+DROP TABLE IF EXISTS rate_events;
 CREATE TABLE IF NOT EXISTS submissions(
   account_id TEXT NOT NULL, submission_id TEXT NOT NULL, fingerprint TEXT NOT NULL, message_id TEXT NOT NULL,
   conversation_id TEXT NOT NULL, inbox_id TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -51,6 +50,13 @@ CREATE TABLE IF NOT EXISTS attachments(
 CREATE INDEX IF NOT EXISTS attachments_agent ON attachments(agent_id, state);
 CREATE INDEX IF NOT EXISTS attachments_creator ON attachments(created_by, state);
 )sql");
+  // Data directories from before rate_window existed (the column keeps per-minute send counts, R-M10).
+  bool has_rate_window = false;
+  {
+    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('conversations') WHERE name = 'rate_window'");
+    has_rate_window = s.step();
+  }
+  if (!has_rate_window) db.exec("ALTER TABLE conversations ADD COLUMN rate_window TEXT NOT NULL DEFAULT ''");
 }
 
 }  // namespace agentworks::server

@@ -145,6 +145,7 @@ class Store {
   bool has_pending(const std::string& conversation_id);
   void make_room_in_inbox(Conversation& c);
   void check_rate(const Conversation& c);
+  std::string count_in_rate_window(const Conversation& c);  // the window after one more accepted message
   bool is_party(const Connection& caller, const Conversation& c, const std::optional<Agent>& speaker);
   // attachments_store.cpp
   void set_attachment_state(const std::string& attachment_id, const std::string& state, const std::string& reason);

@@ -19,7 +19,7 @@ namespace {
 class BridgeDeliveryTest : public MessagingTest {
  protected:
   void SetUp() override {
-    start_server();
+    start_server({"--heartbeat-seconds", "1"});  // 1 s heartbeats: a 2.5 s watchdog can tell silence apart
     register_agent(owner(), "worker");
     bridge_ = std::make_unique<BridgeProcess>(home_);
     bridge_->start();
@@ -44,7 +44,8 @@ class BridgeDeliveryTest : public MessagingTest {
   }
 
   json status_of(const std::string& session) {
-    for (const auto& att : call({{"op", "status"}})["attachments"]) {
+    const json status = call({{"op", "status"}});  // keep it alive for the loop
+    for (const auto& att : status["attachments"]) {
       if (att["session_id"] == session) return att;
     }
     return json();
@@ -311,6 +312,24 @@ TEST_F(BridgeDeliveryTest, CrashBetweenOfferAndAnswerNeverReoffers_RB6) {
     const auto mailbox = texts_of(read_mailbox(owner(), "reviewer"));
     EXPECT_NE(std::find(mailbox.begin(), mailbox.end(), text), mailbox.end());
   }
+}
+
+// R-B4: a stream that goes silent (the server frozen, TCP still open) is declared dead by the heartbeat watchdog
+// and reconnected with backoff; delivery continues afterwards.
+TEST_F(BridgeDeliveryTest, SilentStreamIsReconnectedByWatchdog_RB4) {
+  bridge_->stop();
+  bridge_ = std::make_unique<BridgeProcess>(home_, EnvOverrides{{"AGENTWORKS_BRIDGE_WATCHDOG_MS", "2500"}});
+  bridge_->start();
+  attach("sess-w");
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-w"); }));
+  ::kill(server_->pid(), SIGSTOP);  // no bytes, no close: only the watchdog can notice
+  const bool noticed = wait_until([&] { return status_of("sess-w").value("stream", "") == "reconnecting"; },
+                                  std::chrono::seconds(30), std::chrono::milliseconds(100));
+  ::kill(server_->pid(), SIGCONT);
+  ASSERT_TRUE(noticed) << status_of("sess-w").dump();
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-w"); }, std::chrono::seconds(60)));
+  send_as(owner(), "worker", "agent:reviewer", "after the silence");
+  EXPECT_EQ(take_texts("sess-w"), std::vector<std::string>{"after the silence"});
 }
 
 }  // namespace

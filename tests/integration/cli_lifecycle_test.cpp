@@ -35,6 +35,25 @@ TEST_F(CliLifecycle, UnreachableServerExits6) {
   EXPECT_EQ(login.error_code(), "unreachable") << login.describe();
 }
 
+// Exit 3: an unknown token is refused at login and nothing is saved; a CLI that never logged in says so.
+TEST_F(CliLifecycle, UnknownTokenAndNoLoginExit3) {
+  start_server();
+  const Cli fresh(home_.env(), home_.path("fresh.json"));
+  const CliResult login = fresh.json({"login", "--server", server_->url(), "--token-stdin"}, std::string("wrong-token\n"));
+  EXPECT_EQ(login.exit_code, 3) << login.describe();
+  EXPECT_EQ(login.error_code(), "unauthenticated") << login.describe();
+  EXPECT_EQ(login.out.find("wrong-token"), std::string::npos) << "the token must never be printed";
+  const CliResult list = fresh.json({"messages", "list"});
+  EXPECT_EQ(list.exit_code, 3) << list.describe();
+  EXPECT_EQ(list.error_code(), "unauthenticated") << list.describe();
+  // A successful login stores the token privately (0600).
+  const CliResult ok = fresh.login(server_->url(), owner_token());
+  ASSERT_EQ(ok.exit_code, 0) << ok.describe();
+  EXPECT_EQ(ok.out.find(owner_token()), std::string::npos) << "the token must never be printed";
+  const auto perms = std::filesystem::status(home_.path("fresh.json")).permissions();
+  EXPECT_EQ(perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all), std::filesystem::perms::none);
+}
+
 // `agentworks up --port 0` starts the embedded server in the temp HOME and logs in; `status` reports it; a second
 // `up` finds it; `down` stops it; afterwards the saved login points at a stopped server (exit 6).
 TEST_F(CliLifecycle, UpStatusDown) {

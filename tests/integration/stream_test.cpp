@@ -162,3 +162,64 @@ TEST_F(Streams, ResumesAfterLastEventId_R_B3) {
 
 }  // namespace
 }  // namespace agentworks::testing
+
+namespace agentworks::testing {
+namespace {
+
+class ReleaseCheck : public MessagingTest {};
+
+// R-B8 (server part): a message is releasable only to the current attachment of its recipient while retained and
+// while its sender is authorised; every other case names its reason.
+TEST_F(ReleaseCheck, ReasonsForHoldingAMessage_R_B8) {
+  start_server({"--heartbeat-seconds", "1"});
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  register_agent(owner(), "bystander");
+  const std::string to_reviewer = send_as(owner(), "worker", "agent:reviewer", "for reviewer").at("message_id").get<std::string>();
+  const std::string to_bystander = send_as(owner(), "worker", "agent:bystander", "for bystander").at("message_id").get<std::string>();
+  const json body = {{"agent_name", "reviewer"}, {"purpose", "p"}, {"provider", "claude"}, {"native_session_id", "s1"}};
+  const json first = http_json(owner_http(), "POST", "/v1/attachments", body.dump(), 201);
+  const std::string check_path = "/v1/attachments/" + first.at("attachment_id").get<std::string>() + "/release-check";
+
+  const json check = http_json(owner_http(), "POST", check_path,
+                               json{{"message_ids", {to_reviewer, to_bystander, "msg_unknown"}}}.dump(), 200);
+  EXPECT_EQ(check.at("attachment_current"), true) << check.dump();
+  ASSERT_EQ(check.at("messages").size(), 3u) << check.dump();
+  EXPECT_EQ(check.at("messages")[0].at("message_id"), to_reviewer);
+  EXPECT_EQ(check.at("messages")[0].at("releasable"), true) << check.dump();
+  EXPECT_TRUE(check.at("messages")[0].at("reason").is_null()) << check.dump();
+  EXPECT_EQ(check.at("messages")[1].at("releasable"), false);
+  EXPECT_EQ(check.at("messages")[1].at("reason"), "not_recipient") << check.dump();
+  EXPECT_EQ(check.at("messages")[2].at("releasable"), false);
+  EXPECT_EQ(check.at("messages")[2].at("reason"), "not_retained") << check.dump();
+
+  std::vector<std::string> too_many(101, to_reviewer);
+  const HttpResponse over = owner_http().post(check_path, json{{"message_ids", too_many}}.dump());
+  EXPECT_EQ(over.status, 400) << describe(over);
+  EXPECT_EQ(error_code_of(over.body), "bad_request") << describe(over);
+
+  // Heartbeats keep an idle stream alive (--heartbeat-seconds 1): a `: hb` comment arrives.
+  const json second = http_json(owner_http(), "POST", "/v1/attachments",
+                                json{{"agent_name", "reviewer"}, {"purpose", "p"}, {"provider", "claude"}, {"native_session_id", "s2"}}.dump(),
+                                201);
+  SseStream stream(server_->url(), "/v1/attachments/" + second.at("attachment_id").get<std::string>() + "/stream?after=" +
+                                       read_mailbox(owner(), "reviewer").at("next_cursor").get<std::string>(),
+                   owner_token());
+  ASSERT_EQ(stream.status(), 200) << stream.error_body();
+  ASSERT_TRUE(stream.next_event_named("ready").has_value());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (stream.comments().empty() && !stream.ended() && std::chrono::steady_clock::now() < deadline) {
+    const auto ev = stream.next_event(std::chrono::milliseconds(500));
+    EXPECT_FALSE(ev.has_value()) << "no event was due: " << ev->event << " " << ev->data;
+  }
+  EXPECT_FALSE(stream.comments().empty()) << "no heartbeat comment with --heartbeat-seconds 1";
+
+  // The superseded attachment may no longer release anything.
+  const json after = http_json(owner_http(), "POST", check_path, json{{"message_ids", {to_reviewer}}}.dump(), 200);
+  EXPECT_EQ(after.at("attachment_current"), false) << after.dump();
+  EXPECT_EQ(after.at("messages")[0].at("releasable"), false);
+  EXPECT_EQ(after.at("messages")[0].at("reason"), "not_current") << after.dump();
+}
+
+}  // namespace
+}  // namespace agentworks::testing

@@ -1,0 +1,340 @@
+// agentworks-bench-bridge: benchmark of agentworks-bridge against a real agentworks-server on loopback
+// (docs/benchmarks.md "Bridge"). Three measurements, in this order, in one bounded run:
+//   1. idle RSS of the bridge holding --attachments attachments (all streams connected, idle --idle seconds);
+//   2. catch-up of a --backlog message backlog sent while --backlog-sessions of those attachments are offline,
+//      timed from `resume` until `status` shows every message cached (pending) in the journal;
+//   3. `take` round trips (limit 1, one message each, offer commit included) from a socket client: p50/p99.
+// A watchdog (alarm) kills the server and the bridge and exits if the run exceeds --max-seconds.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "bridge_process.hpp"
+#include "bridge_socket_client.hpp"
+#include "http_client.hpp"
+#include "latency_stats.hpp"
+#include "server_process.hpp"
+
+namespace bench = agentworks::bench;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The bridge's per-session quota (docs/protocol.md "Streams and the journal"): a backlog above it per session
+// is not cached, so the backlog is spread over enough sessions.
+constexpr std::size_t kSessionQuota = 2000;
+
+struct Options {
+  std::string server_binary;
+  std::string bridge_binary;
+  std::string data_parent = "/tmp";
+  std::size_t attachments = 100;
+  double idle_s = 5;
+  std::size_t backlog = 10000;
+  std::size_t backlog_sessions = 5;
+  std::size_t senders = 4;
+  std::size_t takes = 2000;
+  unsigned max_seconds = 600;
+};
+
+volatile pid_t g_server_pid = 0;
+volatile pid_t g_bridge_pid = 0;
+
+void on_watchdog(int) {
+  static const char msg[] = "agentworks-bench-bridge: watchdog expired, killing server and bridge\n";
+  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+  if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
+  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  ::_exit(3);
+}
+
+std::string sibling_binary(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return name;
+  return (self.parent_path().parent_path() / dir / name).string();
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string session_id(std::size_t i) { return "bench-s" + std::to_string(i); }
+std::string agent_name(std::size_t i) { return "bench-b" + std::to_string(i); }
+
+double mib(std::uint64_t kib) { return static_cast<double>(kib) / 1024.0; }
+
+// Sums a status field over the first `count` attachments (by session id) and counts connected streams.
+struct StatusView {
+  std::size_t connected = 0;
+  std::size_t pending = 0;
+  bool ok = false;
+};
+StatusView view(bench::BridgeSocketClient& c, std::size_t count) {
+  StatusView v;
+  const json s = c.call({{"op", "status"}});
+  if (!s.value("ok", false)) return v;
+  v.ok = true;
+  for (const auto& a : s.value("attachments", json::array())) {
+    const std::string sid = a.value("session_id", "");
+    bool mine = false;
+    for (std::size_t i = 0; i < count && !mine; ++i) mine = sid == session_id(i);
+    if (!mine) continue;
+    if (a.value("stream", "") == "connected") ++v.connected;
+    v.pending += a.value("pending", std::size_t{0});
+  }
+  return v;
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds poll = 20ms) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(poll);
+  }
+  return done();
+}
+
+// Sends `per_session` messages to each of the first `sessions` agents from `senders` threads.
+std::size_t send_backlog(std::uint16_t port, const std::string& token, std::size_t sessions, std::size_t per_session,
+                         std::size_t senders, std::string* first_error) {
+  std::atomic<std::size_t> next{0}, accepted{0};
+  const std::size_t total = sessions * per_session;
+  std::mutex error_mutex;
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < senders; ++t) {
+    threads.emplace_back([&] {
+      bench::HttpClient client("127.0.0.1", port, token);
+      client.set_timeout(30s);
+      for (std::size_t k = next++; k < total; k = next++) {
+        const std::string text = "bridge backlog " + std::to_string(k) + " " + std::string(60, 'x');
+        const std::string body = "{\"target\":\"agent:" + agent_name(k % sessions) + "\",\"message\":\"" + text + "\"}";
+        const auto r = client.request("POST", "/v1/messages", body);
+        if (r.status >= 200 && r.status < 300) {
+          ++accepted;
+        } else {
+          std::lock_guard lock(error_mutex);
+          if (first_error->empty()) {
+            *first_error = r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 300);
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return accepted.load();
+}
+
+int run(const Options& opt) {
+  std::printf("agentworks-bench-bridge: %zu attachments, backlog %zu over %zu sessions, %zu takes\n", opt.attachments,
+              opt.backlog, opt.backlog_sessions, opt.takes);
+  std::printf("load average at start: %s\n", load_average().c_str());
+  const auto run_start = Clock::now();
+
+  bench::ServerProcess server;
+  std::string error;
+  const std::vector<std::string> server_args = {
+      "--rate-limit-per-hour", "100000000", "--inbox-history", "1000000", "--max-inboxes-per-account", "1000000",
+      "--max-inboxes-total", "1000000", "--max-agents-per-account", "1000000", "--max-agents-total", "1000000"};
+  if (!server.start(opt.server_binary, server_args, opt.data_parent, 30s, &error)) {
+    std::fprintf(stderr, "server: %s\n", error.c_str());
+    return 2;
+  }
+  g_server_pid = server.pid();
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  std::printf("server pid %d at %s\n", server.pid(), url.c_str());
+
+  bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
+  if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
+    std::fprintf(stderr, "bridge: %s\n", error.c_str());
+    return 2;
+  }
+  g_bridge_pid = bridge.pid();
+  std::printf("bridge pid %d, home %s\n", bridge.pid(), bridge.root().c_str());
+  bench::BridgeSocketClient c;
+  if (!c.connect(bridge.socket_path(), &error)) {
+    std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
+    return 2;
+  }
+  const auto rss_start = bench::rss_kib(bridge.pid()).value_or(0);
+
+  // 1. Idle RSS with N attachments.
+  const auto attach_start = Clock::now();
+  for (std::size_t i = 0; i < opt.attachments; ++i) {
+    const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session_id(i)},
+                           {"agent_name", agent_name(i)}, {"purpose", "bridge benchmark receiver"},
+                           {"config", bridge.config_path()}});
+    if (!a.value("ok", false)) {
+      std::fprintf(stderr, "attach %zu failed: %s\n", i, a.dump().c_str());
+      return 2;
+    }
+  }
+  const double attach_s = seconds_since(attach_start);
+  StatusView v;
+  if (!wait_until([&] { v = view(c, opt.attachments); return v.connected == opt.attachments; }, 60s, 50ms)) {
+    std::fprintf(stderr, "only %zu of %zu streams connected after 60 s\n", v.connected, opt.attachments);
+    return 2;
+  }
+  const double connected_s = seconds_since(attach_start);
+  std::uint64_t rss_idle_max = 0;
+  const auto idle_start = Clock::now();
+  while (seconds_since(idle_start) < opt.idle_s) {
+    rss_idle_max = std::max(rss_idle_max, bench::rss_kib(bridge.pid()).value_or(0));
+    std::this_thread::sleep_for(100ms);
+  }
+  const auto rss_idle = bench::rss_kib(bridge.pid()).value_or(0);
+  v = view(c, opt.attachments);
+  std::printf("\n[1] idle RSS: %zu attachments attached in %.2f s, all streams connected after %.2f s "
+              "(%zu connected after idling %.0f s)\n",
+              opt.attachments, attach_s, connected_s, v.connected, opt.idle_s);
+  std::printf("    bridge VmRSS: %.1f MiB at start (0 attachments), %.1f MiB idle with %zu (max while idle %.1f MiB)\n",
+              mib(rss_start), mib(rss_idle), opt.attachments, mib(rss_idle_max));
+
+  // 2. Catch-up of a backlog sent while the receiving sessions are offline.
+  const std::size_t sessions = std::min(opt.backlog_sessions, opt.attachments);
+  const std::size_t per_session = (opt.backlog + sessions - 1) / sessions;
+  if (per_session > kSessionQuota) {
+    std::printf("note: %zu messages per session exceed the bridge's %zu-message session quota; the excess is not "
+                "cached and catch-up cannot complete. Use --backlog-sessions >= %zu.\n",
+                per_session, kSessionQuota, (opt.backlog + kSessionQuota - 1) / kSessionQuota);
+  }
+  for (std::size_t i = 0; i < sessions; ++i) {
+    const json a = c.call({{"op", "offline"}, {"provider", "claude"}, {"session_id", session_id(i)}});
+    if (!a.value("ok", false)) {
+      std::fprintf(stderr, "offline %zu failed: %s\n", i, a.dump().c_str());
+      return 2;
+    }
+  }
+  const auto send_start = Clock::now();
+  const std::size_t sent = send_backlog(server.port(), server.token(), sessions, per_session, opt.senders, &error);
+  const double send_s = seconds_since(send_start);
+  std::printf("\n[2] catch-up: sent %zu of %zu messages to %zu offline sessions in %.2f s (%.0f/s)%s%s\n", sent,
+              sessions * per_session, sessions, send_s, static_cast<double>(sent) / send_s,
+              error.empty() ? "" : "; first failure: ", error.c_str());
+  const std::size_t expected = std::min(sent, sessions * kSessionQuota);
+  const auto resume_start = Clock::now();
+  for (std::size_t i = 0; i < sessions; ++i) {
+    c.call({{"op", "resume"}, {"provider", "claude"}, {"session_id", session_id(i)}});
+  }
+  std::vector<std::pair<double, std::size_t>> progress;
+  double next_mark = 1.0;
+  const bool caught_up = wait_until(
+      [&] {
+        v = view(c, sessions);
+        const double t = seconds_since(resume_start);
+        if (t >= next_mark) {
+          progress.emplace_back(t, v.pending);
+          next_mark += 1.0;
+        }
+        return v.pending >= expected;
+      },
+      120s, 10ms);
+  const double catchup_s = seconds_since(resume_start);
+  const auto rss_cached = bench::rss_kib(bridge.pid()).value_or(0);
+  std::printf("    %s: %zu of %zu cached (pending) %.2f s after resume (%.0f messages/s)\n",
+              caught_up ? "caught up" : "NOT caught up within 120 s", v.pending, expected, catchup_s,
+              static_cast<double>(v.pending) / catchup_s);
+  std::printf("    progress (s, pending):");
+  for (const auto& [t, p] : progress) std::printf(" %.0f:%zu", t, p);
+  std::printf("\n    bridge VmRSS with the backlog cached: %.1f MiB\n", mib(rss_cached));
+
+  // 3. take round trips, limit 1, one message each (the offer commit is inside the round trip).
+  std::vector<std::int64_t> samples;
+  std::size_t empty = 0, failed = 0;
+  std::string take_error;
+  const std::size_t takes = std::min(opt.takes, v.pending);
+  const auto takes_start = Clock::now();
+  for (std::size_t k = 0; k < takes; ++k) {
+    const json req = {{"op", "take"}, {"provider", "claude"}, {"session_id", session_id(k % sessions)}, {"limit", 1}};
+    const auto t0 = Clock::now();
+    const json a = c.call(req);
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    if (!a.value("ok", false)) {
+      ++failed;
+      if (take_error.empty()) take_error = a.dump();
+      continue;
+    }
+    if (a.value("messages", json::array()).size() != 1) {
+      ++empty;
+      if (take_error.empty()) take_error = a.dump().substr(0, 300);
+      continue;
+    }
+    samples.push_back(ns);
+  }
+  const double takes_s = seconds_since(takes_start);
+  const auto take_stats = bench::summarize(samples);
+  std::printf("\n[3] take (limit 1): %zu round trips with one message each in %.2f s, %zu empty, %zu errors%s%s\n",
+              take_stats.count, takes_s, empty, failed, take_error.empty() ? "" : "; first: ", take_error.c_str());
+  std::printf("    latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", take_stats.p50_ms, take_stats.p99_ms,
+              take_stats.max_ms);
+
+  std::printf("\nload average at end: %s (run took %.1f s)\n", load_average().c_str(), seconds_since(run_start));
+  const bool rss_met = rss_idle > 0 && mib(rss_idle) < 20.0;
+  const bool catchup_met = caught_up && catchup_s < 10.0 && expected >= opt.backlog;
+  const bool take_met = take_stats.count > 0 && take_stats.p99_ms < 2.0;
+  std::printf("targets:\n  idle RSS with %zu attachments < 20 MiB: %.1f MiB  %s\n", opt.attachments, mib(rss_idle),
+              rss_met ? "MET" : "MISSED");
+  std::printf("  catch-up of %zu messages < 10 s: %.2f s  %s\n", expected, catchup_s, catchup_met ? "MET" : "MISSED");
+  std::printf("  take incl. commit p99 < 2 ms: %.3f ms  %s\n", take_stats.p99_ms, take_met ? "MET" : "MISSED");
+  std::fflush(stdout);
+
+  c.close();
+  bridge.stop();
+  g_bridge_pid = 0;
+  bridge.remove_home();
+  server.stop();
+  g_server_pid = 0;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"agentworks-bench-bridge: bridge idle RSS, backlog catch-up and take latency (docs/benchmarks.md)"};
+  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
+  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
+  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
+  app.add_option("--attachments", opt.attachments, "attachments held for the idle RSS measurement")->check(CLI::Range(1, 1000));
+  app.add_option("--idle", opt.idle_s, "seconds to idle before reading RSS")->check(CLI::Range(0.0, 120.0));
+  app.add_option("--backlog", opt.backlog, "messages in the catch-up backlog")->check(CLI::Range(1, 100000));
+  app.add_option("--backlog-sessions", opt.backlog_sessions, "offline sessions the backlog is spread over")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--senders", opt.senders, "HTTP sender threads for the backlog")->check(CLI::Range(1, 64));
+  app.add_option("--takes", opt.takes, "take round trips to time")->check(CLI::Range(1, 100000));
+  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
+      ->check(CLI::Range(10, 3600));
+  CLI11_PARSE(app, argc, argv);
+  if (opt.server_binary.empty()) opt.server_binary = sibling_binary("server", "agentworks-server");
+  if (opt.bridge_binary.empty()) opt.bridge_binary = sibling_binary("daemon", "agentworks-bridge");
+  std::signal(SIGALRM, on_watchdog);
+  ::alarm(opt.max_seconds);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "agentworks-bench-bridge: %s\n", e.what());
+    if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
+    if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+    return 2;
+  }
+}

@@ -1,0 +1,56 @@
+// agentworks daemon status: whether the bridge runs (ping) and a summary of its `status`. Not running is an
+// error: unreachable, exit 6.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "agentworks/bridge_client.hpp"
+#include "command.hpp"
+#include "embedded/bridge_control.hpp"
+#include "output.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace {
+
+class DaemonStatus final : public Command {
+ public:
+  void define(CLI::App& /*app*/) override {}
+
+  json run(const Context& /*ctx*/) override {
+    const json ping = bridge_client::call(json{{"op", "ping"}}, std::chrono::seconds(3));
+    const json status = bridge_client::call(json{{"op", "status"}}, std::chrono::seconds(5));
+    const json& attachments = status.contains("attachments") ? status["attachments"] : json::array();
+    int attached = 0;
+    for (const auto& a : attachments) {
+      if (a.value("state", "") == "attached") ++attached;
+    }
+    return json{{"running", true},
+                {"pid", ping.value("pid", 0)},
+                {"version", ping.value("version", "")},
+                {"protocol", status.value("protocol", 0)},
+                {"socket", bridge_client::socket_path().string()},
+                {"state_dir", status.value("state_dir", "")},
+                {"log", bridge_log_path().string()},
+                {"attachments", attachments.size()},
+                {"attached", attached},
+                {"outbox_queued", status.value("outbox_queued", 0)},
+                {"cached_body_bytes", status.value("cached_body_bytes", 0)}};
+  }
+
+  void print(const json& r) const override {
+    std::cout << "bridge:      running (pid " << r.value("pid", 0) << ", version " << text_or(r, "version") << ")\n"
+              << "socket:      " << text_or(r, "socket") << "\n"
+              << "state:       " << text_or(r, "state_dir") << "\n"
+              << "log:         " << text_or(r, "log") << "\n"
+              << "attachments: " << r.value("attachments", 0) << " (" << r.value("attached", 0) << " attached)\n"
+              << "outbox:      " << r.value("outbox_queued", 0) << " queued\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_daemon_status() { return std::make_unique<DaemonStatus>(); }
+
+}  // namespace agentworks::cli

@@ -1,0 +1,41 @@
+// A small client of the bridge's local socket (docs/protocol.md, "Local socket protocol (v1)"): one connection,
+// one request, one answer, all within a deadline. Plain POSIX sockets (no libuv, no libcurl), so the CLI and
+// the hook can both use it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace agentworks::bridge_client {
+
+// paths::runtime_dir()/bridge.sock.
+std::filesystem::path socket_path();
+
+// The message of the unreachable error, saying how to start the bridge.
+std::string not_running_message();
+
+// Sends `request` (an object with at least "op"; "id" is set here) and returns the bridge's success answer.
+// Throws Error: unreachable when no bridge listens (no socket, connection refused) or it does not answer before
+// `timeout`; the bridge's own code when it answers with an error object; internal for a malformed answer.
+nlohmann::json call(const nlohmann::json& request, std::chrono::milliseconds timeout = std::chrono::seconds(5),
+                    const std::filesystem::path& socket = socket_path());
+
+// ping with a short deadline: the answer when a bridge answers, nullopt otherwise (never throws unreachable).
+std::optional<nlohmann::json> ping(std::chrono::milliseconds timeout = std::chrono::seconds(2),
+                                   const std::filesystem::path& socket = socket_path());
+
+// Pure parts, unit-tested without a process.
+// The request line: compact JSON with "id" set, ending in "\n".
+std::string encode_request(const nlohmann::json& request, long long id);
+// Checks a greeting line; throws Error(internal) when it is not the bridge's greeting.
+void check_greeting(std::string_view line);
+// For an answer line: nullopt when it answers another id; the success object; or throws Error with the answer's
+// error code and message (an unknown code maps to internal), Error(internal) when the line is not JSON.
+std::optional<nlohmann::json> match_answer(std::string_view line, long long id);
+
+}  // namespace agentworks::bridge_client

@@ -1,0 +1,181 @@
+// Bridge fault and limit tests with a real agentworks-server and agentworks-bridge in a temp HOME:
+// a revoked child connection stops delivery (R-B7, R-B20, invariant 5), the per-session quota and the `cleanup`
+// op keep the watermark (R-B9, R-B11, R-B12, invariant 2), and the guidance cadence is persisted (R-B17).
+#include <gtest/gtest.h>
+
+#include "bridge_journal_reader.hpp"
+#include "bridge_test_client.hpp"
+#include "support/messaging_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class BridgeFaultTest : public MessagingTest {
+ protected:
+  void SetUp() override {
+    start_server({"--heartbeat-seconds", "1"});
+    register_agent(owner(), "worker");
+  }
+  void TearDown() override {
+    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
+    bridge_.reset();
+    MessagingTest::TearDown();
+  }
+
+  void start_bridge(EnvOverrides env = {}) {
+    bridge_ = std::make_unique<BridgeProcess>(home_, std::move(env));
+    bridge_->start();
+  }
+  std::filesystem::path journal_path() const { return home_.state_home() / "agentworks" / "journal.db"; }
+
+  json call(const json& request) {
+    const auto a = bridge_call(home_, request);
+    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
+    return *a;
+  }
+  json attach(const std::string& session) {
+    const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
+                         {"agent_name", "reviewer"}, {"purpose", "Review incoming work"}});
+    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
+    return a;
+  }
+  json status_of(const std::string& session) {
+    for (const auto& att : call({{"op", "status"}})["attachments"]) {
+      if (att["session_id"] == session) return att;
+    }
+    return json();
+  }
+  bool stream_connected(const std::string& session) {
+    const auto s = status_of(session);
+    return s.is_object() && s["stream"] == "connected";
+  }
+  json take(const std::string& session) {
+    return call({{"op", "take"}, {"provider", "claude"}, {"session_id", session}});
+  }
+  // Takes until at least `want` messages came; returns every take answer that carried messages.
+  std::vector<json> take_pages(const std::string& session, std::size_t want) {
+    std::vector<json> pages;
+    std::size_t got = 0;
+    wait_until(
+        [&] {
+          const json t = take(session);
+          if (!t.value("messages", json::array()).empty()) {
+            got += t["messages"].size();
+            pages.push_back(t);
+          }
+          return got >= want;
+        },
+        std::chrono::seconds(20), std::chrono::milliseconds(50));
+    return pages;
+  }
+  std::int64_t watermark() {
+    const std::string v = journal_scalar(journal_path(), "SELECT max(seq) FROM watermarks");
+    return v.empty() ? 0 : std::stoll(v);
+  }
+
+  std::unique_ptr<BridgeProcess> bridge_;
+};
+
+// R-B7, R-B20, invariant 5: revoking the agent's child connection (owner login, DELETE /v1/connections/{id})
+// stops the attachment at once: it shows fenced/stopped and a new message is not offered.
+TEST_F(BridgeFaultTest, RevokedChildStopsDelivery_RB7_RB20) {
+  start_bridge();
+  const json att = attach("sess-rv");
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-rv"); })) << status_of("sess-rv").dump();
+  const std::string child = att.value("connection_id", "");
+  ASSERT_FALSE(child.empty()) << att.dump();
+  http_json(owner_http(), "DELETE", "/v1/connections/" + child, std::nullopt, 200);
+  ASSERT_TRUE(wait_until([&] { return status_of("sess-rv").value("state", "") == "fenced"; }))
+      << status_of("sess-rv").dump();
+  EXPECT_EQ(status_of("sess-rv")["stream"], "stopped");
+  send_as(owner(), "worker", "agent:reviewer", "after the revoke");
+  const json t = take("sess-rv");
+  EXPECT_EQ(t["error"]["code"], "fenced") << t.dump();
+  EXPECT_EQ(status_of("sess-rv")["pending"], 0);
+  EXPECT_FALSE(t.contains("messages"));
+  // The message is still on the server for an explicit read.
+  const auto mailbox = texts_of(read_mailbox(owner(), "reviewer"));
+  EXPECT_NE(std::find(mailbox.begin(), mailbox.end(), "after the revoke"), mailbox.end());
+}
+
+// R-B9, R-B11, R-B12, invariant 2: beyond the per-session quota a message is not cached (it stays on the server);
+// `cleanup` removes processed metadata but keeps the watermark, so nothing at or below it is cached again, not
+// even after a restart.
+TEST_F(BridgeFaultTest, QuotaAndCleanupKeepTheWatermark_RB9_RB11_RB12) {
+  start_bridge({{"AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION", "3"}});
+  attach("sess-q");
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-q"); }));
+  for (int i = 1; i <= 5; ++i) send_as(owner(), "worker", "agent:reviewer", "q" + std::to_string(i));
+  // Two of the five are over quota: counted, watermark advanced past all five, three cached.
+  ASSERT_TRUE(wait_until([&] {
+    return journal_scalar(journal_path(), "SELECT value FROM counters WHERE name = 'over_quota'") == "2";
+  })) << status_of("sess-q").dump();
+  EXPECT_EQ(status_of("sess-q")["pending"], 3);
+  const auto mark = watermark();
+  EXPECT_GT(mark, 0);
+
+  std::vector<std::string> ids;
+  std::vector<std::string> texts;
+  for (const auto& page : take_pages("sess-q", 3)) {
+    for (const auto& m : page["messages"]) {
+      ids.push_back(m["message_id"]);
+      texts.push_back(m["message"]);
+    }
+  }
+  EXPECT_EQ(texts, (std::vector<std::string>{"q1", "q2", "q3"}));
+  for (const auto& id : ids) {
+    const json ack = call({{"op", "ack"}, {"provider", "claude"}, {"session_id", "sess-q"}, {"message_id", id},
+                           {"delivery", "processed"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+  }
+  const json c = call({{"op", "cleanup"}});
+  ASSERT_EQ(c["ok"], true) << c.dump();
+  EXPECT_EQ(c["processed_removed"], 3);
+  EXPECT_EQ(journal_scalar(journal_path(), "SELECT count(*) FROM messages"), "0");
+  EXPECT_EQ(watermark(), mark);  // the watermark survives cleanup
+
+  // Restart: the stream resumes after the watermark; q1..q5 are not cached again, a new message is.
+  EXPECT_EQ(bridge_->stop(), 0);
+  start_bridge({{"AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION", "3"}});
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-q"); }));
+  send_as(owner(), "worker", "agent:reviewer", "q6");
+  std::vector<std::string> later;
+  for (const auto& page : take_pages("sess-q", 1)) {
+    for (const auto& m : page["messages"]) later.push_back(m["message"]);
+  }
+  EXPECT_EQ(later, std::vector<std::string>{"q6"});
+  EXPECT_TRUE(take("sess-q")["messages"].empty());
+  EXPECT_GT(watermark(), mark);
+  EXPECT_EQ(journal_scalar(journal_path(), "PRAGMA integrity_check"), "ok");
+}
+
+// R-B17: the first offer of an attachment carries guidance, the next ones within 24 h do not, and the timestamp
+// is persisted with the journal: still no guidance after a restart.
+TEST_F(BridgeFaultTest, GuidanceOnFirstOfferPersistedAcrossRestart_RB17) {
+  start_bridge();
+  attach("sess-g");
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-g"); }));
+  EXPECT_EQ(journal_scalar(journal_path(), "SELECT guidance_at IS NULL FROM attachments"), "1");
+  send_as(owner(), "worker", "agent:reviewer", "g1");
+  const auto first = take_pages("sess-g", 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0]["guidance"], true) << first[0].dump();
+  EXPECT_EQ(journal_scalar(journal_path(), "SELECT guidance_at IS NOT NULL FROM attachments"), "1");
+
+  send_as(owner(), "worker", "agent:reviewer", "g2");
+  const auto second = take_pages("sess-g", 1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0]["guidance"], false) << second[0].dump();
+
+  EXPECT_EQ(bridge_->stop(), 0);
+  start_bridge();
+  ASSERT_TRUE(wait_until([&] { return stream_connected("sess-g"); }));
+  send_as(owner(), "worker", "agent:reviewer", "g3");
+  const auto third = take_pages("sess-g", 1);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0]["messages"][0]["message"], "g3");
+  EXPECT_EQ(third[0]["guidance"], false) << third[0].dump();
+}
+
+}  // namespace
+}  // namespace agentworks::testing
