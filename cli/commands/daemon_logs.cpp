@@ -11,6 +11,7 @@
 #include "agentworks/error.hpp"
 #include "command.hpp"
 #include "embedded/bridge_control.hpp"
+#include "output.hpp"
 
 namespace agentworks::cli {
 using nlohmann::json;
@@ -31,15 +32,23 @@ class DaemonLogs final : public Command {
       last.push_back(line);
       if (last.size() > static_cast<std::size_t>(lines_)) last.pop_front();
     }
-    return json{{"log", file.string()}, {"exists", std::filesystem::exists(file)}, {"lines", last}};
+    json lines = json::array();
+    for (auto& l : last) lines.push_back(std::move(l));
+    json result = json::object();
+    result["log"] = file.string();
+    result["exists"] = std::filesystem::exists(file);
+    result["lines"] = std::move(lines);
+    return result;
   }
 
   void print(const json& r) const override {
     if (!r.value("exists", false)) {
-      std::cout << "no bridge log yet at " << r.value("log", "") << "\n";
+      std::cout << "no bridge log yet at " << text_or(r, "log") << "\n";
       return;
     }
-    for (const auto& line : r["lines"]) std::cout << line.get<std::string>() << "\n";
+    for (const auto& line : r.at("lines")) {
+      if (line.is_string()) std::cout << line.get_ref<const std::string&>() << "\n";
+    }
   }
 
  private:

@@ -24,14 +24,14 @@ class DaemonStatus final : public Command {
     const json& attachments = status.contains("attachments") ? status["attachments"] : json::array();
     int attached = 0;
     for (const auto& a : attachments) {
-      if (a.value("state", "") == "attached") ++attached;
+      if (a.value("state", std::string()) == "attached") ++attached;
     }
     return json{{"running", true},
                 {"pid", ping.value("pid", 0)},
-                {"version", ping.value("version", "")},
+                {"version", ping.value("version", std::string())},
                 {"protocol", status.value("protocol", 0)},
                 {"socket", bridge_client::socket_path().string()},
-                {"state_dir", status.value("state_dir", "")},
+                {"state_dir", status.value("state_dir", std::string())},
                 {"log", bridge_log_path().string()},
                 {"attachments", attachments.size()},
                 {"attached", attached},

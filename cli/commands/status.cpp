@@ -86,14 +86,12 @@ class Status final : public Command {
     json list = json::array();
     if (status.contains("attachments") && status["attachments"].is_array()) {
       for (const auto& a : status["attachments"]) {
-        list.push_back({{"agent_name", a.value("agent_name", "")},
-                        {"provider", a.value("provider", "")},
-                        {"session_id", a.value("session_id", "")},
-                        {"attachment_id", a.value("attachment_id", "")},
-                        {"state", a.value("state", "")},
-                        {"stream", a.value("stream", "")},
-                        {"pending", a.value("pending", 0)},
-                        {"offered_not_admitted", a.value("offered_not_admitted", 0)}});
+        json row = json::object();
+        for (const char* key : {"agent_name", "provider", "session_id", "attachment_id", "state", "stream",
+                                "pending", "offered_not_admitted"}) {
+          row[key] = a.contains(key) ? a[key] : json(nullptr);
+        }
+        list.push_back(std::move(row));
       }
     }
     return json{{"bridge_pid", status.value("pid", 0)}, {"attachments", list}};

@@ -110,6 +110,8 @@ void AttachmentStream::connect() {
   curl_easy_setopt(easy_, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &AttachmentStream::on_write);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+  // Large reads during catch-up hand the journal big batches (one commit each).
+  curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L * 1024L);
   arm_watchdog();
   multi_.add(easy_, [this](CURLcode result) { on_done(result); });
 }
@@ -124,9 +126,18 @@ size_t AttachmentStream::on_write(char* data, size_t size, size_t count, void* u
     if (self->error_body_.size() + n <= kMaxErrorBody) self->error_body_.append(data, n);
     return n;
   }
-  if (!self->parser_.feed(std::string_view(data, n))) return 0;  // malformed stream: drop and reconnect
-  if (!self->stop_reason_.empty()) return 0;                     // fenced: end the transfer now
+  const bool parsed = self->parser_.feed(std::string_view(data, n));
+  self->flush_batch();  // events before a parse error or a fence are still stored
+  if (!parsed) return 0;                       // malformed stream: drop and reconnect
+  if (!self->stop_reason_.empty()) return 0;   // fenced: end the transfer now
   return n;
+}
+
+void AttachmentStream::flush_batch() {
+  if (batch_.empty()) return;
+  std::vector<StreamEvent> events;
+  events.swap(batch_);
+  if (cb_.on_messages) cb_.on_messages(events);
 }
 
 void AttachmentStream::handle_event(const SseEvent& event) {
@@ -136,7 +147,7 @@ void AttachmentStream::handle_event(const SseEvent& event) {
     attempt_ = 0;
     if (cb_.on_connected) cb_.on_connected();
   } else if (event.type == "message") {
-    if (cb_.on_message) cb_.on_message(event.id, event.data);
+    batch_.push_back({event.id, event.data});
   } else if (event.type == "fenced") {
     const auto j = nlohmann::json::parse(event.data, nullptr, false);
     std::string reason = "fenced";

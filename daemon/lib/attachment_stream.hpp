@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "agentworks/sse_parser.hpp"
 #include "backoff.hpp"
@@ -19,9 +20,15 @@
 
 namespace agentworks::bridge {
 
+struct StreamEvent {
+  std::string id;    // the SSE id: the mailbox cursor m<N>
+  std::string data;  // the Message object as JSON text
+};
+
 struct StreamCallbacks {
   std::function<std::string()> resume_cursor;                              // e.g. "m42", or "" for the start
-  std::function<void(const std::string& id, const std::string& data)> on_message;
+  // Every `message` event of one received chunk, in stream order, so the owner can store them in one commit.
+  std::function<void(const std::vector<StreamEvent>& events)> on_messages;
   std::function<void(const std::string& reason)> on_stopped;              // fenced / unauthenticated / ...
   std::function<void()> on_connected;                                     // the `ready` event arrived
 };
@@ -56,6 +63,7 @@ class AttachmentStream {
   void stop_for(const std::string& reason);
   void handle_event(const SseEvent& event);
   void cleanup_easy();
+  void flush_batch();
 
   uv_loop_t* loop_;
   CurlMulti& multi_;
@@ -64,6 +72,7 @@ class AttachmentStream {
   StreamCallbacks cb_;
   StreamTuning tuning_;
   SseParser parser_;
+  std::vector<StreamEvent> batch_;  // message events parsed from the current chunk
   std::mt19937_64 rng_;
   State state_ = State::idle;
   CURL* easy_ = nullptr;

@@ -154,9 +154,7 @@ void Bridge::open_stream(const AttachmentRow& row) {
     const auto mark = journal_.watermark(server, agent);
     return mark > 0 ? "m" + std::to_string(mark) : std::string();
   };
-  cb.on_message = [this, id](const std::string& event_id, const std::string& data) {
-    on_stream_message(id, event_id, data);
-  };
+  cb.on_messages = [this, id](const std::vector<StreamEvent>& events) { on_stream_messages(id, events); };
   cb.on_stopped = [this, id](const std::string& reason) { fence(id, reason); };
   cb.on_connected = [this, id, agent]() {
     log::info("stream connected: " + agent + " (" + id + ")");
@@ -197,35 +195,42 @@ void Bridge::fence(const std::string& attachment_id, const std::string& reason) 
   close_stream(attachment_id);
 }
 
-void Bridge::on_stream_message(const std::string& attachment_id, const std::string& event_id,
-                               const std::string& data) {
+void Bridge::on_stream_messages(const std::string& attachment_id, const std::vector<StreamEvent>& events) {
   if (stopping_) return;
-  const auto j = nlohmann::json::parse(data, nullptr, false);
-  if (!j.is_object() || !j.contains("message_id") || !j["message_id"].is_string()) {
-    log::warn("stream " + attachment_id + ": ignoring an event that is not a Message object");
-    return;
+  std::vector<IncomingMessage> batch;
+  batch.reserve(events.size());
+  for (const auto& event : events) {
+    const auto j = nlohmann::json::parse(event.data, nullptr, false);
+    if (!j.is_object() || !j.contains("message_id") || !j["message_id"].is_string()) {
+      log::warn("stream " + attachment_id + ": ignoring an event that is not a Message object");
+      continue;
+    }
+    IncomingMessage msg;
+    msg.message_id = j["message_id"].get<std::string>();
+    std::string cursor = event.id;
+    if (j.contains("cursor") && j["cursor"].is_string()) cursor = j["cursor"].get<std::string>();
+    msg.seq = mailbox_seq(cursor);
+    if (msg.seq <= 0) {
+      log::warn("stream " + attachment_id + ": message " + msg.message_id + " without a mailbox cursor, ignored");
+      continue;
+    }
+    if (j.contains("delivery") && j["delivery"].is_object()) {
+      const auto state = j["delivery"].value("state", "stored");
+      msg.acknowledged = state == "admitted" || state == "processed";
+    }
+    msg.body = event.data;
+    batch.push_back(std::move(msg));
   }
-  IncomingMessage msg;
-  msg.message_id = j["message_id"].get<std::string>();
-  std::string cursor = event_id;
-  if (j.contains("cursor") && j["cursor"].is_string()) cursor = j["cursor"].get<std::string>();
-  msg.seq = mailbox_seq(cursor);
-  if (msg.seq <= 0) {
-    log::warn("stream " + attachment_id + ": message " + msg.message_id + " without a mailbox cursor, ignored");
-    return;
-  }
-  if (j.contains("delivery") && j["delivery"].is_object()) {
-    const auto state = j["delivery"].value("state", "stored");
-    msg.acknowledged = state == "admitted" || state == "processed";
-  }
-  msg.body = data;
+  if (batch.empty()) return;
   try {
     const auto row = journal_.attachment(attachment_id);
     if (!row || row->state != "attached") return;
-    const auto result = journal_.record_received(*row, msg, now());
-    if (result == ReceiveResult::over_quota) {
-      log::warn("journal quota reached: message " + msg.message_id + " for " + row->agent_name +
-                " stays on the server only (read it with an explicit mailbox read)");
+    const auto results = journal_.record_received_batch(*row, batch, now());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i] == ReceiveResult::over_quota) {
+        log::warn("journal quota reached: message " + batch[i].message_id + " for " + row->agent_name +
+                  " stays on the server only (read it with an explicit mailbox read)");
+      }
     }
   } catch (const sql::SqliteError& e) {
     if (e.fatal()) {

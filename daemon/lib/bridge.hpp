@@ -66,7 +66,7 @@ class Bridge {
   void fence(const std::string& attachment_id, const std::string& reason);
 
  private:
-  void on_stream_message(const std::string& attachment_id, const std::string& id, const std::string& data);
+  void on_stream_messages(const std::string& attachment_id, const std::vector<StreamEvent>& events);
   void reap_streams();
 
   uv_loop_t* loop_;

@@ -154,55 +154,85 @@ std::int64_t Journal::watermark(const std::string& server_url, const std::string
 }
 
 ReceiveResult Journal::record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now) {
+  return record_received_batch(att, {msg}, now).front();
+}
+
+std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& att,
+                                                          const std::vector<IncomingMessage>& batch,
+                                                          std::int64_t now) {
+  // One transaction (one fsync) per batch: catch-up of a backlog costs one commit per received chunk, not per
+  // message. Message rows and the watermark still commit together (invariant 2).
+  std::vector<ReceiveResult> results;
+  results.reserve(batch.size());
   sql::Transaction tx(db_);
   const std::string key = fold_name(att.agent_name);
   sql::Stmt w(db_, "SELECT seq FROM watermarks WHERE server_url = ?1 AND agent_key = ?2");
   w.bind(1, att.server_url).bind(2, key);
-  const std::int64_t mark = w.step() ? w.int64(0) : 0;
-  if (msg.seq <= mark) return ReceiveResult::below_watermark;  // rolled back: nothing changes
+  std::int64_t mark = w.step() ? w.int64(0) : 0;
+  w.reset();
 
-  // The watermark moves with the message, in this transaction (invariant 2), whatever happens to the message.
   sql::Stmt up(db_,
                "INSERT INTO watermarks(server_url, agent_key, seq) VALUES(?1, ?2, ?3) "
                "ON CONFLICT(server_url, agent_key) DO UPDATE SET seq = max(seq, excluded.seq)");
-  up.bind(1, att.server_url).bind(2, key).bind(3, msg.seq).run();
-
-  ReceiveResult result = ReceiveResult::cached;
   sql::Stmt exists(db_, "SELECT 1 FROM messages WHERE message_id = ?1");
-  exists.bind(1, msg.message_id);
-  if (msg.acknowledged) {
-    result = ReceiveResult::acknowledged;
-  } else if (exists.step()) {
-    result = ReceiveResult::duplicate;
-  } else {
+  sql::Stmt ins(db_,
+                "INSERT INTO messages(message_id, attachment_id, seq, state, body, size, received_at) "
+                "VALUES(?1, ?2, ?3, 'received', ?4, ?5, ?6)");
+  // Quota inputs are read once per batch and then counted here, so a batch costs no table scans per message.
+  std::optional<std::int64_t> in_session;
+  std::optional<std::int64_t> total;
+  std::int64_t over_quota = 0;
+
+  for (const auto& msg : batch) {
+    if (msg.seq <= mark) {
+      results.push_back(ReceiveResult::below_watermark);
+      continue;
+    }
+    mark = msg.seq;  // the watermark moves with the message, whatever happens to the message
+    exists.bind(1, msg.message_id);
+    const bool seen = exists.step();
+    exists.reset();
+    if (msg.acknowledged) {
+      results.push_back(ReceiveResult::acknowledged);
+      continue;
+    }
+    if (seen) {
+      results.push_back(ReceiveResult::duplicate);
+      continue;
+    }
     const auto size = static_cast<std::int64_t>(msg.body.size());
-    std::int64_t in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
-    if (in_session >= limits_.max_messages_per_session) {
+    if (!in_session) in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
+    if (*in_session >= limits_.max_messages_per_session) {
       // Quota pressure: processed metadata goes first (R-B11).
       sql::Stmt reclaim(db_, "DELETE FROM messages WHERE attachment_id = ?1 AND state = 'processed'");
       reclaim.bind(1, att.attachment_id).run();
       in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
     }
-    sql::Stmt bytes(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
-    const std::int64_t total = bytes.step() ? bytes.int64(0) : 0;
-    if (in_session >= limits_.max_messages_per_session || total + size > limits_.max_total_body_bytes) {
-      result = ReceiveResult::over_quota;
-      sql::Stmt c(db_,
-                  "INSERT INTO counters(name, value) VALUES('over_quota', 1) "
-                  "ON CONFLICT(name) DO UPDATE SET value = value + 1");
-      c.run();
-    } else {
-      sql::Stmt ins(db_,
-                    "INSERT INTO messages(message_id, attachment_id, seq, state, body, size, received_at) "
-                    "VALUES(?1, ?2, ?3, 'received', ?4, ?5, ?6)");
-      ins.bind(1, msg.message_id).bind(2, att.attachment_id).bind(3, msg.seq).bind(4, msg.body);
-      ins.bind(5, size).bind(6, now).run();
+    if (!total) {
+      sql::Stmt bytes(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
+      total = bytes.step() ? bytes.int64(0) : 0;
     }
+    if (*in_session >= limits_.max_messages_per_session || *total + size > limits_.max_total_body_bytes) {
+      results.push_back(ReceiveResult::over_quota);
+      ++over_quota;
+      continue;
+    }
+    ins.bind(1, msg.message_id).bind(2, att.attachment_id).bind(3, msg.seq).bind(4, msg.body);
+    ins.bind(5, size).bind(6, now).run();
+    ins.reset();
+    ++*in_session;
+    *total += size;
+    results.push_back(ReceiveResult::cached);
   }
-  w.reset();
-  exists.reset();
+  if (over_quota > 0) {
+    sql::Stmt c(db_,
+                "INSERT INTO counters(name, value) VALUES('over_quota', ?1) "
+                "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value");
+    c.bind(1, over_quota).run();
+  }
+  if (mark > 0) up.bind(1, att.server_url).bind(2, key).bind(3, mark).run();
   tx.commit();
-  return result;
+  return results;
 }
 
 std::vector<CachedMessage> Journal::pending(const std::string& attachment_id, int limit) {

@@ -103,6 +103,9 @@ class Journal {
   // Receiving. The watermark is keyed by server URL and folded agent name.
   std::int64_t watermark(const std::string& server_url, const std::string& agent_name);
   ReceiveResult record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now);
+  // The same for a batch in stream order, in one transaction; one result per message.
+  std::vector<ReceiveResult> record_received_batch(const AttachmentRow& att, const std::vector<IncomingMessage>& batch,
+                                                   std::int64_t now);
 
   // Offering. pending() reads; offer() moves exactly those still `received` to `offered` in one transaction,
   // returning their bodies, and decides the guidance flag (R-B5, R-B10, R-B17).

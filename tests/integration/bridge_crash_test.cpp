@@ -45,19 +45,18 @@ class BridgeCrashTest : public MessagingTest {
 
   std::filesystem::path journal_path() const { return home_.state_home() / "agentworks" / "journal.db"; }
 
-  // Sends one message to agent:reviewer as worker over HTTP. The server allows 40 messages per conversation per
-  // hour and a few hundred open inboxes, so the messages are spread over conversations of 30.
+  // Sends one message to agent:reviewer over HTTP. The server allows 40 messages per conversation per hour, so
+  // the messages come from a new sender agent (a new conversation) every 30.
   std::string send_one() {
-    json body = {{"agent_name", "worker"}, {"message", "crash message " + std::to_string(sent_.size())}};
-    if (inbox_.empty() || in_inbox_ >= 30) {
-      body["target"] = "agent:reviewer";
-      in_inbox_ = 0;
-    } else {
-      body["inbox_id"] = inbox_;
+    if (sender_.empty() || in_conversation_ >= 30) {
+      sender_ = "sender" + std::to_string(senders_++);
+      register_agent(owner(), sender_);
+      in_conversation_ = 0;
     }
+    const json body = {{"agent_name", sender_}, {"target", "agent:reviewer"},
+                       {"message", "crash message " + std::to_string(sent_.size())}};
     const json receipt = http_json(owner_http(), "POST", "/v1/messages", body.dump(), 0);
-    if (body.contains("target")) inbox_ = receipt.value("inbox_id", "");
-    ++in_inbox_;
+    ++in_conversation_;
     const std::string id = receipt.value("message_id", "");
     if (id.empty()) throw std::runtime_error("no message_id in receipt " + receipt.dump());
     sent_.push_back(id);
@@ -91,8 +90,9 @@ class BridgeCrashTest : public MessagingTest {
 
   std::vector<std::string> sent_;
   std::map<std::string, int> taken_;
-  std::string inbox_;
-  int in_inbox_ = 0;
+  std::string sender_;
+  int senders_ = 0;
+  int in_conversation_ = 0;
 };
 
 // R-B5, R-B6, invariant 1 (and invariant 10's integrity): SIGKILL at random moments and at the named failpoints

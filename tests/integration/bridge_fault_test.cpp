@@ -40,7 +40,8 @@ class BridgeFaultTest : public MessagingTest {
     return a;
   }
   json status_of(const std::string& session) {
-    for (const auto& att : call({{"op", "status"}})["attachments"]) {
+    const json status = call({{"op", "status"}});  // a named value: the loop must not iterate a dead temporary
+    for (const auto& att : status["attachments"]) {
       if (att["session_id"] == session) return att;
     }
     return json();
