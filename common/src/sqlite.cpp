@@ -37,7 +37,14 @@ Db::Db(const std::string& path) {
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, 5000);
-  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+  try {
+    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+  } catch (...) {
+    // A constructor that throws runs no destructor: close the handle here (e.g. a corrupt file).
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 Db::~Db() { sqlite3_close_v2(db_); }
