@@ -20,6 +20,7 @@
 #include "journal.hpp"
 #include "notify.hpp"
 #include "outbox.hpp"
+#include "session_registry.hpp"
 
 namespace agentworks::bridge {
 
@@ -52,6 +53,7 @@ class Bridge {
   HttpClient& http() { return http_; }
   Outbox& outbox() { return outbox_; }
   const ChildCredentials& children() const { return children_; }
+  SessionRegistry& registry() { return registry_; }
   const BridgeOptions& options() const { return options_; }
   static std::int64_t now();
 
@@ -76,6 +78,7 @@ class Bridge {
   HttpClient http_;
   ChildCredentials children_;
   Outbox outbox_;
+  SessionRegistry registry_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> streams_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;
