@@ -22,6 +22,15 @@ std::unique_ptr<Command> make_messages_read();
 std::unique_ptr<Command> make_messages_receipt();
 std::unique_ptr<Command> make_messages_inbox();
 std::unique_ptr<Command> make_messages_unregister();
+std::unique_ptr<Command> make_mcp_serve();
+std::unique_ptr<Command> make_bridge_message_ack();
+std::unique_ptr<Command> make_bridge_message_reply();
+std::unique_ptr<Command> make_bridge_message_send();
+std::unique_ptr<Command> make_bridge_message_read();
+std::unique_ptr<Command> make_bridge_message_peers();
+std::unique_ptr<Command> make_attach();
+std::unique_ptr<Command> make_detach();
+std::unique_ptr<Command> make_claude();
 
 namespace {
 
@@ -48,12 +57,31 @@ constexpr std::array kCommands = {
                  make_messages_receipt},
     CommandEntry{"messages inbox", "Show a conversation inbox's state", make_messages_inbox},
     CommandEntry{"messages unregister", "Remove a named agent", make_messages_unregister},
+    CommandEntry{"mcp serve", "The messaging MCP server an agent CLI starts over stdio (credential-less)",
+                 make_mcp_serve},
+    CommandEntry{"bridge message ack", "As this attached chat: mark a message admitted or processed",
+                 make_bridge_message_ack},
+    CommandEntry{"bridge message reply", "As this attached chat: reply in a message's conversation",
+                 make_bridge_message_reply},
+    CommandEntry{"bridge message send", "As this attached chat: send to another agent", make_bridge_message_send},
+    CommandEntry{"bridge message read", "As this attached chat: read its agent's mailbox", make_bridge_message_read},
+    CommandEntry{"bridge message peers", "As this attached chat: list the other agents", make_bridge_message_peers},
+    CommandEntry{"attach",
+                 "Install the agentworks hooks/plugin for claude, codex or cursor in this project (attaches no chat)",
+                 make_attach},
+    CommandEntry{"detach", "Detach one chat (--provider, --session) after a confirmation on the terminal",
+                 make_detach},
+    CommandEntry{"claude", "Start Claude Code with the agentworks channel enabled (ARGS pass through; --dry-run)",
+                 make_claude},
 };
 
 constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
+    GroupEntry{"mcp", "The messaging MCP server for agent CLIs"},
+    GroupEntry{"bridge", "Messaging as the attached chat this runs in, through the bridge"},
+    GroupEntry{"message", "ack, reply, send, read, peers for the attached chat of the calling process"},
 };
 
 }  // namespace

@@ -7,12 +7,16 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libuv1-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libspdlog-dev
   libgtest-dev libevent-dev sqlite3 curl procps
+  tmux  # the end-to-end tests drive the Claude Code and Codex TUIs in it
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# node and npm install the real agent CLIs for the end-to-end tests (tests/e2e/package.json). A node from
+# elsewhere (e.g. nodesource, which bundles npm) is fine; only when there is none, take Debian's.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=()

@@ -16,6 +16,7 @@
 #include "attachment_stream.hpp"
 #include "child_credentials.hpp"
 #include "curl_multi.hpp"
+#include "hook_state.hpp"
 #include "http_client.hpp"
 #include "journal.hpp"
 #include "notify.hpp"
@@ -54,6 +55,7 @@ class Bridge {
   Outbox& outbox() { return outbox_; }
   const ChildCredentials& children() const { return children_; }
   SessionRegistry& registry() { return registry_; }
+  HookState& hook_state() { return hook_state_; }
   const BridgeOptions& options() const { return options_; }
   static std::int64_t now();
 
@@ -79,6 +81,7 @@ class Bridge {
   ChildCredentials children_;
   Outbox outbox_;
   SessionRegistry registry_;
+  HookState hook_state_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> streams_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;

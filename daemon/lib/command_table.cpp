@@ -1,6 +1,7 @@
 #include "command_table.hpp"
 
 #include <chrono>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -8,10 +9,12 @@
 #include "bridge.hpp"
 #include "log.hpp"
 #include "ops.hpp"
+#include "request_fields.hpp"
 
 namespace agentworks::bridge {
 
 using nlohmann::json;
+
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -31,18 +34,37 @@ const std::vector<Command>& commands() {
        "{provider, session_id}: end the attachment on the server, revoke its child connection, remove local state."},
       {"offline", op_offline,
        "{provider, session_id}: SessionEnd. The identity stays, delivery stops, messages wait on the server."},
-      {"resume", op_resume, "{provider, session_id}: reconnect an offline attachment of the same session."},
+      {"resume", op_resume,
+       "{provider, session_id, process}: reconnect an offline attachment of the same session; process is the "
+       "current provider process key {pid, start} (required)."},
       {"take", op_take,
        "{provider, session_id, limit?}: hand out waiting messages (at most 20) after the server's release check; "
        "each is persisted as offered before the answer and never handed out automatically again."},
       {"ack", op_ack,
        "{provider, session_id, message_id, delivery: admitted|processed, via?}: receipt through the durable outbox."},
       {"reply", op_reply,
-       "{provider, session_id, inbox_id, message}: reply in that conversation as the attached agent, through the "
-       "durable outbox."},
+       "{provider, session_id, inbox_id | message_id, message}: reply in that conversation as the attached agent, "
+       "through the durable outbox."},
       {"send", op_send,
        "{provider, session_id, target: \"agent:NAME\", message}: send as the attached agent, through the durable "
        "outbox."},
+      {"read", op_read,
+       "{provider+session_id | process, after?, limit? (1-100)}: bounded mailbox read as the attached agent, "
+       "filtered by the server's release check. Answers {agent_name, messages, next_cursor, filtered}."},
+      {"channel_take", op_channel_take,
+       "{process (+ provider/session_id for Codex), limit?}: `take` for the session of the caller's provider process "
+       "(the Claude channel of `agentworks mcp serve --claude-channel`)."},
+      {"peers", op_peers,
+       "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
+      {"deliver", op_deliver,
+       "{provider, session_id, stop_hook_active?, loop_count?, max_continuations? (0-8, default 3), max_chars? "
+       "(2000-100000, default 9500), process?}: the Stop hook's delivery. Answers {attached} alone for an unknown "
+       "session (no network); else {state, text, message_ids, guidance, pending, held, guarded}: the oldest-first "
+       "messages that fit max_chars UTF-16 units, labelled as other agents' messages, offered once."},
+      {"command", op_command,
+       "{provider, session_id, verb: attach|status|detach|resume|cleanup, name?, purpose?, confirm?, cwd?, "
+       "config?, process?}: a person's typed /agentworks command. attach without name proposes a unique name, "
+       "confirm:true attaches under it; every success has `text` for the person."},
       {"cleanup", op_cleanup,
        "Reclaims processed metadata and offered metadata older than 7 days. Pending bodies and the watermark stay."},
       {"shutdown", op_shutdown, "Stops the bridge cleanly (agentworks daemon stop)."},
@@ -63,6 +85,26 @@ std::string greeting_line() {
   const json g = {{"agentworks_bridge", 1}, {"protocol", kLocalProtocolVersion}, {"capabilities", caps}};
   return g.dump() + "\n";
 }
+
+namespace {
+
+// Every request that names a session and its provider process registers that process (docs/protocol.md "Hook
+// ops"): the one place the registry is written, whichever op it is.
+void register_hook_process(Bridge& bridge, const json& request) {
+  const auto process = optional_process(request);
+  if (!process || !request.contains("provider") || !request.contains("session_id")) return;
+  // The messaging ops (MCP child, `bridge message`) only CLAIM a session for their process; the claim is checked
+  // against the registrations (session_resolver.cpp, R-C7, R-C8) and must never create one.
+  static const std::set<std::string> kClaimsOnly = {"ack", "reply", "send", "read", "peers",
+                                                          "channel_take"};
+  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
+                                          kClaimsOnly.contains(op->get<std::string>())) {
+    return;
+  }
+  bridge.registry().record(*process, session_key(request));
+}
+
+}  // namespace
 
 void dispatch(Bridge& bridge, std::string_view line, const Reply::Sink& sink) {
   const auto started = std::chrono::steady_clock::now();
@@ -96,6 +138,7 @@ void dispatch(Bridge& bridge, std::string_view line, const Reply::Sink& sink) {
     return;
   }
   try {
+    register_hook_process(bridge, request);
     command->handler(bridge, request, reply);
   } catch (const Error& e) {
     reply.error(e.code(), e.what());

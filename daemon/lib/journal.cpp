@@ -51,8 +51,10 @@ CREATE TABLE IF NOT EXISTS outbox(
   created_at INTEGER NOT NULL,
   done_at INTEGER);
 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-PRAGMA user_version = 1;
 )sql";
+
+// Schema versions (PRAGMA user_version): 1 the tables above; 2 adds the provider process key of an attachment.
+constexpr std::int64_t kSchemaVersion = 2;
 
 int delivery_rank(const std::string& state) {
   if (state == "received" || state == "withheld") return 0;
@@ -74,12 +76,14 @@ AttachmentRow read_attachment(const sql::Stmt& s) {
   r.state = s.text(7);
   r.guidance_at = s.opt_int64(8);
   r.created_at = s.int64(9);
+  r.provider_pid = s.opt_int64(10).value_or(0);
+  r.provider_start = s.opt_text(11).value_or("");
   return r;
 }
 
 constexpr const char* kAttachmentColumns =
     "attachment_id, provider, session_id, agent_name, purpose, server_url, connection_id, state, guidance_at, "
-    "created_at";
+    "created_at, provider_pid, provider_start";
 
 std::int64_t scalar(sql::Db& db, const std::string& query, const std::string& arg) {
   sql::Stmt s(db, query);
@@ -91,7 +95,30 @@ std::int64_t scalar(sql::Db& db, const std::string& query, const std::string& ar
 
 Journal::Journal(const std::string& path, JournalLimits limits) : db_(path), limits_(limits) { migrate(); }
 
-void Journal::migrate() { db_.exec(kSchema); }
+void Journal::migrate() {
+  sql::Transaction tx(db_);
+  db_.exec(kSchema);
+  sql::Stmt v(db_, "PRAGMA user_version");
+  const std::int64_t version = v.step() ? v.int64(0) : 0;
+  v.reset();
+  if (version > kSchemaVersion) {
+    throw sql::SqliteError(1, "journal schema version " + std::to_string(version) +
+                                  " is newer than this bridge knows (" + std::to_string(kSchemaVersion) +
+                                  "); upgrade agentworks");
+  }
+  if (version < 2) {
+    bool has_pid = false;
+    sql::Stmt cols(db_, "PRAGMA table_info(attachments)");
+    while (cols.step()) has_pid = has_pid || cols.text(1) == "provider_pid";
+    cols.reset();
+    if (!has_pid) {
+      db_.exec("ALTER TABLE attachments ADD COLUMN provider_pid INTEGER; "
+               "ALTER TABLE attachments ADD COLUMN provider_start TEXT;");
+    }
+  }
+  db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  tx.commit();
+}
 
 void Journal::upsert_attachment(const AttachmentRow& r) {
   sql::Transaction tx(db_);
@@ -100,13 +127,20 @@ void Journal::upsert_attachment(const AttachmentRow& r) {
   del.bind(1, r.provider).bind(2, r.session_id).bind(3, r.attachment_id).run();
   sql::Stmt s(db_,
               "INSERT INTO attachments(attachment_id, provider, session_id, agent_name, purpose, server_url, "
-              "connection_id, state, guidance_at, created_at) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10) "
+              "connection_id, state, guidance_at, created_at, provider_pid, provider_start) "
+              "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12) "
               "ON CONFLICT(attachment_id) DO UPDATE SET provider=excluded.provider, session_id=excluded.session_id, "
               "agent_name=excluded.agent_name, purpose=excluded.purpose, server_url=excluded.server_url, "
-              "connection_id=excluded.connection_id, state=excluded.state");
+              "connection_id=excluded.connection_id, state=excluded.state, provider_pid=excluded.provider_pid, "
+              "provider_start=excluded.provider_start");
   s.bind(1, r.attachment_id).bind(2, r.provider).bind(3, r.session_id).bind(4, r.agent_name);
   s.bind(5, r.purpose).bind(6, r.server_url).bind(7, r.connection_id).bind(8, r.state);
   s.bind(9, r.guidance_at).bind(10, r.created_at);
+  if (r.provider_pid > 0) {
+    s.bind(11, r.provider_pid).bind(12, r.provider_start);
+  } else {
+    s.bind_null(11).bind_null(12);
+  }
   s.run();
   tx.commit();
 }
@@ -136,6 +170,20 @@ std::vector<AttachmentRow> Journal::attachments() {
 void Journal::set_attachment_state(const std::string& attachment_id, const std::string& state) {
   sql::Stmt s(db_, "UPDATE attachments SET state = ?2 WHERE attachment_id = ?1");
   s.bind(1, attachment_id).bind(2, state).run();
+}
+
+void Journal::set_provider_process(const std::string& attachment_id, std::int64_t pid, const std::string& start) {
+  sql::Stmt s(db_, "UPDATE attachments SET provider_pid = ?2, provider_start = ?3 WHERE attachment_id = ?1");
+  s.bind(1, attachment_id).bind(2, pid).bind(3, start).run();
+}
+
+std::int64_t Journal::adopt_pending(const AttachmentRow& row) {
+  sql::Stmt s(db_,
+              "UPDATE messages SET attachment_id = ?1 WHERE state = 'received' AND attachment_id IN "
+              "(SELECT attachment_id FROM attachments WHERE attachment_id != ?1 AND server_url = ?2 "
+              "AND lower(agent_name) = ?3)");
+  s.bind(1, row.attachment_id).bind(2, row.server_url).bind(3, fold_name(row.agent_name)).run();
+  return db_.changes();
 }
 
 void Journal::remove_attachment(const std::string& attachment_id) {
@@ -268,8 +316,7 @@ OfferBatch Journal::offer(const std::string& attachment_id, const std::vector<st
     g.bind(1, attachment_id);
     if (g.step()) {
       batch.previous_guidance = g.opt_int64(0);
-      batch.guidance = !batch.previous_guidance ||
-                       now - *batch.previous_guidance >= limits_.guidance_refresh_seconds;
+      batch.guidance = guidance_expired(batch.previous_guidance, now);
       if (batch.guidance) {
         sql::Stmt set(db_, "UPDATE attachments SET guidance_at = ?2 WHERE attachment_id = ?1");
         set.bind(1, attachment_id).bind(2, now).run();
@@ -279,6 +326,16 @@ OfferBatch Journal::offer(const std::string& attachment_id, const std::vector<st
   get.reset();
   tx.commit();
   return batch;
+}
+
+bool Journal::guidance_expired(std::optional<std::int64_t> given_at, std::int64_t now) const {
+  return !given_at || now - *given_at >= limits_.guidance_refresh_seconds;
+}
+
+bool Journal::guidance_due(const std::string& attachment_id, std::int64_t now) {
+  sql::Stmt g(db_, "SELECT guidance_at FROM attachments WHERE attachment_id = ?1");
+  g.bind(1, attachment_id);
+  return g.step() && guidance_expired(g.opt_int64(0), now);
 }
 
 void Journal::restore_guidance(const std::string& attachment_id, std::optional<std::int64_t> previous) {

@@ -35,6 +35,9 @@ struct AttachmentRow {
   std::string state;          // attached | offline | fenced
   std::optional<std::int64_t> guidance_at;
   std::int64_t created_at = 0;
+  // The provider process (pid + start time) that attached or last resumed this session (R-H11); 0/"" unknown.
+  std::int64_t provider_pid = 0;
+  std::string provider_start;
 };
 
 enum class ReceiveResult {
@@ -97,6 +100,10 @@ class Journal {
   std::optional<AttachmentRow> attachment(const std::string& attachment_id);
   std::vector<AttachmentRow> attachments();
   void set_attachment_state(const std::string& attachment_id, const std::string& state);
+  void set_provider_process(const std::string& attachment_id, std::int64_t pid, const std::string& start);
+  // Moves the still-`received` messages of other local attachments of the same agent on the same server to
+  // `row` (the name moved to it, R-H7); returns how many moved.
+  std::int64_t adopt_pending(const AttachmentRow& row);
   // Detach: the attachment and its messages go; the agent's watermark stays (R-B12, R-B22).
   void remove_attachment(const std::string& attachment_id);
 
@@ -112,6 +119,8 @@ class Journal {
   std::vector<CachedMessage> pending(const std::string& attachment_id, int limit);
   OfferBatch offer(const std::string& attachment_id, const std::vector<std::string>& message_ids,
                    std::int64_t now);
+  // Whether an offer made at `now` carries the instructions (R-B17); offer() decides with the same rule.
+  bool guidance_due(const std::string& attachment_id, std::int64_t now);
   void restore_guidance(const std::string& attachment_id, std::optional<std::int64_t> previous);
   void withhold(const std::vector<std::string>& message_ids, const std::string& reason);
   // Receiver acknowledgements; a state never goes backwards. Returns false for an unknown id.
@@ -134,6 +143,7 @@ class Journal {
 
  private:
   void migrate();
+  bool guidance_expired(std::optional<std::int64_t> given_at, std::int64_t now) const;
   sql::Db db_;
   JournalLimits limits_;
 };

@@ -23,5 +23,10 @@ void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
 void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
 void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
 void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
+void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
+void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
+void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply);   // ops_mcp.cpp
+void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply);  // ops_mcp.cpp
+void op_channel_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply);  // ops_mcp.cpp
 
 }  // namespace agentworks::bridge

@@ -4,11 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agentworks/config.hpp"
-#include "agentworks/paths.hpp"
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
 #include "log.hpp"
+#include "login_config.hpp"
 #include "op_guard.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
@@ -19,22 +18,6 @@ namespace agentworks::bridge {
 using nlohmann::json;
 
 namespace {
-
-Config login_config(const json& req) {
-  const auto path_text = optional_string(req, "config", 4096);
-  const std::filesystem::path path = path_text ? std::filesystem::path(*path_text) : paths::config_file();
-  if (!path.is_absolute()) throw Error(ErrorCode::bad_request, "field 'config' must be an absolute path");
-  const auto cfg = load_config(path);
-  if (!cfg || !cfg->logged_in()) {
-    throw Error(ErrorCode::unauthenticated,
-                "no login in " + path.string() + "; sign in with `agentworks login` first");
-  }
-  if (cfg->kind == "child") {
-    throw Error(ErrorCode::forbidden, "the login in " + path.string() +
-                                          " is an agent's child connection; attach needs the person's login");
-  }
-  return *cfg;
-}
 
 json attachment_json(const AttachmentRow& row) {
   return {{"attachment_id", row.attachment_id}, {"agent_name", row.agent_name}, {"provider", row.provider},
@@ -50,6 +33,7 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
   std::string agent;
   std::string purpose;
   Config cfg;
+  std::optional<process::ProcessKey> process;  // stored with the attachment (R-H11)
   std::optional<ChildCredential> child;
   bool created_child = false;
 
@@ -123,6 +107,13 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
     row.connection_id = child->connection_id;
     row.state = "attached";
     row.created_at = Bridge::now();  // a newly attached session gets fresh instructions (R-B17): no guidance_at
+    if (process) {
+      row.provider_pid = process->pid;
+      row.provider_start = process->start;
+    }
+    // R-H7: messages cached but not yet offered for this name (e.g. in the session it moves away from) wait for
+    // the new attachment; the stream resumes after them, so they would otherwise never arrive on attach.
+    bridge.journal().adopt_pending(row);
     if (const auto old = bridge.journal().find_attachment(key.provider, key.session_id);
         old && old->attachment_id != row.attachment_id) {
       bridge.close_stream(old->attachment_id);
@@ -153,9 +144,13 @@ void op_attach(Bridge& bridge, const json& req, const Reply& reply) {
     throw Error(ErrorCode::bad_request, "purpose is at most 500 characters");
   }
   flow->cfg = login_config(req);
+  flow->process = optional_process(req);
   if (const auto existing = bridge.journal().find_attachment(flow->key.provider, flow->key.session_id);
       existing && existing->state == "attached" && fold_name(existing->agent_name) == fold_name(flow->agent) &&
       existing->server_url == flow->cfg.server_url) {
+    if (flow->process) {
+      bridge.journal().set_provider_process(existing->attachment_id, flow->process->pid, flow->process->start);
+    }
     json out = attachment_json(*existing);
     out["created_child"] = false;
     out["already_attached"] = true;

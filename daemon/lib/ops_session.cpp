@@ -34,10 +34,18 @@ void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
 }
 
 void op_resume(Bridge& bridge, const json& req, const Reply& reply) {
+  // R-H11: only the provider process now running this session resumes it; the hook sends its key.
+  const auto process = optional_process(req);
+  if (!process) {
+    throw Error(ErrorCode::bad_request,
+                "field 'process' is required: resume needs the current provider process key (type /agentworks "
+                "resume in the chat)");
+  }
   const auto row = attached_row(bridge, req);
   if (row.state == "fenced") {
     throw Error(ErrorCode::fenced, "this attachment was superseded, detached or revoked; attach this session again");
   }
+  bridge.journal().set_provider_process(row.attachment_id, process->pid, process->start);
   if (row.state != "attached") {
     bridge.journal().set_attachment_state(row.attachment_id, "attached");
     auto fresh = row;

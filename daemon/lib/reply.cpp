@@ -34,4 +34,29 @@ void Reply::error(ErrorCode code, const std::string& message) const {
   if (state_->sink) state_->sink(error_line(*state_->id, code, message));
 }
 
+Reply Reply::then(std::function<void(const json& fields)> on_ok) const {
+  const Reply outer = *this;
+  return Reply(state_->id, [outer, on_ok = std::move(on_ok)](std::string line) {
+    json answer = json::parse(line, nullptr, false);
+    if (!answer.is_object()) {
+      outer.error(ErrorCode::internal, "internal error: an inner op answered something that is not JSON");
+      return;
+    }
+    if (const auto e = answer.find("error"); e != answer.end() && e->is_object()) {
+      const auto code = parse_code(e->value("code", "internal")).value_or(ErrorCode::internal);
+      outer.error(code, e->value("message", "failed"));
+      return;
+    }
+    answer.erase("id");
+    answer.erase("ok");
+    try {
+      on_ok(answer);
+    } catch (const Error& err) {
+      outer.error(err.code(), err.what());
+    } catch (const std::exception& err) {
+      outer.error(ErrorCode::internal, std::string("internal error: ") + err.what());
+    }
+  });
+}
+
 }  // namespace agentworks::bridge

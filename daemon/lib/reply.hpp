@@ -23,6 +23,9 @@ class Reply {
   // {"id":N,"error":{"code","message"}}
   void error(ErrorCode code, const std::string& message) const;
   bool sent() const { return state_->sent; }
+  // A Reply with the same id for an inner op whose success continues in `on_ok` (which must answer this Reply,
+  // now or later); an inner error is passed on unchanged. A throw from `on_ok` becomes an error answer.
+  Reply then(std::function<void(const nlohmann::json& fields)> on_ok) const;
 
  private:
   struct State {

@@ -53,4 +53,32 @@ SessionKey session_key(const nlohmann::json& req) {
   return key;
 }
 
+bool optional_bool(const nlohmann::json& req, const char* field, bool fallback) {
+  const auto it = req.find(field);
+  if (it == req.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw Error(ErrorCode::bad_request, std::string("field '") + field + "' must be true or false");
+  return it->get<bool>();
+}
+
+std::optional<process::ProcessKey> optional_process(const nlohmann::json& req) {
+  const auto it = req.find("process");
+  if (it == req.end() || it->is_null()) return std::nullopt;
+  const auto bad = [] {
+    return Error(ErrorCode::bad_request,
+                 "field 'process' must be {\"pid\": N, \"start\": \"T\"} (pid > 0, start: field 22 of /proc/PID/stat)");
+  };
+  const nlohmann::json& p = *it;
+  if (!p.is_object() || !p.contains("pid") || !p.contains("start")) throw bad();
+  const nlohmann::json& pid = p["pid"];
+  const nlohmann::json& start = p["start"];
+  if (!pid.is_number_integer() || !start.is_string()) throw bad();
+  const auto pid_value = pid.get<std::int64_t>();
+  const auto& start_text = start.get_ref<const std::string&>();
+  if (pid_value <= 0 || pid_value > 0x7fffffff || start_text.empty() || start_text.size() > 32) throw bad();
+  for (const char c : start_text) {
+    if (c < '0' || c > '9') throw bad();
+  }
+  return process::ProcessKey{static_cast<long>(pid_value), start_text};
+}
+
 }  // namespace agentworks::bridge

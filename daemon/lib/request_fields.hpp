@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agentworks/process_ancestry.hpp"
+
 namespace agentworks::bridge {
 
 std::string required_string(const nlohmann::json& req, const char* field, std::size_t max_bytes = 4096);
@@ -23,5 +25,11 @@ struct SessionKey {
   std::string session_id;
 };
 SessionKey session_key(const nlohmann::json& req);
+
+bool optional_bool(const nlohmann::json& req, const char* field, bool fallback);
+
+// The hook's provider process, `process: {"pid": N, "start": "T"}` (pid > 0, start 1-32 decimal digits);
+// nullopt when absent.
+std::optional<process::ProcessKey> optional_process(const nlohmann::json& req);
 
 }  // namespace agentworks::bridge

@@ -169,7 +169,8 @@ TEST_F(BridgeDeliveryTest, FencedAttachmentStopsDelivery_RB7) {
   send_as(owner(), "worker", "agent:reviewer", "after the move");
   const json t = take("sess-f");
   EXPECT_EQ(t["error"]["code"], "fenced") << t.dump();
-  EXPECT_EQ(call({{"op", "resume"}, {"provider", "claude"}, {"session_id", "sess-f"}})["error"]["code"], "fenced");
+  EXPECT_EQ(call({{"op", "resume"}, {"provider", "claude"}, {"session_id", "sess-f"},
+                  {"process", {{"pid", 4242}, {"start", "1"}}}})["error"]["code"], "fenced");
   EXPECT_FALSE(call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", "sess-f"}})["attached"].get<bool>());
 }
 
@@ -184,7 +185,8 @@ TEST_F(BridgeDeliveryTest, OfflineHoldsMessagesResumeDelivers_RH11) {
   EXPECT_TRUE(t["messages"].empty());
   EXPECT_EQ(t["state"], "offline");
   EXPECT_EQ(status_of("sess-o")["stream"], "stopped");
-  const json res = call({{"op", "resume"}, {"provider", "claude"}, {"session_id", "sess-o"}});
+  const json res = call({{"op", "resume"}, {"provider", "claude"}, {"session_id", "sess-o"},
+                         {"process", {{"pid", 4242}, {"start", "1"}}}});
   EXPECT_EQ(res["state"], "attached");
   EXPECT_EQ(take_texts("sess-o"), std::vector<std::string>{"while offline"});
 }

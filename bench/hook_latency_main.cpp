@@ -1,0 +1,261 @@
+// agentworks-bench-hook: whole-process latency of agentworks-hook against a real agentworks-bridge and
+// agentworks-server on loopback (docs/benchmarks.md "Hook"). Each sample forks and execs the program with a
+// recorded Stop payload on stdin and waits for it to exit, as Claude Code does. Four series, in this order:
+//   floor       agentworks-bench-hook-floor (C): connect, greeting, one lookup line, answer; the least possible
+//   prompt      agentworks-hook claude UserPromptSubmit with an ordinary prompt (never opens the socket)
+//   unattached  agentworks-hook claude Stop for a session that is not attached (one deliver round trip)
+//   delivery    agentworks-hook claude Stop for an attached session with one message waiting (release check,
+//               offer commit and the delivered text included)
+// Targets: unattached p50 < 1.5 ms and p99 < 5 ms; delivery p50 < 5 ms and p99 < 20 ms.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "bridge_process.hpp"
+#include "bridge_socket_client.hpp"
+#include "hook_run.hpp"
+#include "http_client.hpp"
+#include "latency_stats.hpp"
+#include "server_process.hpp"
+
+extern char** environ;
+
+namespace bench = agentworks::bench;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Options {
+  std::string server_binary;
+  std::string bridge_binary;
+  std::string hook_binary;
+  std::string floor_binary;
+  std::string data_parent = "/tmp";
+  std::size_t runs = 500;
+  unsigned max_seconds = 600;
+};
+
+volatile pid_t g_server_pid = 0;
+volatile pid_t g_bridge_pid = 0;
+
+void on_watchdog(int) {
+  static const char msg[] = "agentworks-bench-hook: watchdog expired, killing server and bridge\n";
+  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+  if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
+  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  ::_exit(3);
+}
+
+std::string sibling_binary(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return name;
+  // dir "" means next to this binary; otherwise a sibling build directory (../server, ../daemon, ../hooks).
+  return (dir.empty() ? self.parent_path() / name : self.parent_path().parent_path() / dir / name).string();
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// The hook's environment: the bridge's temp HOME, so it finds the bridge's socket.
+std::vector<std::string> hook_environment(const std::string& root) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("HOME=", 0) == 0 || kv.rfind("XDG_", 0) == 0 || kv.rfind("AGENTWORKS_", 0) == 0) continue;
+    env.push_back(kv);
+  }
+  env.push_back("HOME=" + root + "/home");
+  env.push_back("XDG_CONFIG_HOME=" + root + "/config");
+  env.push_back("XDG_STATE_HOME=" + root + "/state");
+  env.push_back("XDG_RUNTIME_DIR=" + root + "/run");
+  return env;
+}
+
+json stop_payload(const std::string& session) {
+  return {{"session_id", session},
+          {"transcript_path", "/home/dev/.claude/projects/-home-dev-proj/" + session + ".jsonl"},
+          {"cwd", "/home/dev/proj"},
+          {"permission_mode", "default"},
+          {"hook_event_name", "Stop"},
+          {"stop_hook_active", false},
+          {"last_assistant_message", "I refactored the parser and all tests pass."}};
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds poll = 1ms) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(poll);
+  }
+  return done();
+}
+
+struct Series {
+  const char* name;
+  std::vector<std::int64_t> samples;
+  std::vector<std::int64_t> cpu;
+  std::size_t bad = 0;  // wrong exit code or output
+  std::string first_bad;
+};
+
+void print(const Series& s) {
+  const auto st = bench::summarize(s.samples);
+  const auto cpu = bench::summarize(s.cpu);
+  std::printf("  %-11s n=%-5zu wall p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms | child CPU p50 %6.3f ms  p99 %6.3f ms\n",
+              s.name, st.count, st.p50_ms, st.p99_ms, st.max_ms, cpu.p50_ms, cpu.p99_ms);
+  if (s.bad > 0) std::printf("              BAD RUNS: %zu (first: %s)\n", s.bad, s.first_bad.c_str());
+}
+
+int run(const Options& opt) {
+  std::printf("agentworks-bench-hook: %zu runs per series\nhook %s\nload average at start: %s\n", opt.runs,
+              opt.hook_binary.c_str(), load_average().c_str());
+  bench::ServerProcess server;
+  std::string error;
+  if (!server.start(opt.server_binary, {"--rate-limit-per-hour", "100000000", "--inbox-history", "1000000"},
+                    opt.data_parent, 30s, &error)) {
+    std::fprintf(stderr, "server: %s\n", error.c_str());
+    return 2;
+  }
+  g_server_pid = server.pid();
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
+  if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
+    std::fprintf(stderr, "bridge: %s\n", error.c_str());
+    return 2;
+  }
+  g_bridge_pid = bridge.pid();
+  bench::BridgeSocketClient c;
+  if (!c.connect(bridge.socket_path(), &error)) {
+    std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
+    return 2;
+  }
+  const std::string attached = "bench-hook-attached";
+  const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", attached},
+                         {"agent_name", "hookbench"}, {"purpose", "hook benchmark receiver"},
+                         {"config", bridge.config_path()}});
+  if (!a.value("ok", false)) {
+    std::fprintf(stderr, "attach failed: %s\n", a.dump().c_str());
+    return 2;
+  }
+  const auto lookup_pending = [&] {
+    return c.call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", attached}}).value("pending", -1L);
+  };
+  const auto env = hook_environment(bridge.root());
+  const std::vector<std::string> stop_argv = {opt.hook_binary, "claude", "Stop"};
+
+  Series floor{"floor", {}, {}, 0, {}};
+  Series prompt{"prompt", {}, {}, 0, {}};
+  Series unattached{"unattached", {}, {}, 0, {}};
+  Series delivery{"delivery", {}, {}, 0, {}};
+  const auto record = [](Series& s, const bench::HookRun& r, bool ok) {
+    if (ok) {
+      s.samples.push_back(r.ns);
+      s.cpu.push_back(r.cpu_ns);
+    } else if (s.bad++ == 0) {
+      s.first_bad = "exit " + std::to_string(r.exit_code) + ", stdout " + r.out.substr(0, 200);
+    }
+  };
+  // Warm the page cache and the dynamic loader's files before timing anything.
+  for (int i = 0; i < 20; ++i) {
+    bench::run_hook_process({opt.floor_binary, bridge.socket_path()}, env, "");
+    bench::run_hook_process(stop_argv, env, stop_payload("bench-hook-none").dump());
+  }
+  for (std::size_t k = 0; k < opt.runs; ++k) {
+    const auto r = bench::run_hook_process({opt.floor_binary, bridge.socket_path()}, env, "");
+    record(floor, r, r.exit_code == 0);
+  }
+  json ordinary = stop_payload("bench-hook-none");
+  ordinary["hook_event_name"] = "UserPromptSubmit";
+  ordinary["prompt"] = "please fix the failing test";
+  for (std::size_t k = 0; k < opt.runs; ++k) {
+    const auto r = bench::run_hook_process({opt.hook_binary, "claude", "UserPromptSubmit"}, env, ordinary.dump());
+    record(prompt, r, r.exit_code == 0 && r.out.empty());
+  }
+  const std::string none = stop_payload("bench-hook-none").dump();
+  for (std::size_t k = 0; k < opt.runs; ++k) {
+    const auto r = bench::run_hook_process(stop_argv, env, none);
+    record(unattached, r, r.exit_code == 0 && r.out.empty());
+  }
+  bench::HttpClient http("127.0.0.1", server.port(), server.token());
+  const std::string with_message = stop_payload(attached).dump();
+  for (std::size_t k = 0; k < opt.runs; ++k) {
+    const std::string body = json{{"target", "agent:hookbench"}, {"message", "hook bench message " + std::to_string(k)}}.dump();
+    const auto sent = http.request("POST", "/v1/messages", body);
+    if (sent.status < 200 || sent.status >= 300) {
+      std::fprintf(stderr, "send failed: %d %s %s\n", sent.status, sent.body.c_str(), sent.error.c_str());
+      return 2;
+    }
+    if (!wait_until([&] { return lookup_pending() == 1; }, 10s)) {
+      std::fprintf(stderr, "message %zu did not reach the bridge within 10 s\n", k);
+      return 2;
+    }
+    const auto r = bench::run_hook_process(stop_argv, env, with_message);
+    record(delivery, r, r.exit_code == 0 && r.out.find("hook bench message " + std::to_string(k)) != std::string::npos);
+  }
+
+  std::printf("\nwhole-process latency (fork + exec + stdin + round trip + exit):\n");
+  for (const Series* s : {&floor, &prompt, &unattached, &delivery}) print(*s);
+  const auto u = bench::summarize(unattached.samples);
+  const auto d = bench::summarize(delivery.samples);
+  std::printf("\nload average at end: %s\ntargets:\n", load_average().c_str());
+  std::printf("  unattached p50 < 1.5 ms: %.3f ms  %s\n", u.p50_ms, u.count > 0 && u.p50_ms < 1.5 ? "MET" : "MISSED");
+  std::printf("  unattached p99 < 5 ms:   %.3f ms  %s\n", u.p99_ms, u.count > 0 && u.p99_ms < 5.0 ? "MET" : "MISSED");
+  std::printf("  delivery p50 < 5 ms:     %.3f ms  %s\n", d.p50_ms, d.count > 0 && d.p50_ms < 5.0 ? "MET" : "MISSED");
+  std::printf("  delivery p99 < 20 ms:    %.3f ms  %s\n", d.p99_ms, d.count > 0 && d.p99_ms < 20.0 ? "MET" : "MISSED");
+  std::fflush(stdout);
+  c.close();
+  bridge.stop();
+  g_bridge_pid = 0;
+  bridge.remove_home();
+  server.stop();
+  g_server_pid = 0;
+  return (unattached.bad + delivery.bad + floor.bad + prompt.bad) == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"agentworks-bench-hook: whole-process hook latency against a real bridge (docs/benchmarks.md)"};
+  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
+  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
+  app.add_option("--hook", opt.hook_binary, "agentworks-hook binary (default: ../hooks/ next to this binary)");
+  app.add_option("--floor", opt.floor_binary, "the C floor program (default: next to this binary)");
+  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
+  app.add_option("--runs", opt.runs, "runs per series")->check(CLI::Range(1, 100000));
+  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
+      ->check(CLI::Range(10, 3600));
+  CLI11_PARSE(app, argc, argv);
+  if (opt.server_binary.empty()) opt.server_binary = sibling_binary("server", "agentworks-server");
+  if (opt.bridge_binary.empty()) opt.bridge_binary = sibling_binary("daemon", "agentworks-bridge");
+  if (opt.hook_binary.empty()) opt.hook_binary = sibling_binary("hooks", "agentworks-hook");
+  if (opt.floor_binary.empty()) opt.floor_binary = sibling_binary("", "agentworks-bench-hook-floor");
+  std::signal(SIGALRM, on_watchdog);
+  ::alarm(opt.max_seconds);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "agentworks-bench-hook: %s\n", e.what());
+    if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
+    if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+    return 2;
+  }
+}

@@ -1,0 +1,40 @@
+// agentworks bridge message read --provider P [--after CURSOR] [--limit N]
+#include <CLI/CLI.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "commands/bridge_message_base.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace {
+
+class BridgeMessageRead final : public BridgeMessageCommand {
+ public:
+  BridgeMessageRead() : BridgeMessageCommand("read") {}
+  void define(CLI::App& app) override {
+    define_provider(app);
+    app.add_option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");
+    app.add_option("--limit", limit_, "At most this many messages (1-100, default 20)");
+  }
+  json run(const Context& /*ctx*/) override {
+    json fields = json::object();
+    if (!after_.empty()) fields["after"] = after_;
+    if (limit_ != 0) {
+      if (limit_ < 1 || limit_ > 100) throw Error(ErrorCode::usage, "--limit must be 1-100");
+      fields["limit"] = limit_;
+    }
+    return call(std::move(fields));
+  }
+
+ private:
+  std::string after_;
+  int limit_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_bridge_message_read() { return std::make_unique<BridgeMessageRead>(); }
+
+}  // namespace agentworks::cli

@@ -1,0 +1,42 @@
+// agentworks bridge message reply --provider P (--message-id ID | --inbox INBOX) --message TEXT [--submission-id ID]
+#include <CLI/CLI.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "commands/bridge_message_base.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace {
+
+class BridgeMessageReply final : public BridgeMessageCommand {
+ public:
+  BridgeMessageReply() : BridgeMessageCommand("reply") {}
+  void define(CLI::App& app) override {
+    define_provider(app);
+    app.add_option("--message-id", message_id_, "The message you reply to (msg_...)");
+    app.add_option("--inbox", inbox_, "The conversation inbox (inb_...) to reply into, instead of --message-id");
+    app.add_option("--message", message_, "The reply text ('-' reads it from stdin)")->required();
+    define_submission_id(app);
+  }
+  json run(const Context& /*ctx*/) override {
+    if (message_id_.empty() == inbox_.empty()) throw Error(ErrorCode::usage, "give exactly one of --message-id or --inbox");
+    json fields = {{"message", message_text_option(message_)}};
+    if (!message_id_.empty()) fields["message_id"] = message_id_;
+    if (!inbox_.empty()) fields["inbox_id"] = inbox_;
+    add_submission_id(fields);
+    return call(std::move(fields));
+  }
+
+ private:
+  std::string message_id_;
+  std::string inbox_;
+  std::string message_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_bridge_message_reply() { return std::make_unique<BridgeMessageReply>(); }
+
+}  // namespace agentworks::cli

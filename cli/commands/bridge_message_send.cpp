@@ -1,0 +1,40 @@
+// agentworks bridge message send --provider P --target agent:NAME --message TEXT [--submission-id ID]
+#include <CLI/CLI.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+#include "commands/bridge_message_base.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace {
+
+class BridgeMessageSend final : public BridgeMessageCommand {
+ public:
+  BridgeMessageSend() : BridgeMessageCommand("send") {}
+  void define(CLI::App& app) override {
+    define_provider(app);
+    app.add_option("--target", target_, "agent:NAME (or NAME) of the receiving agent")->required();
+    app.add_option("--message", message_, "The message text ('-' reads it from stdin)")->required();
+    define_submission_id(app);
+  }
+  json run(const Context& /*ctx*/) override {
+    std::string target = target_.rfind("agent:", 0) == 0 ? target_ : "agent:" + target_;
+    if (!valid_agent_name(target.substr(6))) throw Error(ErrorCode::usage, "--target must be agent:NAME");
+    json fields = {{"target", target}, {"message", message_text_option(message_)}};
+    add_submission_id(fields);
+    return call(std::move(fields));
+  }
+
+ private:
+  std::string target_;
+  std::string message_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_bridge_message_send() { return std::make_unique<BridgeMessageSend>(); }
+
+}  // namespace agentworks::cli

@@ -1,0 +1,43 @@
+// agentworks mcp serve [--provider P] [--claude-channel]: the credential-less messaging MCP server that an agent
+// CLI starts over stdio (plugins' .mcp.json, Codex's [mcp_servers]). It never reads the CLI login (R-C2): every
+// tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "mcp/caller_identity.hpp"
+#include "mcp/server.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace {
+
+class McpServe final : public Command {
+ public:
+  void define(CLI::App& app) override {
+    app.add_option("--provider", options_.provider,
+                   "The agent CLI that starts this server (claude, codex, cursor); codex makes every call need the "
+                   "host's thread id");
+    app.add_flag("--claude-channel", options_.claude_channel,
+                 "Also act as a Claude channel: push messages into the running Claude session");
+  }
+
+  json run(const Context& /*ctx*/) override {
+    mcp::current_caller(options_.provider);  // a bad --provider is a usage error before anything is served
+    mcp::serve(std::cin, std::cout, options_);
+    return json{{"stopped", true}};
+  }
+
+  void print(const json& /*result*/) const override {}  // stdout belongs to the protocol
+
+ private:
+  mcp::ServeOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_mcp_serve() { return std::make_unique<McpServe>(); }
+
+}  // namespace agentworks::cli

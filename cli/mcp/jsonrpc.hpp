@@ -1,0 +1,48 @@
+// JSON-RPC 2.0 over stdio for the MCP server (clients.md "MCP over stdio"): one compact JSON message per line.
+// Output is serialized through one writer so a channel notification never interleaves with an answer; stdout
+// carries nothing else.
+#pragma once
+
+#include <mutex>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace agentworks::cli::mcp {
+
+enum RpcCode : int {
+  rpc_parse_error = -32700,
+  rpc_invalid_request = -32600,
+  rpc_method_not_found = -32601,
+  rpc_invalid_params = -32602,
+  rpc_internal_error = -32603,
+};
+
+// A protocol-level failure: answered as a JSON-RPC error, not as a tool result.
+class RpcError : public std::runtime_error {
+ public:
+  RpcError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+class LineWriter {
+ public:
+  explicit LineWriter(std::ostream& out) : out_(out) {}
+  // Writes `message` as one line and flushes. Safe from several threads.
+  void write(const nlohmann::json& message);
+
+ private:
+  std::ostream& out_;
+  std::mutex mutex_;
+};
+
+nlohmann::json rpc_result(const nlohmann::json& id, const nlohmann::json& result);
+nlohmann::json rpc_error(const nlohmann::json& id, int code, const std::string& message);
+nlohmann::json rpc_notification(const std::string& method, const nlohmann::json& params);
+
+}  // namespace agentworks::cli::mcp

@@ -1,0 +1,166 @@
+#include "mcp/tools.hpp"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/validation.hpp"
+#include "mcp/jsonrpc.hpp"
+
+namespace agentworks::cli::mcp {
+
+using nlohmann::json;
+
+namespace {
+
+json string_prop(const std::string& description) { return {{"type", "string"}, {"description", description}}; }
+
+json tool(const std::string& name, const std::string& description, json properties, json required) {
+  return {{"name", name},
+          {"description", description},
+          {"inputSchema",
+           {{"type", "object"},
+            {"properties", std::move(properties)},
+            {"required", std::move(required)},
+            {"additionalProperties", false}}}};
+}
+
+[[noreturn]] void bad(const std::string& tool_name, const std::string& what) {
+  throw RpcError(rpc_invalid_params, tool_name + ": " + what);
+}
+
+void only_known(const std::string& tool_name, const json& args, const std::set<std::string>& known) {
+  for (const auto& [key, value] : args.items()) {
+    if (!known.contains(key)) bad(tool_name, "unknown argument '" + key + "'");
+  }
+}
+
+std::optional<std::string> opt_str(const std::string& tool_name, const json& args, const char* key) {
+  const auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) bad(tool_name, std::string("'") + key + "' must be a string");
+  return it->get<std::string>();
+}
+
+std::string req_str(const std::string& tool_name, const json& args, const char* key) {
+  auto v = opt_str(tool_name, args, key);
+  if (!v || v->empty()) bad(tool_name, std::string("'") + key + "' is required");
+  return *v;
+}
+
+std::string message_arg(const std::string& tool_name, const json& args) {
+  auto text = req_str(tool_name, args, "message");
+  if (!valid_message_text(text)) bad(tool_name, "'message' must be 1-20,000 characters of valid UTF-8");
+  return text;
+}
+
+void add_submission_id(const std::string& tool_name, const json& args, json& fields) {
+  if (auto id = opt_str(tool_name, args, "submission_id")) {
+    if (!valid_client_id(*id)) bad(tool_name, "'submission_id' must be 1-200 printable ASCII characters");
+    fields["submission_id"] = *id;
+  }
+}
+
+const char* const kSubmissionHelp =
+    "Optional id you choose (1-200 printable ASCII) so a retry of the same call is not stored twice.";
+
+}  // namespace
+
+json tool_list() {
+  json tools = json::array();
+  tools.push_back(tool(
+      "agent_message_ack",
+      "Acknowledge a message another agent sent you: delivery=\"admitted\" as soon as it reaches you, "
+      "\"processed\" once you have handled it. The sender sees the receipt.",
+      {{"message_id", string_prop("The message_id of the message (msg_...).")},
+       {"delivery", {{"type", "string"}, {"enum", {"admitted", "processed"}}, {"description", "admitted or processed"}}}},
+      {"message_id", "delivery"}));
+  tools.push_back(tool(
+      "agent_message_reply",
+      "Reply in the same conversation as a message you received, as your attached agent. Give message_id, or "
+      "inbox (the message's inbox / reply_address) when the message id is no longer known.",
+      {{"message_id", string_prop("The message_id you reply to (msg_...).")},
+       {"inbox", string_prop("The conversation inbox (inb_...) to reply into, instead of message_id.")},
+       {"message", string_prop("The reply text (1-20,000 characters).")},
+       {"submission_id", string_prop(kSubmissionHelp)}},
+      {"message"}));
+  tools.push_back(tool("agent_message_send",
+                       "Send a message to another agent of this account, as your attached agent. An answer, if "
+                       "any, arrives later as a new message.",
+                       {{"target", string_prop("\"agent:NAME\" (or just NAME) of the receiving agent; see "
+                                               "agent_message_peers.")},
+                        {"message", string_prop("The message text (1-20,000 characters).")},
+                        {"submission_id", string_prop(kSubmissionHelp)}},
+                       {"target", "message"}));
+  tools.push_back(tool("agent_message_read",
+                       "Read your agent's mailbox (messages sent to you), oldest first, a bounded page at a time. "
+                       "Reading does not acknowledge anything.",
+                       {{"after", string_prop("Cursor to read after: \"0\" (default, from the start) or the "
+                                              "next_cursor of a previous read.")},
+                        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"description",
+                                                                                           "At most this many "
+                                                                                           "messages (1-100, "
+                                                                                           "default 20)."}}}},
+                       json::array()));
+  tools.push_back(tool("agent_message_peers",
+                       "List the other agents of this account you can message: name, purpose, and whether each "
+                       "is connected now.",
+                       json::object(), json::array()));
+  return {{"tools", tools}};
+}
+
+std::string prepare_tool_call(const std::string& name, const json& arguments, json& fields) {
+  const json args = arguments.is_null() ? json::object() : arguments;
+  if (!args.is_object()) bad(name, "arguments must be an object");
+  fields = json::object();
+  if (name == "agent_message_ack") {
+    only_known(name, args, {"message_id", "delivery"});
+    fields["message_id"] = req_str(name, args, "message_id");
+    const auto delivery = req_str(name, args, "delivery");
+    if (delivery != "admitted" && delivery != "processed") bad(name, "'delivery' must be \"admitted\" or \"processed\"");
+    fields["delivery"] = delivery;
+    fields["via"] = "agent";
+    return "ack";
+  }
+  if (name == "agent_message_reply") {
+    only_known(name, args, {"message_id", "inbox", "message", "submission_id"});
+    const auto message_id = opt_str(name, args, "message_id");
+    const auto inbox = opt_str(name, args, "inbox");
+    const bool has_id = message_id && !message_id->empty();
+    const bool has_inbox = inbox && !inbox->empty();
+    if (has_id == has_inbox) bad(name, "give exactly one of 'message_id' or 'inbox'");
+    if (has_id) fields["message_id"] = *message_id;
+    if (has_inbox) fields["inbox_id"] = *inbox;
+    fields["message"] = message_arg(name, args);
+    add_submission_id(name, args, fields);
+    return "reply";
+  }
+  if (name == "agent_message_send") {
+    only_known(name, args, {"target", "message", "submission_id"});
+    auto target = req_str(name, args, "target");
+    if (target.rfind("agent:", 0) != 0) target = "agent:" + target;
+    if (!valid_agent_name(target.substr(6))) bad(name, "'target' must be \"agent:NAME\" with a valid agent name");
+    fields["target"] = target;
+    fields["message"] = message_arg(name, args);
+    add_submission_id(name, args, fields);
+    return "send";
+  }
+  if (name == "agent_message_read") {
+    only_known(name, args, {"after", "limit"});
+    if (auto after = opt_str(name, args, "after")) fields["after"] = *after;
+    if (const auto it = args.find("limit"); it != args.end() && !it->is_null()) {
+      if (!it->is_number_integer()) bad(name, "'limit' must be an integer from 1 to 100");
+      const auto limit = it->get<long long>();
+      if (limit < 1 || limit > 100) bad(name, "'limit' must be an integer from 1 to 100");
+      fields["limit"] = limit;
+    }
+    return "read";
+  }
+  if (name == "agent_message_peers") {
+    only_known(name, args, {});
+    return "peers";
+  }
+  throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
+}
+
+}  // namespace agentworks::cli::mcp

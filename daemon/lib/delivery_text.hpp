@@ -1,0 +1,53 @@
+// The text that hands waiting messages to a chat (R-H3, R-B17, R-B18): one pure formatter shared by the hook's
+// `deliver` op and the native push routes. No I/O. Lengths are UTF-16 code units, the unit the CLIs cap
+// hook output in (a code point >= U+10000 counts 2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentworks::bridge {
+
+// The fields of the server's Message object that the text shows.
+struct DeliveryMessage {
+  std::string message_id;
+  std::string conversation_id;
+  std::string inbox_id;           // the conversation's inbox (reply_address when inbox_id is absent)
+  std::string sender_agent;       // empty when the sender did not speak as a named agent
+  std::string sender_connection;  // the sending connection id
+  std::string text;               // the message body
+};
+
+// From the Message object as cached JSON text; fields that are missing or of the wrong type stay empty.
+DeliveryMessage delivery_message_from_json(std::string_view message_json);
+
+struct DeliveryContext {
+  std::string agent_name;     // the attached agent the messages are for
+  std::string attachment_id;
+  std::string provider;       // claude | codex | cursor | …
+  bool guidance = false;      // add the full ack/reply instructions (first offer, then once a day)
+  std::size_t max_units = 9500;
+  std::size_t waiting_after = 0;  // messages still waiting beyond `messages` (announced with those left out)
+};
+
+// A budget below this is raised to it: the label, the instructions and one (truncated) message always fit.
+inline constexpr std::size_t kMinDeliveryBudget = 2000;
+
+struct DeliveryText {
+  std::string text;           // empty when `messages` is empty
+  std::size_t included = 0;   // the text holds messages[0, included): the longest prefix that fits
+  bool truncated = false;     // the single included message was cut to fit the budget
+};
+
+// Oldest first (the order given). The longest prefix whose whole text fits ctx.max_units; when even the first
+// message alone does not fit, it is included cut short, with a line saying how much was shown and how to read
+// it whole. Each body is fenced by lines naming its message id, which a sender cannot know before sending.
+DeliveryText format_delivery(const std::vector<DeliveryMessage>& messages, const DeliveryContext& ctx);
+
+// UTF-16 code units of UTF-8 text.
+std::size_t utf16_units(std::string_view utf8);
+
+}  // namespace agentworks::bridge

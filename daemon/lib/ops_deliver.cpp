@@ -1,0 +1,134 @@
+// deliver: `take` for a Stop hook (docs/protocol.md "Hook ops"). The bridge builds the text (delivery_text.hpp),
+// offers only the oldest-first prefix that fits the hook's output budget, and applies the loop guard (R-H2).
+// An unknown session is answered from the journal alone: no network (R-H9).
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "bridge.hpp"
+#include "delivery_text.hpp"
+#include "log.hpp"
+#include "offer_flow.hpp"
+#include "ops.hpp"
+#include "request_fields.hpp"
+
+namespace agentworks::bridge {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kMaxDeliver = 20;
+constexpr std::int64_t kDefaultContinuations = 3;
+constexpr std::int64_t kMaxContinuations = 8;
+constexpr std::int64_t kDefaultChars = 9500;
+constexpr std::int64_t kMaxChars = 100000;
+
+json quiet_answer(Bridge& bridge, const AttachmentRow& row, std::size_t held, bool guarded) {
+  return {{"attached", true},
+          {"state", row.state},
+          {"agent_name", row.agent_name},
+          {"attachment_id", row.attachment_id},
+          {"text", ""},
+          {"message_ids", json::array()},
+          {"guidance", false},
+          {"pending", bridge.journal().counts(row.attachment_id).pending},
+          {"held", held},
+          {"guarded", guarded}};
+}
+
+DeliveryContext context_for(const AttachmentRow& row, bool guidance, std::int64_t max_chars,
+                            std::int64_t waiting_after) {
+  return {row.agent_name, row.attachment_id, row.provider, guidance, static_cast<std::size_t>(max_chars),
+          static_cast<std::size_t>(std::max<std::int64_t>(waiting_after, 0))};
+}
+
+std::vector<DeliveryMessage> parsed(const std::vector<CachedMessage>& cached) {
+  std::vector<DeliveryMessage> out;
+  out.reserve(cached.size());
+  for (const auto& m : cached) {
+    auto d = delivery_message_from_json(m.body);
+    if (d.message_id.empty()) d.message_id = m.message_id;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
+  const auto key = session_key(req);
+  const bool stop_hook_active = optional_bool(req, "stop_hook_active", false);
+  std::optional<std::int64_t> loop_count;
+  if (req.contains("loop_count") && !req["loop_count"].is_null()) {
+    loop_count = optional_int(req, "loop_count", 0, 0, 1'000'000);
+  }
+  const auto max_continuations =
+      optional_int(req, "max_continuations", kDefaultContinuations, 0, kMaxContinuations);
+  const auto max_chars =
+      optional_int(req, "max_chars", kDefaultChars, static_cast<std::int64_t>(kMinDeliveryBudget), kMaxChars);
+
+  const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
+  if (!row) {
+    reply.ok({{"attached", false}});  // R-H9: the unattached fast path, no network
+    return;
+  }
+  if (row->state != "attached") {
+    reply.ok(quiet_answer(bridge, *row, 0, false));  // offline or fenced: nothing is delivered here
+    return;
+  }
+  // R-H2: at most max_continuations deliveries in one chain of stops; the rest waits for the next turn.
+  if (bridge.hook_state().chain_length(key, stop_hook_active, loop_count) >= max_continuations) {
+    reply.ok(quiet_answer(bridge, *row, 0, true));
+    return;
+  }
+  auto pending = bridge.journal().pending(row->attachment_id, kMaxDeliver);
+  if (pending.empty()) {
+    reply.ok(quiet_answer(bridge, *row, 0, false));
+    return;
+  }
+  const auto token = bridge.token_for(*row);
+  if (!token) {
+    reply.ok(quiet_answer(bridge, *row, pending.size(), false));
+    return;
+  }
+
+  OfferHandlers handlers;
+  const AttachmentRow att = *row;
+  handlers.select = [&bridge, att, max_chars](const std::vector<CachedMessage>& releasable, bool guidance) {
+    // Those waiting beyond the release-checked ones are announced too; after the offer the same count remains.
+    const auto beyond = bridge.journal().counts(att.attachment_id).pending - static_cast<std::int64_t>(releasable.size());
+    const auto fit =
+        format_delivery(parsed(releasable), context_for(att, guidance, max_chars, beyond)).included;
+    std::vector<std::string> ids;
+    for (std::size_t i = 0; i < fit; ++i) ids.push_back(releasable[i].message_id);
+    return ids;
+  };
+  handlers.answer = [&bridge, key, max_chars](const AttachmentRow& r, const OfferBatch& batch) {
+    const auto still_pending = bridge.journal().counts(r.attachment_id).pending;
+    const auto text =
+        format_delivery(parsed(batch.messages), context_for(r, batch.guidance, max_chars, still_pending));
+    if (text.included < batch.messages.size()) {
+      log::warn("deliver: " + std::to_string(batch.messages.size() - text.included) +
+                " offered messages did not fit the text; they stay readable with an explicit mailbox read");
+    }
+    json ids = json::array();
+    for (std::size_t i = 0; i < text.included; ++i) ids.push_back(batch.messages[i].message_id);
+    if (!text.text.empty()) bridge.hook_state().count_delivery(key);
+    return json{{"attached", true},
+                {"state", r.state},
+                {"agent_name", r.agent_name},
+                {"attachment_id", r.attachment_id},
+                {"text", text.text},
+                {"message_ids", ids},
+                {"guidance", batch.guidance && !text.text.empty()},
+                {"truncated", text.truncated},
+                {"pending", still_pending},
+                {"held", 0},
+                {"guarded", false}};
+  };
+  handlers.held = [&bridge](const AttachmentRow& r, std::size_t held) { return quiet_answer(bridge, r, held, false); };
+  release_and_offer(bridge, reply, *row, *token, std::move(pending), std::move(handlers));
+}
+
+}  // namespace agentworks::bridge

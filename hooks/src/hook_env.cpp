@@ -1,0 +1,29 @@
+#include "hook_env.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+namespace agentworks::hook {
+
+int max_continuations_from(const char* value) {
+  if (value == nullptr) return kDefaultMaxContinuations;
+  const std::string_view s(value);
+  int n = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || n < 0 || n > kMaxMaxContinuations) {
+    return kDefaultMaxContinuations;
+  }
+  return n;
+}
+
+std::optional<std::string> config_from(const char* value) {
+  if (value == nullptr || value[0] == '\0') return std::nullopt;
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(std::filesystem::path(value), ec);
+  if (ec) return std::string(value);
+  return abs.lexically_normal().string();
+}
+
+}  // namespace agentworks::hook

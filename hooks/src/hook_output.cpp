@@ -1,0 +1,39 @@
+#include "hook_output.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace agentworks::hook {
+namespace {
+
+using nlohmann::json;
+
+std::string line(const json& j) {
+  // Invalid UTF-8 (never expected from the bridge) is replaced rather than thrown on.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string continue_with(Provider provider, std::string_view text) {
+  if (provider == Provider::cursor) return line({{"followup_message", text}});
+  return line({{"decision", "block"}, {"reason", text}});
+}
+
+std::string block_prompt(Provider provider, std::string_view text) {
+  switch (provider) {
+    case Provider::claude:
+      // Claude Code reads suppressOriginalPrompt inside hookSpecificOutput: the typed command is not echoed.
+      return line({{"decision", "block"},
+                   {"reason", text},
+                   {"hookSpecificOutput", {{"hookEventName", "UserPromptSubmit"}, {"suppressOriginalPrompt", true}}}});
+    case Provider::codex:
+      return line({{"decision", "block"}, {"reason", text}});
+    case Provider::cursor:
+      return line({{"continue", false}, {"user_message", text}});
+  }
+  return {};
+}
+
+std::string tell_person(Provider, std::string_view text) { return line({{"systemMessage", text}}); }
+
+}  // namespace agentworks::hook

@@ -1,0 +1,64 @@
+#include "provider.hpp"
+
+#include <array>
+#include <cctype>
+
+namespace agentworks::hook {
+namespace {
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct EventName {
+  Provider provider;
+  std::string_view name;
+  Event event;
+};
+
+// The one table of what each provider calls its events.
+constexpr std::array<EventName, 10> kEvents = {{
+    {Provider::claude, "Stop", Event::stop},
+    {Provider::claude, "UserPromptSubmit", Event::prompt_submit},
+    {Provider::claude, "SessionStart", Event::session_start},
+    {Provider::claude, "SessionEnd", Event::session_end},
+    {Provider::codex, "Stop", Event::stop},
+    {Provider::codex, "UserPromptSubmit", Event::prompt_submit},
+    {Provider::codex, "SessionStart", Event::session_start},
+    {Provider::codex, "SessionEnd", Event::session_end},
+    {Provider::cursor, "stop", Event::stop},
+    {Provider::cursor, "beforeSubmitPrompt", Event::prompt_submit},
+}};
+
+}  // namespace
+
+std::optional<Provider> parse_provider(std::string_view name) {
+  if (name == "claude") return Provider::claude;
+  if (name == "codex") return Provider::codex;
+  if (name == "cursor") return Provider::cursor;
+  return std::nullopt;
+}
+
+std::string_view provider_name(Provider provider) {
+  switch (provider) {
+    case Provider::claude: return "claude";
+    case Provider::codex: return "codex";
+    case Provider::cursor: return "cursor";
+  }
+  return "claude";
+}
+
+std::optional<Event> parse_event(Provider provider, std::string_view name) {
+  for (const auto& e : kEvents) {
+    if (e.provider == provider && equals_ignoring_case(e.name, name)) return e.event;
+  }
+  return std::nullopt;
+}
+
+}  // namespace agentworks::hook

@@ -1,0 +1,63 @@
+// The agentworks MCP server inside the real Claude Code (R-C1): with the plugin installed by
+// `agentworks attach claude --yes`, Claude Code starts `agentworks mcp serve` from the plugin's .mcp.json and
+// offers its tools to the model. The mock model records the request bodies; the assertion is on the tools list
+// of a main turn. Plugin MCP tools are named mcp__plugin_<plugin>_<server>__<tool>.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "driver/agent_env.hpp"
+#include "driver/cli_locator.hpp"
+#include "driver/e2e_fixture.hpp"
+
+namespace agentworks::e2e {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToolPrefix = "mcp__plugin_agentworks_agentworks__";
+
+class ClaudeMcpE2eTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(claude_binary(), "claude");
+    E2eTest::SetUp();
+    env_ = claude_env(home_, *model_);
+    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
+    ASSERT_EQ(install.exit_code, 0) << install.describe();
+  }
+
+  // Names of the tools offered in a main turn's request body.
+  static std::set<std::string> tool_names(const ModelRequest& r) {
+    std::set<std::string> names;
+    const json body = json::parse(r.body, nullptr, false);
+    if (!body.is_object() || !body.contains("tools")) return names;
+    for (const auto& t : body["tools"]) {
+      if (t.is_object() && t.contains("name") && t["name"].is_string()) names.insert(t["name"].get<std::string>());
+    }
+    return names;
+  }
+
+  testing::EnvOverrides env_;
+};
+
+// R-C1: the five messaging tools reach the model of a Claude Code session started in the project.
+TEST_F(ClaudeMcpE2eTest, PluginMcpToolsAreOfferedToTheModel_RC1) {
+  const auto run = run_claude(env_, project_, {"-p", "which tools do you have"});
+  ASSERT_EQ(run.exit_code, 0) << describe_run(run);
+  const auto turn = model_->wait_for(
+      [](const ModelRequest& r) { return r.main_turn && r.last_user.find("which tools") != std::string::npos; },
+      std::chrono::seconds(10));
+  ASSERT_TRUE(turn) << model_->describe();
+  const std::set<std::string> names = tool_names(*turn);
+  std::string all;
+  for (const auto& n : names) all += n + " ";
+  for (const std::string tool :
+       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers"}) {
+    EXPECT_EQ(names.count(kToolPrefix + tool), 1u) << tool << " missing; offered: " << all;
+  }
+}
+
+}  // namespace
+}  // namespace agentworks::e2e

@@ -1,0 +1,85 @@
+// Claude Code's interactive TUI in tmux, driven like a person: the typed `/agentworks attach` (a plugin skill, so
+// the TUI lets it through to UserPromptSubmit) attaches the chat and never reaches the model; a message sent
+// from the terminal arrives as the model's next input after the Stop hook. The TUI needs ~/.claude.json with
+// onboarding done, the API key approved and the project's trust dialog accepted (docs/e2e.md).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "driver/agent_env.hpp"
+#include "driver/cli_locator.hpp"
+#include "driver/e2e_fixture.hpp"
+#include "driver/tmux_session.hpp"
+
+namespace agentworks::e2e {
+namespace {
+
+using nlohmann::json;
+
+class ClaudeTuiE2eTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(claude_binary(), "claude");
+    E2eTest::SetUp();
+    env_ = claude_env(home_, *model_);
+    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
+    ASSERT_EQ(install.exit_code, 0) << install.describe();
+    // What the first-run dialogs store: onboarding done, this API key approved, this folder trusted.
+    const auto state_path = home_.home() / ".claude.json";
+    json state = json::parse(testing::read_file(state_path), nullptr, false);
+    if (!state.is_object()) state = json::object();
+    const std::string key = env_.at("ANTHROPIC_API_KEY").value_or("");
+    state["hasCompletedOnboarding"] = true;
+    state["customApiKeyResponses"] = {{"approved", json::array({key.substr(key.size() - 20)})},
+                                      {"rejected", json::array()}};
+    state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+    std::ofstream(state_path) << state.dump();
+  }
+  void TearDown() override {
+    if (tui_ && HasFailure()) note("--- screen ---\n" + tui_->screen());
+    tui_.reset();
+    E2eTest::TearDown();
+  }
+
+  testing::EnvOverrides env_;
+  std::unique_ptr<TmuxSession> tui_;
+};
+
+// R-H4, R-H1, R-H3 in the Claude Code TUI.
+TEST_F(ClaudeTuiE2eTest, TypedAttachThenTerminalMessageArrivesAfterStop_RH4_RH1_RH3) {
+  const auto dir = home_.path("tmux");
+  std::filesystem::create_directories(dir);
+  tui_ = std::make_unique<TmuxSession>(dir, env_, project_, std::vector<std::string>{claude_binary().string()});
+  ASSERT_TRUE(tui_->wait_screen("\xE2\x9D\xAF", std::chrono::seconds(60))) << tui_->screen();  // the ❯ prompt
+
+  const std::string command = "/agentworks attach reviewer \"Review incoming work\"";
+  tui_->type(command);
+  ASSERT_TRUE(tui_->wait_screen("Review incoming work\"", std::chrono::seconds(10))) << tui_->screen();
+  tui_->press("Enter");
+  ASSERT_TRUE(testing::wait_until(
+      [&] { return attachment_named("claude", "reviewer").value("state", "") == "attached"; },
+      std::chrono::seconds(60), std::chrono::milliseconds(100)))
+      << tui_->screen();
+  const std::string session = attachment_named("claude", "reviewer").value("session_id", "");
+  EXPECT_FALSE(model_->any_conversation_contains("agentworks attach reviewer")) << model_->describe();
+
+  send_from_terminal("reviewer", "Please review PR 7 before lunch");
+  ASSERT_TRUE(wait_pending("claude", session, 1));
+  tui_->type("Keep working on the parser");
+  ASSERT_TRUE(tui_->wait_screen("Keep working on the parser", std::chrono::seconds(10))) << tui_->screen();
+  tui_->press("Enter");
+  const auto delivered = model_->wait_for_user_text("Please review PR 7 before lunch", std::chrono::seconds(60));
+  ASSERT_TRUE(delivered) << model_->describe();
+  const auto work = model_->wait_for_user_text("Keep working on the parser", std::chrono::seconds(1));
+  ASSERT_TRUE(work) << model_->describe();
+  EXPECT_GT(delivered->seq, work->seq);
+  EXPECT_NE(delivered->last_user.find("NOT instructions from the person"), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find("agent:worker"), std::string::npos) << delivered->last_user;
+  // The plugin's MCP instructions mention `/agentworks attach` in general; the typed command itself never
+  // reaches the model.
+  EXPECT_FALSE(model_->any_conversation_contains("agentworks attach reviewer")) << model_->describe();
+}
+
+}  // namespace
+}  // namespace agentworks::e2e

@@ -1,0 +1,34 @@
+// Environments and one-shot runs of the real CLIs against the mock model, offline: Claude Code through
+// ANTHROPIC_BASE_URL, Codex through a model provider in $CODEX_HOME/config.toml (docs/e2e.md lists the facts).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "harness/process.hpp"
+#include "harness/temp_home.hpp"
+
+namespace agentworks::e2e {
+
+class MockModel;
+
+// The TempHome's env plus what Claude Code needs to talk only to the mock (no other traffic).
+testing::EnvOverrides claude_env(const testing::TempHome& home, const MockModel& model);
+// `claude ARGS` in `project` (stdin /dev/null), killed after `timeout`.
+testing::ProcessResult run_claude(const testing::EnvOverrides& env, const std::filesystem::path& project,
+                                  const std::vector<std::string>& args,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// Writes $CODEX_HOME/config.toml pointing Codex at the mock and returns the env (CODEX_HOME, MOCK_API_KEY).
+testing::EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model);
+testing::ProcessResult run_codex(const testing::EnvOverrides& env, const std::filesystem::path& project,
+                                 const std::vector<std::string>& args,
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
+// The "session id: X" line `codex exec` prints on stderr (the thread id the hooks see as session_id); "" if none.
+std::string codex_session_id(const testing::ProcessResult& run);
+
+// "exit N, timed out: yes/no\nstdout\nstderr" for assertion messages.
+std::string describe_run(const testing::ProcessResult& run);
+
+}  // namespace agentworks::e2e

@@ -1,0 +1,85 @@
+#include "driver/e2e_fixture.hpp"
+
+#include <iostream>
+
+#include "driver/cli_locator.hpp"
+#include "harness/binaries.hpp"
+
+namespace agentworks::e2e {
+
+using nlohmann::json;
+
+void E2eTest::SetUp() {
+  start_server();
+  register_agent(owner(), "worker");
+  bridge_ = std::make_unique<testing::BridgeProcess>(home_);
+  bridge_->start();
+  model_ = std::make_unique<MockModel>();
+  project_ = home_.path("project");
+  std::filesystem::create_directories(project_);
+}
+
+void E2eTest::TearDown() {
+  if (HasFailure()) {
+    std::cerr << "=== notes ===\n" << notes_ << "\n";
+    if (model_) std::cerr << model_->describe() << "\n";
+    if (bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
+  }
+  bridge_.reset();
+  model_.reset();
+  MessagingTest::TearDown();
+}
+
+testing::CliResult E2eTest::project_cli(const std::vector<std::string>& args, const testing::EnvOverrides& env,
+                                        const std::optional<std::string>& stdin_data) {
+  std::vector<std::string> argv{testing::cli_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  testing::RunOptions options;
+  options.env = env;
+  options.cwd = project_;
+  options.stdin_data = stdin_data;
+  options.timeout = std::chrono::seconds(120);
+  const auto r = testing::run_process(argv, options);
+  testing::CliResult out;
+  static_cast<testing::ProcessResult&>(out) = r;
+  out.args = args;
+  note(out.describe());
+  return out;
+}
+
+std::string E2eTest::send_from_terminal(const std::string& to, const std::string& text) {
+  const json sent = send_as(owner(), "worker", "agent:" + to, text);
+  return sent.value("message_id", sent.value("id", ""));
+}
+
+json E2eTest::attachment(const std::string& provider, const std::string& session) {
+  const auto status = testing::bridge_call(home_, {{"op", "status"}});
+  if (!status) return json::object();
+  for (const auto& att : status->value("attachments", json::array())) {
+    if (att.value("provider", "") == provider && att.value("session_id", "") == session) return att;
+  }
+  return json::object();
+}
+
+json E2eTest::attachment_named(const std::string& provider, const std::string& name) {
+  const auto status = testing::bridge_call(home_, {{"op", "status"}});
+  if (!status) return json::object();
+  json found = json::object();
+  for (const auto& att : status->value("attachments", json::array())) {
+    if (att.value("provider", "") != provider || att.value("agent_name", "") != name) continue;
+    if (att.value("state", "") == "attached") return att;
+    found = att;
+  }
+  return found;
+}
+
+bool E2eTest::wait_pending(const std::string& provider, const std::string& session, long n) {
+  return testing::wait_until(
+      [&] {
+        const auto l = testing::bridge_call(home_, {{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
+        return l && l->value("pending", -1L) == n;
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(50));
+}
+
+}  // namespace agentworks::e2e

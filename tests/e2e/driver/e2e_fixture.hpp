@@ -1,0 +1,42 @@
+// The fixture of the end-to-end tests: a temp HOME with a real agentworks-server (owner logged in, agent
+// "worker" registered to send from the terminal), a real agentworks-bridge, the mock model API and an empty
+// project directory. Claude and Codex tests build on it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "bridge_test_client.hpp"
+#include "mock_model/mock_model.hpp"
+#include "support/messaging_fixture.hpp"
+
+namespace agentworks::e2e {
+
+class E2eTest : public testing::MessagingTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // `agentworks ARGS` run in the project directory as the person would (env: the temp HOME + tools on PATH).
+  testing::CliResult project_cli(const std::vector<std::string>& args, const testing::EnvOverrides& env,
+                                 const std::optional<std::string>& stdin_data = std::nullopt);
+  // A message typed on the terminal by the owner as agent "worker" to agent `to`; returns the message id.
+  std::string send_from_terminal(const std::string& to, const std::string& text);
+  // The bridge's attachment of (provider, session) from its status op, or {} when it has none.
+  nlohmann::json attachment(const std::string& provider, const std::string& session);
+  // The bridge's attachment of agent `name` for `provider` (the attached one first, any session), or {}.
+  nlohmann::json attachment_named(const std::string& provider, const std::string& name);
+  // Waits until the bridge holds `n` waiting messages for (provider, session).
+  bool wait_pending(const std::string& provider, const std::string& session, long n);
+  // Extra output shown when a test fails (CLI runs, screens).
+  void note(const std::string& text) { notes_ += text + "\n"; }
+
+  std::unique_ptr<MockModel> model_;
+  std::unique_ptr<testing::BridgeProcess> bridge_;
+  std::filesystem::path project_;
+
+ private:
+  std::string notes_;
+};
+
+}  // namespace agentworks::e2e

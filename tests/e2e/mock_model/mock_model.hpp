@@ -1,0 +1,82 @@
+// A mock model API on 127.0.0.1 for the real Claude Code and Codex CLIs: answers the Anthropic Messages API
+// (HEAD /, POST /v1/messages) and the OpenAI Responses API (POST /v1/responses) with scripted text, and records
+// every request so a test can assert on exactly what the model would have seen. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentworks::e2e {
+
+class HttpListener;
+class HttpWriter;
+struct HttpRequest;
+
+struct ModelRequest {
+  int seq = 0;              // 1, 2, ... in arrival order
+  std::string api;          // "anthropic", "responses" or "other"
+  std::string method;
+  std::string target;
+  std::string body;         // raw request body
+  bool main_turn = false;   // a conversation turn (it offers tools); side requests (titles, probes) offer none
+  std::string conversation;  // every text of messages[] / input[] (not the system prompt, not tools), joined
+  std::string last_user;     // the text of the newest user message
+  std::string reply;         // what the mock answered
+};
+
+class MockModel {
+ public:
+  MockModel();  // listens on 127.0.0.1:0 at once
+  MockModel(const MockModel&) = delete;
+  MockModel& operator=(const MockModel&) = delete;
+  ~MockModel();
+
+  int port() const;
+  std::string anthropic_base_url() const;  // http://127.0.0.1:PORT (Claude appends /v1/messages)
+  std::string openai_base_url() const;     // http://127.0.0.1:PORT/v1 (Codex appends /responses)
+
+  // Main turns answer with queued replies first, then the default ("OK").
+  void set_default_reply(const std::string& text);
+  void queue_reply(const std::string& text);
+  // The first main turn whose newest user message contains `marker` streams its first event, then waits
+  // `delay` before the rest (one slow turn, e.g. to send messages while the model "works").
+  void slow_turn_once(const std::string& marker, std::chrono::milliseconds delay);
+  // Called for every main turn before it is answered (e.g. to send a message during each turn).
+  void on_main_turn(std::function<void(const ModelRequest&)> callback);
+
+  std::vector<ModelRequest> requests() const;
+  std::vector<ModelRequest> main_turns() const;
+  // Waits for a recorded request matching `pred` (-> it) or the timeout (-> nullopt).
+  std::optional<ModelRequest> wait_for(const std::function<bool(const ModelRequest&)>& pred,
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+  // Shortcut: a main turn whose newest user message contains `text`.
+  std::optional<ModelRequest> wait_for_user_text(const std::string& text,
+                                                 std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+  // True when any request's conversation contains `text`.
+  bool any_conversation_contains(const std::string& text) const;
+  // Every recorded request, one line each, for failure messages.
+  std::string describe() const;
+
+ private:
+  void handle(const HttpRequest& req, HttpWriter& out);
+  std::string next_reply();
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::vector<ModelRequest> requests_;
+  std::deque<std::string> queued_;
+  std::string default_reply_ = "OK";
+  std::string slow_marker_;
+  std::chrono::milliseconds slow_delay_{0};
+  std::function<void(const ModelRequest&)> on_main_turn_;
+  std::unique_ptr<HttpListener> listener_;  // last: destroyed (threads joined) before the state above
+};
+
+}  // namespace agentworks::e2e

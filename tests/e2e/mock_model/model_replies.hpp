@@ -1,0 +1,21 @@
+// The exact answer shapes the real CLIs accept from a model API (verified against Claude Code 2.1.332 and
+// Codex 0.171.0; docs/e2e.md lists them): the Anthropic Messages stream and JSON message, and the OpenAI
+// Responses stream. Each function returns whole SSE events ("event: X\ndata: {...}\n\n").
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace agentworks::e2e {
+
+// Messages API stream for one assistant text answer: message_start, content_block_start, content_block_delta
+// (text_delta), content_block_stop, message_delta (stop_reason end_turn), message_stop.
+std::vector<std::string> anthropic_text_stream(const std::string& text, const std::string& message_id);
+// The same answer as a non-streamed JSON message (for requests with "stream": false).
+std::string anthropic_text_message(const std::string& text, const std::string& message_id);
+
+// Responses API stream: response.created, response.output_item.added, response.output_text.delta,
+// response.output_item.done, response.completed.
+std::vector<std::string> responses_text_stream(const std::string& text, const std::string& response_id);
+
+}  // namespace agentworks::e2e

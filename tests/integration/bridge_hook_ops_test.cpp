@@ -1,0 +1,382 @@
+// The hook's bridge ops (docs/protocol.md "Hook ops"), with a real agentworks-server and a real agentworks-bridge
+// in a temp HOME: `deliver` (R-H1, R-H2, R-H3, R-H9, R-B5, R-B17, R-B18) and `command` (R-H5, R-H7, R-H8, R-H11),
+// the provider process key (R-H11) and a journal written by the previous schema opening (migration).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <set>
+
+#include "bridge_journal_reader.hpp"
+#include "bridge_test_client.hpp"
+#include "support/messaging_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+const json kProcess = {{"pid", 4242}, {"start", "987654"}};
+
+// UTF-16 code units of UTF-8 text (the unit of max_chars).
+std::size_t utf16(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b & 0xC0) != 0x80) n += b >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+class BridgeHookOpsTest : public MessagingTest {
+ protected:
+  void SetUp() override {
+    start_server({"--heartbeat-seconds", "1"});
+    register_agent(owner(), "worker");
+  }
+  void start_bridge(EnvOverrides env = {}) {
+    bridge_ = std::make_unique<BridgeProcess>(home_, std::move(env));
+    bridge_->start();
+  }
+  void TearDown() override {
+    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
+    bridge_.reset();
+    MessagingTest::TearDown();
+  }
+
+  json call(const json& request) {
+    const auto a = bridge_call(home_, request);
+    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
+    return *a;
+  }
+  json command(const std::string& session, const std::string& verb, json extra = json::object()) {
+    json req = {{"op", "command"}, {"provider", "claude"}, {"session_id", session}, {"verb", verb}};
+    for (auto& [k, v] : extra.items()) req[k] = v;
+    return call(req);
+  }
+  json attach(const std::string& session, const std::string& name) {
+    const json a = command(session, "attach", {{"name", name}, {"purpose", "Review PRs"}, {"process", kProcess}});
+    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
+    return a;
+  }
+  json deliver(const std::string& session, json extra = json::object()) {
+    json req = {{"op", "deliver"}, {"provider", "claude"}, {"session_id", session}};
+    for (auto& [k, v] : extra.items()) req[k] = v;
+    return call(req);
+  }
+  json status_of(const std::string& session) {
+    const json status = call({{"op", "status"}});  // kept alive for the loop
+    for (const auto& att : status["attachments"]) {
+      if (att["session_id"] == session) return att;
+    }
+    return json();
+  }
+  bool stream_connected(const std::string& session) {
+    const auto s = status_of(session);
+    return s.is_object() && s["stream"] == "connected";
+  }
+  bool wait_pending(const std::string& session, long n) {
+    return wait_until(
+        [&] {
+          const json l = call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", session}});
+          return l.value("pending", -1L) == n;
+        },
+        std::chrono::seconds(20));
+  }
+  // Attaches `session` as reviewer and waits for its stream.
+  void attach_connected(const std::string& session) {
+    attach(session, "reviewer");
+    ASSERT_TRUE(wait_until([&] { return stream_connected(session); }, std::chrono::seconds(20)))
+        << status_of(session).dump();
+  }
+  std::string send(const std::string& text) {
+    return send_as(owner(), "worker", "agent:reviewer", text).value("message_id", "");
+  }
+
+  std::unique_ptr<BridgeProcess> bridge_;
+};
+
+// R-H9: an unattached session is answered from the journal alone. With the server gone the answer still comes.
+TEST_F(BridgeHookOpsTest, DeliverForUnknownSessionNeedsNoNetwork_RH9) {
+  start_bridge();
+  server_->kill();
+  const json a = deliver("never-attached", {{"stop_hook_active", false}, {"process", kProcess}});
+  EXPECT_EQ(a.value("ok", false), true) << a.dump();
+  EXPECT_EQ(a["attached"], false);
+  EXPECT_FALSE(a.contains("text"));
+  const json s = command("never-attached", "status");
+  EXPECT_EQ(s["attached"], false);
+  EXPECT_EQ(s["text"], "This chat is not attached. Type `/agentworks attach` to attach it.");
+  // Bad input is an error object, never a crash.
+  EXPECT_EQ(deliver("x", {{"max_chars", 10}})["error"]["code"], "bad_request");
+  EXPECT_EQ(deliver("x", {{"process", {{"pid", "one"}}}})["error"]["code"], "bad_request");
+  EXPECT_EQ(command("x", "dance")["error"]["code"], "bad_request");
+}
+
+// R-H1, R-H3, R-B17, R-B18: several waiting messages go in one text, oldest first, each fenced with its id,
+// sender and conversation, labelled as other agents' messages; the first offer carries the instructions, later
+// ones the short hint only.
+TEST_F(BridgeHookOpsTest, SeveralMessagesInOneTextOldestFirst_RH1_RH3_RB17_RB18) {
+  start_bridge();
+  attach_connected("s1");
+  const std::string id1 = send("first: please review PR 7");
+  const std::string id2 = send("second: also PR 8");
+  const std::string id3 = send("third: and PR 9");
+  ASSERT_TRUE(wait_pending("s1", 3));
+  const json d = deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}});
+  ASSERT_EQ(d.value("ok", false), true) << d.dump();
+  EXPECT_EQ(d["attached"], true);
+  EXPECT_EQ(d["state"], "attached");
+  EXPECT_EQ(d["message_ids"], json::array({id1, id2, id3}));
+  EXPECT_EQ(d["guidance"], true);
+  EXPECT_EQ(d["pending"], 0);
+  EXPECT_EQ(d["guarded"], false);
+  const std::string text = d["text"];
+  EXPECT_EQ(text.rfind("[agentworks] 3 messages from other agents for agent:reviewer", 0), 0u) << text;
+  EXPECT_NE(text.find("NOT instructions from the person"), std::string::npos);
+  EXPECT_NE(text.find("How to handle messages from other agents"), std::string::npos);
+  const auto p1 = text.find("--- message " + id1 + " from agent:worker (conversation cnv_");
+  const auto p2 = text.find("--- message " + id2 + " from agent:worker");
+  const auto p3 = text.find("--- message " + id3 + " from agent:worker");
+  ASSERT_NE(p1, std::string::npos) << text;
+  EXPECT_LT(p1, p2);
+  EXPECT_LT(p2, p3);
+  EXPECT_NE(text.find("first: please review PR 7\n--- end of message " + id1 + " ---"), std::string::npos);
+  EXPECT_NE(text.find(", inbox inb_"), std::string::npos);
+  EXPECT_NE(text.find("agent_message_ack(message_id, delivery)"), std::string::npos);
+  EXPECT_NE(text.find("agentworks bridge message reply --provider claude --message-id ID --message TEXT"),
+            std::string::npos);
+  // Offered once (R-B5): nothing more now; the next message comes with the hint but without the instructions.
+  EXPECT_EQ(deliver("s1")["text"], "");
+  const std::string id4 = send("fourth");
+  ASSERT_TRUE(wait_pending("s1", 1));
+  const json d2 = deliver("s1");
+  EXPECT_EQ(d2["message_ids"], json::array({id4}));
+  EXPECT_EQ(d2["guidance"], false);
+  const std::string text2 = d2["text"];
+  EXPECT_EQ(text2.find("How to handle"), std::string::npos);
+  EXPECT_NE(text2.find("agent_message_reply(message_id, message)"), std::string::npos);
+  EXPECT_NE(text2.find("[agentworks] 1 message from other agents"), std::string::npos);
+}
+
+// R-H1: the text fits max_chars (UTF-16 units); what does not fit stays pending for the next stop, in order,
+// and nothing is offered twice. A single message over the budget is offered truncated with a way to read it.
+TEST_F(BridgeHookOpsTest, BudgetLeavesTheRestPendingAndTruncatesOneLongMessage_RH1) {
+  start_bridge();
+  attach_connected("s2");
+  std::vector<std::string> sent;
+  for (int i = 0; i < 5; ++i) sent.push_back(send("message " + std::to_string(i) + " " + repeat("\xF0\x9F\x98\x80", 400)));
+  ASSERT_TRUE(wait_pending("s2", 5));
+  std::vector<std::string> got;
+  bool first = true;
+  for (int round = 0; round < 10 && got.size() < sent.size(); ++round) {
+    const json d = deliver("s2", {{"max_chars", 3000}, {"stop_hook_active", !first}, {"max_continuations", 8}});
+    first = false;
+    ASSERT_EQ(d.value("ok", false), true) << d.dump();
+    EXPECT_LE(utf16(d["text"]), 3000u);
+    ASSERT_FALSE(d["message_ids"].empty()) << d.dump();
+    for (const auto& id : d["message_ids"]) got.push_back(id);
+    EXPECT_EQ(d["pending"], static_cast<long>(sent.size() - got.size()));
+    if (got.size() < sent.size()) {
+      EXPECT_NE(d["text"].get<std::string>().find("waiting; they arrive after your next turn"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(got, sent);  // all, oldest first, each once
+
+  const std::string long_id = send(repeat("long text ", 1000));  // 10,000 characters
+  ASSERT_TRUE(wait_pending("s2", 1));
+  const json d = deliver("s2", {{"max_chars", 2000}});
+  EXPECT_EQ(d["message_ids"], json::array({long_id}));
+  EXPECT_EQ(d["truncated"], true);
+  const std::string text = d["text"];
+  EXPECT_LE(utf16(text), 2000u);
+  EXPECT_NE(text.find("message truncated: showed the first "), std::string::npos) << text;
+  EXPECT_NE(text.find(" of 10000 characters"), std::string::npos) << text;
+  EXPECT_NE(text.find("agentworks messages read --agent reviewer --inbox inb_"), std::string::npos);
+  EXPECT_NE(text.find("--- end of message " + long_id + " ---"), std::string::npos);
+}
+
+// R-H2: at most max_continuations deliveries per chain of stops; stop_hook_active:false starts a new chain;
+// Cursor's loop_count is the chain length.
+TEST_F(BridgeHookOpsTest, LoopGuardStopsContinuations_RH2) {
+  start_bridge();
+  attach_connected("s3");
+  const json opts = {{"max_continuations", 2}};
+  auto deliver_with = [&](bool active) {
+    json extra = opts;
+    extra["stop_hook_active"] = active;
+    return deliver("s3", extra);
+  };
+  send("a");
+  ASSERT_TRUE(wait_pending("s3", 1));
+  EXPECT_EQ(deliver_with(false)["message_ids"].size(), 1u);  // chain: 1
+  send("b");
+  ASSERT_TRUE(wait_pending("s3", 1));
+  EXPECT_EQ(deliver_with(true)["message_ids"].size(), 1u);  // chain: 2
+  send("c");
+  ASSERT_TRUE(wait_pending("s3", 1));
+  const json guarded = deliver_with(true);  // the chain is full
+  EXPECT_EQ(guarded["guarded"], true) << guarded.dump();
+  EXPECT_EQ(guarded["text"], "");
+  EXPECT_EQ(guarded["pending"], 1);
+  const json next_turn = deliver_with(false);  // the person's next turn starts a new chain
+  EXPECT_EQ(next_turn["guarded"], false);
+  EXPECT_EQ(next_turn["message_ids"].size(), 1u);
+
+  // Cursor: loop_count is the chain length itself.
+  send("d");
+  ASSERT_TRUE(wait_pending("s3", 1));
+  const json c1 = deliver("s3", {{"loop_count", 2}, {"max_continuations", 2}});
+  EXPECT_EQ(c1["guarded"], true);
+  EXPECT_EQ(c1["pending"], 1);
+  const json c2 = deliver("s3", {{"loop_count", 1}, {"max_continuations", 2}});
+  EXPECT_EQ(c2["guarded"], false);
+  EXPECT_EQ(c2["message_ids"].size(), 1u);
+  // max_continuations 0 turns delivery by continuation off entirely.
+  send("e");
+  ASSERT_TRUE(wait_pending("s3", 1));
+  EXPECT_EQ(deliver("s3", {{"max_continuations", 0}})["guarded"], true);
+}
+
+// R-B5, invariant 1: a message offered by deliver is never delivered again, not after a crash right after the
+// offer was persisted (before any answer), not after a restart.
+TEST_F(BridgeHookOpsTest, OfferedMessageNeverRedeliveredAcrossRestart_RB5) {
+  start_bridge({{"AGENTWORKS_FAILPOINT", "bridge.after_offer_commit"}});
+  attach_connected("s4");
+  const std::string id = send("exactly once");
+  ASSERT_TRUE(wait_pending("s4", 1));
+  EXPECT_FALSE(bridge_call(home_, {{"op", "deliver"}, {"provider", "claude"}, {"session_id", "s4"}}).has_value());
+  bridge_->kill();  // reaps the SIGKILLed bridge
+  {
+    JournalReader j(home_.state_home() / "agentworks" / "journal.db");
+    const auto rows = j.rows("SELECT state FROM messages WHERE message_id = '" + id + "'");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0][0], "offered");
+  }
+  start_bridge();
+  ASSERT_TRUE(wait_until([&] { return stream_connected("s4"); }, std::chrono::seconds(20)));
+  const json after = deliver("s4");
+  EXPECT_EQ(after["text"], "");
+  EXPECT_TRUE(after["message_ids"].empty());
+  const std::string id2 = send("after the restart");
+  ASSERT_TRUE(wait_pending("s4", 1));
+  EXPECT_EQ(deliver("s4")["message_ids"], json::array({id2}));
+  EXPECT_EQ(bridge_->stop(), 0);
+  start_bridge();
+  EXPECT_TRUE(deliver("s4")["message_ids"].empty());
+}
+
+// R-H5: bare attach proposes a unique name from the folder and provider (unique against the account's names)
+// and a purpose; --confirm attaches under it; confirm without a proposal is not_found.
+TEST_F(BridgeHookOpsTest, AttachProposeThenConfirm_RH5) {
+  start_bridge();
+  register_agent(owner(), "my-repo-claude");  // taken: the proposal must avoid it
+  const json p = command("s5", "attach", {{"cwd", "/work/My Repo"}, {"process", kProcess}});
+  ASSERT_EQ(p.value("ok", false), true) << p.dump();
+  EXPECT_EQ(p["proposed"], true);
+  EXPECT_EQ(p["agent_name"], "my-repo-claude-2");
+  EXPECT_EQ(p["purpose"], "Claude Code chat in /work/My Repo");
+  EXPECT_NE(p["text"].get<std::string>().find("`/agentworks attach --confirm`"), std::string::npos) << p.dump();
+  EXPECT_FALSE(call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", "s5"}})["attached"].get<bool>());
+  // Another session has no proposal to confirm.
+  EXPECT_EQ(command("other", "attach", {{"confirm", true}})["error"]["code"], "not_found");
+  const json c = command("s5", "attach", {{"confirm", true}, {"process", kProcess}});
+  ASSERT_EQ(c.value("ok", false), true) << c.dump();
+  EXPECT_EQ(c["agent_name"], "my-repo-claude-2");
+  EXPECT_EQ(c["verb"], "attach");
+  EXPECT_EQ(c["text"].get<std::string>().rfind(
+                "Attached this chat as my-repo-claude-2 (Claude Code chat in /work/My Repo). Messages to "
+                "agent:my-repo-claude-2 arrive at the end of each turn.",
+                0),
+            0u)
+      << c.dump();
+  // Codex is addressed without the slash (its TUI rejects unknown slash commands).
+  const json cx = call({{"op", "command"}, {"provider", "codex"}, {"session_id", "x1"}, {"verb", "attach"},
+                        {"cwd", "/work/My Repo"}});
+  EXPECT_EQ(cx["agent_name"], "my-repo-codex");
+  EXPECT_NE(cx["text"].get<std::string>().find("`agentworks attach --confirm`"), std::string::npos);
+}
+
+// R-H7, R-H8: a named attach; a second session taking the name fences the first, and the messages waiting for
+// the name arrive in the new session; status and detach answer with text for the person.
+TEST_F(BridgeHookOpsTest, SecondSessionTakesTheNameStatusAndDetach_RH7_RH8) {
+  start_bridge();
+  attach_connected("old");
+  EXPECT_EQ(command("old", "status")["text"].get<std::string>().rfind(
+                "This chat is attached as reviewer (Review PRs); its connection is connected. No messages are waiting.",
+                0),
+            0u);
+  const std::string waiting = send("waiting for whoever holds the name");
+  ASSERT_TRUE(wait_pending("old", 1));
+  const json moved = attach("new", "reviewer");
+  EXPECT_NE(moved["text"].get<std::string>().find("1 message is waiting."), std::string::npos) << moved.dump();
+  ASSERT_TRUE(wait_until([&] { return status_of("old").value("state", "") == "fenced"; }, std::chrono::seconds(20)))
+      << status_of("old").dump();
+  const json old_deliver = deliver("old");
+  EXPECT_EQ(old_deliver["state"], "fenced");
+  EXPECT_EQ(old_deliver["text"], "");
+  EXPECT_NE(command("old", "status")["text"].get<std::string>().find("was taken over by another chat"),
+            std::string::npos);
+  EXPECT_EQ(deliver("new")["message_ids"], json::array({waiting}));
+
+  const json detached = command("new", "detach");
+  ASSERT_EQ(detached.value("ok", false), true) << detached.dump();
+  EXPECT_EQ(detached["text"].get<std::string>().rfind("Detached this chat from reviewer.", 0), 0u);
+  EXPECT_EQ(command("new", "status")["attached"], false);
+  EXPECT_EQ(deliver("new")["attached"], false);
+}
+
+// R-H11: resume needs the current provider process key; with it an offline attachment reconnects and delivers.
+TEST_F(BridgeHookOpsTest, ResumeNeedsTheProcessKey_RH11) {
+  start_bridge();
+  attach_connected("s6");
+  EXPECT_EQ(call({{"op", "offline"}, {"provider", "claude"}, {"session_id", "s6"}})["state"], "offline");
+  EXPECT_EQ(deliver("s6")["state"], "offline");
+  EXPECT_NE(command("s6", "status")["text"].get<std::string>().find("is offline"), std::string::npos);
+  const std::string id = send("while offline");
+  EXPECT_EQ(command("s6", "resume")["error"]["code"], "bad_request");
+  EXPECT_EQ(call({{"op", "resume"}, {"provider", "claude"}, {"session_id", "s6"}})["error"]["code"], "bad_request");
+  const json process2 = {{"pid", 5151}, {"start", "123"}};
+  const json r = command("s6", "resume", {{"process", process2}});
+  ASSERT_EQ(r.value("ok", false), true) << r.dump();
+  EXPECT_EQ(r["text"], "Reconnected this chat as reviewer. Waiting messages arrive at the end of each turn.");
+  {
+    JournalReader j(home_.state_home() / "agentworks" / "journal.db");
+    const auto rows = j.rows("SELECT provider_pid, provider_start FROM attachments WHERE session_id = 's6'");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0][0], "5151");
+    EXPECT_EQ(rows[0][1], "123");
+  }
+  ASSERT_TRUE(wait_pending("s6", 1));
+  EXPECT_EQ(deliver("s6")["message_ids"], json::array({id}));
+  const json cleaned = command("s6", "cleanup");
+  EXPECT_EQ(cleaned["verb"], "cleanup");
+  EXPECT_EQ(cleaned["text"].get<std::string>().rfind("Cleaned up local agentworks data", 0), 0u);
+}
+
+// Migration: a journal written by the first schema (no provider process columns) opens, keeps its attachment,
+// and gets the new columns.
+TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
+  const auto dir = home_.state_home() / "agentworks";
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "journal.db").c_str(), &db), SQLITE_OK);
+  const char* v1 =
+      "CREATE TABLE attachments(attachment_id TEXT PRIMARY KEY, provider TEXT NOT NULL, session_id TEXT NOT NULL, "
+      "agent_name TEXT NOT NULL, purpose TEXT NOT NULL, server_url TEXT NOT NULL, connection_id TEXT NOT NULL, "
+      "state TEXT NOT NULL, guidance_at INTEGER, created_at INTEGER NOT NULL);"
+      "INSERT INTO attachments VALUES('att_old','claude','legacy','reviewer','p','http://127.0.0.1:1','conn_x',"
+      "'offline',NULL,1);"
+      "PRAGMA user_version = 1;";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  std::filesystem::permissions(dir / "journal.db",
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  start_bridge();
+  EXPECT_EQ(status_of("legacy")["state"], "offline");
+  EXPECT_EQ(deliver("legacy")["state"], "offline");
+  JournalReader j(dir / "journal.db");
+  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "2");
+  EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
+}
+
+}  // namespace
+}  // namespace agentworks::testing

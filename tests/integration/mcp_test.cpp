@@ -1,0 +1,438 @@
+// `agentworks mcp serve` and `agentworks bridge message …` against a real agentworks-server and agentworks-bridge
+// in a temp HOME, driven by a real MCP client (npm @modelcontextprotocol/sdk, tests/mcp/driver.mjs).
+// R-C1 (credential-less tools as the attached identity), R-C2 (unattached: refused, never the CLI login),
+// R-C5 (reply keeps the conversation), R-C6 (bound to the exact provider process), R-C7 (bridge message for the
+// exact attached session, cannot attach), R-C8 (Codex routes by the host's thread id), R-B13 (retired ids need
+// the inbox), R-C9 (reads are filtered by the release check).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "bridge_test_client.hpp"
+#include "harness/binaries.hpp"
+#include "mcp_driver.hpp"
+#include "support/messaging_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+// {"pid","start"} of this test process: the provider ancestor of the CLI commands it runs directly.
+json own_process_key() {
+  const std::string stat = read_file("/proc/self/stat");
+  std::string rest = stat.substr(stat.rfind(')') + 2);
+  int field = 3;
+  std::size_t pos = 0;
+  while (field < 22) {
+    pos = rest.find(' ', pos) + 1;
+    ++field;
+  }
+  return {{"pid", static_cast<long>(::getpid())}, {"start", rest.substr(pos, rest.find(' ', pos) - pos)}};
+}
+
+std::string text_of(const json& tool_result) {
+  std::string out;
+  for (const auto& c : tool_result.value("content", json::array())) out += c.value("text", "");
+  return out;
+}
+
+class McpTest : public MessagingTest {
+ protected:
+  void SetUp() override {
+    const auto missing = mcp_client_missing();
+    ASSERT_TRUE(missing.empty()) << missing;
+    start_server();
+    register_agent(owner(), "worker", {"--purpose", "Builds things"});
+    bridge_ = std::make_unique<BridgeProcess>(home_);
+    bridge_->start();
+  }
+  void TearDown() override {
+    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
+    for (auto& d : drivers_) {
+      if (HasFailure()) std::cerr << "=== MCP driver stderr ===\n" << d->stderr_text() << "\n";
+    }
+    drivers_.clear();
+    bridge_.reset();
+    MessagingTest::TearDown();
+  }
+
+  json call(const json& request) {
+    const auto a = bridge_call(home_, request);
+    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
+    return *a;
+  }
+
+  // Attaches (provider, session) under `agent` for the provider process `key` (what the hook's `command` op
+  // does when the person types /agentworks attach in that chat).
+  json attach(const std::string& provider, const std::string& session, const std::string& agent, const json& key) {
+    const json a = call({{"op", "attach"}, {"provider", provider}, {"session_id", session}, {"agent_name", agent},
+                         {"purpose", "Reviews work for " + agent}, {"process", key}});
+    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
+    return a;
+  }
+
+  // A node "agent CLI" running `agentworks mcp serve ARGS` as its MCP server.
+  McpDriver& driver(const std::vector<std::string>& serve_args = {}, bool start = true) {
+    const auto n = drivers_.size();
+    drivers_.push_back(std::make_unique<McpDriver>(home_.env(), home_.path("mcp-driver-" + std::to_string(n) + ".err")));
+    if (start) serve(*drivers_.back(), serve_args);
+    return *drivers_.back();
+  }
+  json serve(McpDriver& d, const std::vector<std::string>& serve_args) {
+    std::vector<std::string> argv = {cli_binary(), "mcp", "serve"};
+    argv.insert(argv.end(), serve_args.begin(), serve_args.end());
+    return d.start(argv);
+  }
+
+  // tools/call that must succeed at the protocol level; the tool result.
+  json tool(McpDriver& d, const std::string& name, const json& args, const json& meta = nullptr) {
+    const json answer = d.call(name, args, meta);
+    if (!answer.value("ok", false)) throw std::runtime_error(name + " failed at the protocol level: " + answer.dump());
+    return answer["result"];
+  }
+  json tool_ok(McpDriver& d, const std::string& name, const json& args, const json& meta = nullptr) {
+    const json r = tool(d, name, args, meta);
+    if (r.value("isError", false)) throw std::runtime_error(name + " answered isError: " + r.dump());
+    return r;
+  }
+
+  // Waits until the bridge journal holds the message for `session` (the stream delivered it).
+  bool wait_pending(const std::string& provider, const std::string& session, long n) {
+    return wait_until([&] {
+      const json l = call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
+      return l.value("pending", -1L) == n;
+    });
+  }
+
+  json delivery_of(const std::string& message_id) {
+    return http_json(owner_http(), "GET", "/v1/messages/" + message_id + "/receipt", std::nullopt, 200)["delivery"];
+  }
+
+  std::size_t attachment_count() { return call({{"op", "status"}})["attachments"].size(); }
+
+  std::unique_ptr<BridgeProcess> bridge_;
+  std::vector<std::unique_ptr<McpDriver>> drivers_;
+};
+
+// R-C1: the handshake, the five tools (and no attach/detach tool), ping, and no channel unless asked.
+TEST_F(McpTest, HandshakeListsTheFiveTools_RC1) {
+  McpDriver& d = driver();
+  const json started = d.ok({{"op", "ping"}});
+  EXPECT_TRUE(started.is_object());
+  const json tools = d.ok({{"op", "list"}})["tools"];
+  std::set<std::string> names;
+  for (const auto& t : tools) {
+    names.insert(t["name"].get<std::string>());
+    EXPECT_EQ(t["inputSchema"]["type"], "object") << t.dump();
+    EXPECT_FALSE(t.value("description", "").empty());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"agent_message_ack", "agent_message_reply", "agent_message_send",
+                                          "agent_message_read", "agent_message_peers"}));
+  // A second client with the channel flag declares experimental["claude/channel"]; the plain one does not.
+  McpDriver& plain = driver({}, false);
+  const json info = serve(plain, {});
+  EXPECT_EQ(info["serverVersion"]["name"], "agentworks");
+  EXPECT_FALSE(info["capabilities"].contains("experimental")) << info.dump();
+  EXPECT_TRUE(info["capabilities"].contains("tools"));
+  EXPECT_NE(info.value("instructions", "").find("agent_message_ack"), std::string::npos);
+}
+
+// Protocol versions: the client's is echoed when supported, else the newest; stdout carries only JSON-RPC.
+TEST_F(McpTest, InitializeNegotiatesTheProtocolVersionAndStdoutIsOnlyJsonRpc) {
+  for (const std::string v : {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"}) {
+    const std::string input =
+        json({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+              {"params", {{"protocolVersion", v}, {"capabilities", json::object()},
+                          {"clientInfo", {{"name", "raw"}, {"version", "0"}}}}}}).dump() + "\n" +
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n"
+        R"({"jsonrpc":"2.0","id":"p","method":"ping"})" "\n"
+        "this is not json\n"
+        R"({"jsonrpc":"2.0","id":3,"method":"no/such/method"})" "\n"
+        R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"agent_message_attach","arguments":{}}})" "\n"
+        R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"agent_message_send","arguments":{"target":"agent:worker","message":"x","session_id":"s"}}})" "\n"
+        R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"agent_message_ack","arguments":{"message_id":"m","delivery":"seen"}}})" "\n";
+    RunOptions o;
+    o.env = home_.env();
+    o.stdin_data = input;
+    const auto r = run_process({cli_binary(), "mcp", "serve"}, o);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<json> lines;
+    std::istringstream out(r.out);
+    for (std::string line; std::getline(out, line);) {
+      const json j = json::parse(line, nullptr, false);
+      ASSERT_TRUE(j.is_object()) << "stdout line is not JSON-RPC: " << line;
+      EXPECT_EQ(j["jsonrpc"], "2.0") << line;
+      lines.push_back(j);
+    }
+    ASSERT_EQ(lines.size(), 7u) << r.out;  // the notification gets no answer
+    EXPECT_EQ(lines[0]["result"]["protocolVersion"], v == "1999-01-01" ? "2025-11-25" : v);
+    EXPECT_EQ(lines[1]["id"], "p");
+    EXPECT_EQ(lines[1]["result"], json::object());
+    EXPECT_EQ(lines[2]["error"]["code"], -32700);
+    EXPECT_EQ(lines[3]["error"]["code"], -32601);
+    EXPECT_EQ(lines[4]["error"]["code"], -32602);  // unknown tool: there is no attach tool
+    EXPECT_EQ(lines[5]["error"]["code"], -32602);  // R-C8: no argument can name a session
+    EXPECT_EQ(lines[6]["error"]["code"], -32602);
+  }
+}
+
+// R-C2: a chat that is not attached gets isError from every tool, telling the person to attach, and nothing is
+// sent with the person's CLI login (which is present in this HOME).
+TEST_F(McpTest, UnattachedToolsRefuseAndNeverUseTheLogin_RC2) {
+  McpDriver& d = driver();
+  const std::vector<std::pair<std::string, json>> calls = {
+      {"agent_message_send", {{"target", "agent:worker"}, {"message", "must not be sent"}}},
+      {"agent_message_reply", {{"inbox", "inb_x"}, {"message", "must not be sent"}}},
+      {"agent_message_ack", {{"message_id", "msg_x"}, {"delivery", "admitted"}}},
+      {"agent_message_read", json::object()},
+      {"agent_message_peers", json::object()},
+  };
+  for (const auto& [name, args] : calls) {
+    const json r = tool(d, name, args);
+    EXPECT_TRUE(r.value("isError", false)) << name << ": " << r.dump();
+    EXPECT_NE(text_of(r).find("/agentworks attach"), std::string::npos) << name << ": " << text_of(r);
+    EXPECT_EQ(r["structuredContent"]["error"]["code"], "not_found") << r.dump();
+  }
+  EXPECT_TRUE(read_mailbox(owner(), "worker")["messages"].empty());
+  EXPECT_EQ(attachment_count(), 0u);  // no tool attaches
+}
+
+// R-C1, R-C4, R-C5, R-B13, R-C9: every tool acts as the attached agent through its child connection.
+TEST_F(McpTest, EveryToolActsAsTheAttachedAgent_RC1_RC4_RC5) {
+  McpDriver& d = driver();
+  attach("claude", "sess-1", "reviewer", d.process_key());
+
+  // peers: same account, with purpose and connected; not itself.
+  const json peers = tool_ok(d, "agent_message_peers", json::object());
+  ASSERT_EQ(peers["structuredContent"]["agent_name"], "reviewer");
+  ASSERT_EQ(peers["structuredContent"]["peers"].size(), 1u) << peers.dump();
+  EXPECT_EQ(peers["structuredContent"]["peers"][0]["agent_name"], "worker");
+  EXPECT_EQ(peers["structuredContent"]["peers"][0]["purpose"], "Builds things");
+  EXPECT_EQ(peers["structuredContent"]["peers"][0]["connected"], false);
+  EXPECT_NE(text_of(peers).find("worker"), std::string::npos);
+
+  // send: stored as from reviewer (its child connection, not the person's login).
+  const json sent = tool_ok(d, "agent_message_send", {{"target", "worker"}, {"message", "hello worker"},
+                                                       {"submission_id", "sub-send-1"}});
+  EXPECT_EQ(sent["structuredContent"]["state"], "sent") << sent.dump();
+  const json worker_box = read_mailbox(owner(), "worker");
+  ASSERT_EQ(texts_of(worker_box), std::vector<std::string>{"hello worker"});
+  EXPECT_EQ(worker_box["messages"][0]["sender"]["agent_name"], "reviewer");
+  EXPECT_NE(worker_box["messages"][0]["sender"]["connection_id"], owner_connection_id());
+  // The same submission_id again stores nothing new.
+  tool_ok(d, "agent_message_send", {{"target", "agent:worker"}, {"message", "hello worker"},
+                                    {"submission_id", "sub-send-1"}});
+  EXPECT_EQ(read_mailbox(owner(), "worker")["messages"].size(), 1u);
+
+  // Two messages to reviewer from worker, in two conversations' worth of steps.
+  const json r1 = send_as(owner(), "worker", "agent:reviewer", "please review A");
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1));
+  // read: the mailbox, bounded, with cursors.
+  const json read = tool_ok(d, "agent_message_read", {{"limit", 10}});
+  ASSERT_EQ(read["structuredContent"]["messages"].size(), 1u) << read.dump();
+  EXPECT_EQ(read["structuredContent"]["messages"][0]["message"], "please review A");
+  EXPECT_EQ(read["structuredContent"]["filtered"], 0);
+  EXPECT_NE(text_of(read).find("please review A"), std::string::npos);
+  const std::string next = read["structuredContent"]["next_cursor"];
+  EXPECT_TRUE(tool_ok(d, "agent_message_read", {{"after", next}})["structuredContent"]["messages"].empty());
+
+  // ack admitted, then reply by message id while the body is still cached: same conversation (R-C5).
+  const std::string msg1 = r1["message_id"];
+  tool_ok(d, "agent_message_ack", {{"message_id", msg1}, {"delivery", "admitted"}});
+  EXPECT_EQ(delivery_of(msg1)["state"], "admitted");
+  const json rep1 = tool_ok(d, "agent_message_reply", {{"message_id", msg1}, {"message", "looks good"}});
+  EXPECT_EQ(rep1["structuredContent"]["answer"]["inbox_id"], r1["inbox_id"]) << rep1.dump();
+  const json inbox1 = read_inbox(owner(), r1["inbox_id"]);
+  ASSERT_EQ(texts_of(inbox1), (std::vector<std::string>{"please review A", "looks good"}));
+  EXPECT_EQ(inbox1["messages"][1]["direction"], "to_initiator");
+  EXPECT_EQ(inbox1["messages"][1]["sender"]["agent_name"], "reviewer");
+  tool_ok(d, "agent_message_ack", {{"message_id", msg1}, {"delivery", "processed"}});
+  EXPECT_EQ(delivery_of(msg1)["state"], "processed");
+
+  // A message offered by the Stop hook (body cleared in the journal): reply by id still finds its inbox.
+  const json r2 = send_as(owner(), "worker", "agent:reviewer", "please review B");
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1));
+  const json taken = call({{"op", "take"}, {"provider", "claude"}, {"session_id", "sess-1"}});
+  ASSERT_EQ(taken["messages"].size(), 1u) << taken.dump();
+  const json rep2 = tool_ok(d, "agent_message_reply", {{"message_id", r2["message_id"]}, {"message", "B is fine"}});
+  EXPECT_EQ(rep2["structuredContent"]["answer"]["inbox_id"], r2["inbox_id"]);
+  EXPECT_EQ(texts_of(read_inbox(owner(), r2["inbox_id"])).back(), "B is fine");
+
+  // R-B13: once the metadata is cleaned up, reply by id says to read the mailbox and reply with the inbox.
+  tool_ok(d, "agent_message_ack", {{"message_id", r2["message_id"]}, {"delivery", "processed"}});
+  call({{"op", "cleanup"}});
+  const json retired = tool(d, "agent_message_reply", {{"message_id", r2["message_id"]}, {"message", "again"}});
+  EXPECT_TRUE(retired.value("isError", false)) << retired.dump();
+  EXPECT_NE(text_of(retired).find("agent_message_read"), std::string::npos) << text_of(retired);
+  EXPECT_NE(text_of(retired).find("inbox"), std::string::npos);
+  const json by_inbox = tool_ok(d, "agent_message_reply", {{"inbox", r2["inbox_id"]}, {"message", "again"}});
+  EXPECT_EQ(by_inbox["structuredContent"]["answer"]["inbox_id"], r2["inbox_id"]);
+}
+
+// R-C6: each MCP child acts for the session of its own provider process, whichever chat attached last.
+TEST_F(McpTest, EachChildIsBoundToItsOwnProviderProcess_RC6) {
+  McpDriver& a = driver();
+  McpDriver& b = driver();
+  attach("claude", "sess-a", "alpha", a.process_key());
+  attach("claude", "sess-b", "beta", b.process_key());  // the most recent attachment
+  tool_ok(a, "agent_message_send", {{"target", "agent:worker"}, {"message", "from a"}});
+  tool_ok(b, "agent_message_send", {{"target", "agent:worker"}, {"message", "from b"}});
+  const json box = read_mailbox(owner(), "worker");
+  ASSERT_EQ(box["messages"].size(), 2u);
+  EXPECT_EQ(box["messages"][0]["message"], "from a");
+  EXPECT_EQ(box["messages"][0]["sender"]["agent_name"], "alpha");
+  EXPECT_EQ(box["messages"][1]["message"], "from b");
+  EXPECT_EQ(box["messages"][1]["sender"]["agent_name"], "beta");
+  EXPECT_EQ(tool_ok(a, "agent_message_peers", json::object())["structuredContent"]["agent_name"], "alpha");
+
+  // A bridge restart forgets in-memory registrations; the key stored with the attachment still binds the child.
+  EXPECT_EQ(bridge_->stop(), 0);
+  bridge_->start();
+  tool_ok(a, "agent_message_send", {{"target", "agent:worker"}, {"message", "a after restart"}});
+  EXPECT_EQ(read_mailbox(owner(), "worker")["messages"][2]["sender"]["agent_name"], "alpha");
+
+  // Detached: refused again, with the attach hint.
+  call({{"op", "detach"}, {"provider", "claude"}, {"session_id", "sess-a"}});
+  const json r = tool(a, "agent_message_send", {{"target", "agent:worker"}, {"message", "after detach"}});
+  EXPECT_TRUE(r.value("isError", false)) << r.dump();
+  EXPECT_EQ(read_mailbox(owner(), "worker")["messages"].size(), 3u);
+}
+
+// R-C8: Codex calls are routed by the host's _meta["x-codex-turn-metadata"].thread_id, checked against the
+// provider process stored for that thread; missing or invalid host identity is refused.
+TEST_F(McpTest, CodexRoutesByTheHostThreadId_RC8) {
+  McpDriver& codex = driver({"--provider", "codex"});
+  McpDriver& other = driver({"--provider", "codex"});
+  attach("codex", "thread-1", "coder", codex.process_key());
+  attach("codex", "thread-2", "tester", codex.process_key());  // one Codex process, two threads
+  attach("codex", "thread-9", "stranger", other.process_key());
+  const auto meta = [](const json& thread) { return json{{"x-codex-turn-metadata", {{"thread_id", thread}, {"turn_id", "t"}}}}; };
+
+  tool_ok(codex, "agent_message_send", {{"target", "agent:worker"}, {"message", "from thread 1"}}, meta("thread-1"));
+  tool_ok(codex, "agent_message_send", {{"target", "agent:worker"}, {"message", "from thread 2"}}, meta("thread-2"));
+  const json box = read_mailbox(owner(), "worker");
+  ASSERT_EQ(box["messages"].size(), 2u);
+  EXPECT_EQ(box["messages"][0]["sender"]["agent_name"], "coder");
+  EXPECT_EQ(box["messages"][1]["sender"]["agent_name"], "tester");
+
+  const std::vector<json> refused = {
+      nullptr,                                              // no host metadata at all
+      json{{"x-codex-turn-metadata", {{"turn_id", "t"}}}},  // metadata without a thread id
+      meta(42),                                             // not a string
+      meta("bad\nthread"),                                  // not printable ASCII
+      meta("thread-unknown"),                               // not attached
+      meta("thread-9"),                                     // attached, but by another Codex process
+  };
+  for (const auto& m : refused) {
+    const json r = tool(codex, "agent_message_send", {{"target", "agent:worker"}, {"message", "refused"}}, m);
+    EXPECT_TRUE(r.value("isError", false)) << m.dump() << " -> " << r.dump();
+  }
+  // Without --provider codex the process alone is still refused for a Codex chat (it is ambiguous).
+  McpDriver& plain = driver({}, false);
+  attach("codex", "thread-p", "plain", plain.process_key());
+  serve(plain, {});
+  const json r = tool(plain, "agent_message_peers", json::object());
+  EXPECT_TRUE(r.value("isError", false)) << r.dump();
+  EXPECT_NE(text_of(r).find("thread"), std::string::npos) << text_of(r);
+  EXPECT_EQ(read_mailbox(owner(), "worker")["messages"].size(), 2u);
+}
+
+// R-C3, R-C4, R-B5: with --claude-channel each message is pushed once as notifications/claude/channel (persisted
+// as offered by the bridge before it is emitted), never again after a bridge restart; the push alone leaves the
+// receipt `stored` until the agent acks.
+TEST_F(McpTest, ClaudeChannelPushesEachMessageOnce_RC3_RC4_RB5) {
+  McpDriver& d = driver({}, false);
+  const json att = attach("claude", "sess-ch", "listener", d.process_key());
+  const json info = serve(d, {"--provider", "claude", "--claude-channel"});
+  ASSERT_TRUE(info["capabilities"].contains("experimental")) << info.dump();
+  EXPECT_TRUE(info["capabilities"]["experimental"].contains("claude/channel"));
+
+  const json first = send_as(owner(), "worker", "agent:listener", "ping one");
+  const auto n1 = d.next_notification();
+  ASSERT_TRUE(n1.has_value()) << "no channel notification";
+  EXPECT_EQ((*n1)["method"], "notifications/claude/channel");
+  EXPECT_EQ((*n1)["params"]["content"], "ping one");
+  const json meta = (*n1)["params"]["meta"];
+  EXPECT_EQ(meta["message_id"], first["message_id"]);
+  EXPECT_EQ(meta["sender"], "worker");
+  EXPECT_EQ(meta["inbox_id"], first["inbox_id"]);
+  EXPECT_EQ(meta["attachment_id"], att["attachment_id"]);
+  EXPECT_EQ(delivery_of(first["message_id"])["state"], "stored");  // an emitted notification is not an admission
+
+  // The bridge restarts mid-session: the offered message is not pushed again; the next one is.
+  EXPECT_EQ(bridge_->stop(), 0);
+  bridge_->start();
+  const json second = send_as(owner(), "worker", "agent:listener", "ping two");
+  const auto n2 = d.next_notification(std::chrono::seconds(40));
+  ASSERT_TRUE(n2.has_value()) << "no channel notification after the bridge restart";
+  EXPECT_EQ((*n2)["params"]["content"], "ping two");
+  EXPECT_EQ((*n2)["params"]["meta"]["message_id"], second["message_id"]);
+  // The pushed message stays readable through the tool, and the agent's ack sets the receipt.
+  EXPECT_EQ(tool_ok(d, "agent_message_read", json::object())["structuredContent"]["messages"].size(), 2u);
+  tool_ok(d, "agent_message_ack", {{"message_id", first["message_id"]}, {"delivery", "admitted"}});
+  EXPECT_EQ(delivery_of(first["message_id"])["state"], "admitted");
+  int pushes_of_first = 0;
+  for (const auto& n : d.notifications()) {
+    if (n["params"]["meta"]["message_id"] == first["message_id"]) ++pushes_of_first;
+  }
+  EXPECT_EQ(pushes_of_first, 1);
+  EXPECT_EQ(d.notifications().size(), 2u);
+}
+
+// R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
+// process is its provider ancestor) and never attaches anything.
+TEST_F(McpTest, BridgeMessageCommandsActForTheCallersSession_RC7) {
+  const json key = own_process_key();
+  Cli cli(home_.env());
+  // Not attached yet: refused (not_found, exit 4), nothing attached by the attempt.
+  const auto before = cli.json({"bridge", "message", "peers", "--provider", "claude"});
+  EXPECT_EQ(before.exit_code, 4) << before.describe();
+  EXPECT_EQ(before.error_code(), "not_found");
+  EXPECT_NE(before.json()["error"]["message"].get<std::string>().find("/agentworks attach"), std::string::npos);
+  EXPECT_EQ(attachment_count(), 0u);
+  EXPECT_NE(cli.run({"bridge", "message", "attach", "--provider", "claude"}).exit_code, 0);
+
+  attach("claude", "sess-cli", "helper", key);
+  const auto peers = cli.json({"bridge", "message", "peers", "--provider", "claude"});
+  ASSERT_EQ(peers.exit_code, 0) << peers.describe();
+  EXPECT_EQ(peers.json()["agent_name"], "helper");
+  const auto sent = cli.json({"bridge", "message", "send", "--provider", "claude", "--target", "agent:worker",
+                              "--message", "from the shell", "--submission-id", "cli-1"});
+  ASSERT_EQ(sent.exit_code, 0) << sent.describe();
+  EXPECT_EQ(read_mailbox(owner(), "worker")["messages"][0]["sender"]["agent_name"], "helper");
+
+  const json incoming = send_as(owner(), "worker", "agent:helper", "question for helper");
+  ASSERT_TRUE(wait_pending("claude", "sess-cli", 1));
+  const auto read = cli.json({"bridge", "message", "read", "--provider", "claude", "--limit", "5"});
+  ASSERT_EQ(read.exit_code, 0) << read.describe();
+  EXPECT_EQ(texts_of(read.json()), std::vector<std::string>{"question for helper"});
+  const auto ack = cli.json({"bridge", "message", "ack", "--provider", "claude", "--message-id",
+                             incoming["message_id"], "--delivery", "admitted"});
+  ASSERT_EQ(ack.exit_code, 0) << ack.describe();
+  EXPECT_EQ(delivery_of(incoming["message_id"])["state"], "admitted");
+  const auto reply = cli.json({"bridge", "message", "reply", "--provider", "claude", "--message-id",
+                               incoming["message_id"], "--message", "answer from helper"});
+  ASSERT_EQ(reply.exit_code, 0) << reply.describe();
+  EXPECT_EQ(texts_of(read_inbox(owner(), incoming["inbox_id"])).back(), "answer from helper");
+  // Human output says what happened.
+  const auto human = cli.run({"bridge", "message", "peers", "--provider", "claude"});
+  EXPECT_NE(human.out.find("worker"), std::string::npos) << human.describe();
+  // Another provider's chat is not this one.
+  EXPECT_EQ(cli.json({"bridge", "message", "peers", "--provider", "cursor"}).exit_code, 4);
+
+  // Codex: CODEX_THREAD_ID with the stored provider process key.
+  attach("codex", "thread-c", "codexer", key);
+  EnvOverrides with_thread = home_.env();
+  with_thread["CODEX_THREAD_ID"] = "thread-c";
+  const auto codex_ok = Cli(with_thread).json({"bridge", "message", "peers", "--provider", "codex"});
+  ASSERT_EQ(codex_ok.exit_code, 0) << codex_ok.describe();
+  EXPECT_EQ(codex_ok.json()["agent_name"], "codexer");
+  EnvOverrides no_thread = home_.env();
+  no_thread["CODEX_THREAD_ID"] = std::nullopt;
+  EXPECT_EQ(Cli(no_thread).json({"bridge", "message", "peers", "--provider", "codex"}).exit_code, 2);
+  with_thread["CODEX_THREAD_ID"] = "thread-other";
+  EXPECT_EQ(Cli(with_thread).json({"bridge", "message", "peers", "--provider", "codex"}).exit_code, 4);
+  EXPECT_EQ(attachment_count(), 2u);
+}
+
+}  // namespace
+}  // namespace agentworks::testing
