@@ -61,7 +61,10 @@ class Claude final : public Command {
     }
     std::vector<std::string> argv = {bin->string(), kChannelFlag, kChannelEntry};
     argv.insert(argv.end(), passthrough.begin(), passthrough.end());
-    if (dry_run_) return json{{"argv", argv}};
+    // The plugin's MCP server turns into a channel only under this variable (mcp_serve.cpp): a Claude session
+    // started without the channel flag would drop pushed messages, so it must keep the Stop hook delivering.
+    if (dry_run_) return json{{"argv", argv}, {"env", {{"AGENTWORKS_CLAUDE_CHANNEL", "1"}}}};
+    ::setenv("AGENTWORKS_CLAUDE_CHANNEL", "1", 1);
 
     std::vector<char*> cargv;
     cargv.reserve(argv.size() + 1);

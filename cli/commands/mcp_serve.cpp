@@ -3,7 +3,9 @@
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
@@ -26,6 +28,12 @@ class McpServe final : public Command {
 
   json run(const Context& /*ctx*/) override {
     mcp::current_caller(options_.provider);  // a bad --provider is a usage error before anything is served
+    // `agentworks claude` starts Claude with the channel enabled and sets this for the plugin's server; without
+    // it a pushed message could land in a session that never shows it, so the Stop hook keeps delivering.
+    const char* channel_env = std::getenv("AGENTWORKS_CLAUDE_CHANNEL");
+    if (options_.provider == "claude" && channel_env != nullptr && std::string_view(channel_env) == "1") {
+      options_.claude_channel = true;
+    }
     mcp::serve(std::cin, std::cout, options_);
     return json{{"stopped", true}};
   }

@@ -9,11 +9,10 @@
 
 #include "bridge_test_client.hpp"
 #include "harness/binaries.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
-
 // Never leave a daemon behind, whatever fails: SIGKILLs the pids it was given.
 struct KillOnExit {
   std::vector<pid_t> pids;
@@ -128,13 +127,8 @@ TEST(BridgeCli, DaemonStartStatusLogsStop_RB1) {
   EXPECT_EQ(stop_again.json().at("stopped"), false);
 }
 
-class BridgeCliAgents : public MessagingTest {
+class BridgeCliAgents : public BridgeTest {
  protected:
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
-  }
 
   json attach(const std::string& session, const std::string& agent) {
     const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
@@ -151,8 +145,6 @@ class BridgeCliAgents : public MessagingTest {
     }
     return false;
   }
-
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 // `status --agents --json` lists each attachment with the contract's fields, with live counts.

@@ -11,29 +11,17 @@
 #include <set>
 
 #include "bridge_test_client.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
 
-class BridgeDeliveryTest : public MessagingTest {
+class BridgeDeliveryTest : public BridgeTest {
  protected:
   void SetUp() override {
     start_server({"--heartbeat-seconds", "1"});  // 1 s heartbeats: a 2.5 s watchdog can tell silence apart
     register_agent(owner(), "worker");
-    bridge_ = std::make_unique<BridgeProcess>(home_);
-    bridge_->start();
-  }
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
-  }
-
-  json call(const json& request) {
-    const auto a = bridge_call(home_, request);
-    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
-    return *a;
+    start_bridge();
   }
 
   json attach(const std::string& session, const std::string& agent = "reviewer") {
@@ -90,8 +78,6 @@ class BridgeDeliveryTest : public MessagingTest {
     o.env = home_.env();
     server_ = std::make_unique<ServerProcess>(o);
   }
-
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 // R-B5, R-B6, R-B12, R-H1: a message sent to the attached agent is handed out by `take` once and never again,

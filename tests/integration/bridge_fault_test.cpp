@@ -5,34 +5,20 @@
 
 #include "bridge_journal_reader.hpp"
 #include "bridge_test_client.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
 
-class BridgeFaultTest : public MessagingTest {
+class BridgeFaultTest : public BridgeTest {
  protected:
   void SetUp() override {
     start_server({"--heartbeat-seconds", "1"});
     register_agent(owner(), "worker");
   }
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
-  }
 
-  void start_bridge(EnvOverrides env = {}) {
-    bridge_ = std::make_unique<BridgeProcess>(home_, std::move(env));
-    bridge_->start();
-  }
   std::filesystem::path journal_path() const { return home_.state_home() / "agentworks" / "journal.db"; }
 
-  json call(const json& request) {
-    const auto a = bridge_call(home_, request);
-    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
-    return *a;
-  }
   json attach(const std::string& session) {
     const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
                          {"agent_name", "reviewer"}, {"purpose", "Review incoming work"}});
@@ -73,8 +59,6 @@ class BridgeFaultTest : public MessagingTest {
     const std::string v = journal_scalar(journal_path(), "SELECT max(seq) FROM watermarks");
     return v.empty() ? 0 : std::stoll(v);
   }
-
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 // R-B7, R-B20, invariant 5: revoking the agent's child connection (owner login, DELETE /v1/connections/{id})

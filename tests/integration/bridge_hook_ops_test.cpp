@@ -8,11 +8,10 @@
 
 #include "bridge_journal_reader.hpp"
 #include "bridge_test_client.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
-
 const json kProcess = {{"pid", 4242}, {"start", "987654"}};
 
 // UTF-16 code units of UTF-8 text (the unit of max_chars).
@@ -25,27 +24,13 @@ std::size_t utf16(const std::string& s) {
   return n;
 }
 
-class BridgeHookOpsTest : public MessagingTest {
+class BridgeHookOpsTest : public BridgeTest {
  protected:
   void SetUp() override {
     start_server({"--heartbeat-seconds", "1"});
     register_agent(owner(), "worker");
   }
-  void start_bridge(EnvOverrides env = {}) {
-    bridge_ = std::make_unique<BridgeProcess>(home_, std::move(env));
-    bridge_->start();
-  }
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
-  }
 
-  json call(const json& request) {
-    const auto a = bridge_call(home_, request);
-    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
-    return *a;
-  }
   json command(const std::string& session, const std::string& verb, json extra = json::object()) {
     json req = {{"op", "command"}, {"provider", "claude"}, {"session_id", session}, {"verb", verb}};
     for (auto& [k, v] : extra.items()) req[k] = v;
@@ -89,8 +74,6 @@ class BridgeHookOpsTest : public MessagingTest {
   std::string send(const std::string& text) {
     return send_as(owner(), "worker", "agent:reviewer", text).value("message_id", "");
   }
-
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 // R-H9: an unattached session is answered from the journal alone. With the server gone the answer still comes.

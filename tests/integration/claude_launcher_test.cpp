@@ -22,8 +22,10 @@ class ClaudeLauncherTest : public ::testing::Test {
     log_ = home_.path("claude-argv.log");
     fs::create_directories(bin_);
     // One argument a line, then the exit code the test asked for: shows the CLI was replaced by this program.
+    // The channel variable the plugin's MCP server reads goes to a file of its own.
     std::ofstream(bin_ / "claude") << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" << log_.string()
-                                   << "'; done\nexit ${FAKE_CLAUDE_EXIT:-0}\n";
+                                   << "'; done\nprintf '%s' \"$AGENTWORKS_CLAUDE_CHANNEL\" > '" << log_.string()
+                                   << ".env'\nexit ${FAKE_CLAUDE_EXIT:-0}\n";
     fs::permissions(bin_ / "claude", fs::perms::owner_all, fs::perm_options::add);
   }
 
@@ -56,6 +58,11 @@ TEST_F(ClaudeLauncherTest, ExecsClaudeWithTheDevelopmentChannelAndPassesArgsThro
   const std::vector<std::string> expected = {"--dangerously-load-development-channels", "plugin:agentworks@agentworks",
                                              "-p", "hello there", "--model", "m", "-c"};
   EXPECT_EQ(recorded(), expected);
+  // Only a Claude started this way turns the plugin's MCP server into a channel (mcp_serve.cpp).
+  std::ifstream env_file(log_.string() + ".env");
+  std::string channel;
+  std::getline(env_file, channel);
+  EXPECT_EQ(channel, "1");
 }
 
 // R-C10: with no arguments only the channel flag is added.

@@ -19,7 +19,7 @@
 
 #include "bridge_test_client.hpp"
 #include "harness/wait.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 #ifndef AGENTWORKS_HOOK_BIN
 #error "AGENTWORKS_HOOK_BIN must be defined by CMake"
@@ -27,7 +27,6 @@
 
 namespace agentworks::testing {
 namespace {
-
 std::string hook_binary() {
   const char* v = std::getenv("AGENTWORKS_TEST_HOOK_BIN");
   return (v != nullptr && v[0] != '\0') ? std::string(v) : std::string(AGENTWORKS_HOOK_BIN);
@@ -217,25 +216,14 @@ TEST_F(HookWithoutBridgeTest, MalformedInputPrintsNothing) {
 
 // --- With a real bridge and server --------------------------------------------------------------------------
 
-class HookTest : public MessagingTest {
+class HookTest : public BridgeTest {
  protected:
   void SetUp() override {
     start_server();
     register_agent(owner(), "worker");
-    bridge_ = std::make_unique<BridgeProcess>(home_);
-    bridge_->start();
-  }
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
+    start_bridge();
   }
 
-  json call(const json& request) {
-    const auto a = bridge_call(home_, request);
-    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
-    return *a;
-  }
   json lookup(const std::string& provider, const std::string& session) {
     return call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
   }
@@ -284,8 +272,6 @@ class HookTest : public MessagingTest {
     ASSERT_NE(shown(out).find("Attached this chat as " + name), std::string::npos) << out.dump();
     ASSERT_TRUE(lookup(provider, session).value("attached", false));
   }
-
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 // R-H9: an unattached chat's Stop prints nothing and the bridge asks the network nothing: the server is gone

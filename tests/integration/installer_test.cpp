@@ -18,11 +18,10 @@
 #include "harness/binaries.hpp"
 #include "harness/cli_runner.hpp"
 #include "harness/temp_home.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
-
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -389,24 +388,17 @@ TEST_F(InstallerTest, ClaudeWithoutClaudeOnPathPrintsTheCommands_RH10) {
 
 // R-H8: terminal detach with a real bridge and server: refused without the person's confirmation (nothing
 // changes), then with --yes it detaches exactly that session. It never attaches anything.
-class TerminalDetachTest : public MessagingTest {
+class TerminalDetachTest : public BridgeTest {
  protected:
   void SetUp() override {
     start_server();
-    bridge_ = std::make_unique<BridgeProcess>(home_);
-    bridge_->start();
-  }
-  void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
-    bridge_.reset();
-    MessagingTest::TearDown();
+    start_bridge();
   }
   json lookup(const std::string& session) {
     const auto a = bridge_call(home_, {{"op", "lookup"}, {"provider", "claude"}, {"session_id", session}});
     if (!a) throw std::runtime_error("the bridge did not answer lookup");
     return *a;
   }
-  std::unique_ptr<BridgeProcess> bridge_;
 };
 
 TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH8) {

@@ -11,11 +11,10 @@
 #include "bridge_test_client.hpp"
 #include "harness/binaries.hpp"
 #include "mcp_driver.hpp"
-#include "support/messaging_fixture.hpp"
+#include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {
 namespace {
-
 // {"pid","start"} of this test process: the provider ancestor of the CLI commands it runs directly.
 json own_process_key() {
   const std::string stat = read_file("/proc/self/stat");
@@ -35,30 +34,21 @@ std::string text_of(const json& tool_result) {
   return out;
 }
 
-class McpTest : public MessagingTest {
+class McpTest : public BridgeTest {
  protected:
   void SetUp() override {
     const auto missing = mcp_client_missing();
     ASSERT_TRUE(missing.empty()) << missing;
     start_server();
     register_agent(owner(), "worker", {"--purpose", "Builds things"});
-    bridge_ = std::make_unique<BridgeProcess>(home_);
-    bridge_->start();
+    start_bridge();
   }
   void TearDown() override {
-    if (HasFailure() && bridge_) std::cerr << "=== bridge log ===\n" << bridge_->log() << "\n";
     for (auto& d : drivers_) {
       if (HasFailure()) std::cerr << "=== MCP driver stderr ===\n" << d->stderr_text() << "\n";
     }
     drivers_.clear();
-    bridge_.reset();
-    MessagingTest::TearDown();
-  }
-
-  json call(const json& request) {
-    const auto a = bridge_call(home_, request);
-    if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
-    return *a;
+    BridgeTest::TearDown();
   }
 
   // Attaches (provider, session) under `agent` for the provider process `key` (what the hook's `command` op
@@ -109,7 +99,6 @@ class McpTest : public MessagingTest {
 
   std::size_t attachment_count() { return call({{"op", "status"}})["attachments"].size(); }
 
-  std::unique_ptr<BridgeProcess> bridge_;
   std::vector<std::unique_ptr<McpDriver>> drivers_;
 };
 
