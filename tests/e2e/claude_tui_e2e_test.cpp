@@ -63,6 +63,10 @@ TEST_F(ClaudeTuiE2eTest, TypedAttachThenTerminalMessageArrivesAfterStop_RH4_RH1_
       << tui_->screen();
   const std::string session = attachment_named("claude", "reviewer").value("session_id", "");
   EXPECT_FALSE(model_->any_conversation_contains("agentworks attach reviewer")) << model_->describe();
+  // The block's answer is shown to the person; Claude Code may then put the blocked prompt back into the input
+  // box, so empty it before typing the next prompt (seen in CI: the two ran together).
+  ASSERT_TRUE(tui_->wait_screen("Attached this chat as reviewer", std::chrono::seconds(10))) << tui_->screen();
+  tui_->erase();
 
   send_from_terminal("reviewer", "Please review PR 7 before lunch");
   ASSERT_TRUE(wait_pending("claude", session, 1));

@@ -38,6 +38,7 @@ testing::ProcessResult TmuxSession::tmux(const std::vector<std::string>& args) {
 
 void TmuxSession::type(const std::string& text) { tmux({"send-keys", "-l", "--", text}); }
 void TmuxSession::press(const std::string& key) { tmux({"send-keys", key}); }
+void TmuxSession::erase(int count) { tmux({"send-keys", "-N", std::to_string(count), "BSpace"}); }
 std::string TmuxSession::screen() { return tmux({"capture-pane", "-p", "-J"}).out; }
 
 bool TmuxSession::wait_screen(const std::string& text, std::chrono::milliseconds timeout) {

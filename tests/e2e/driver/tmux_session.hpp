@@ -24,6 +24,8 @@ class TmuxSession {
 
   void type(const std::string& text);   // literal keystrokes
   void press(const std::string& key);   // a tmux key name: Enter, Escape, C-c, ...
+  // Backspace `count` times: empties an input box that a TUI refilled (Claude Code puts a blocked prompt back).
+  void erase(int count = 120);
   std::string screen();                 // the visible pane, plain text
   // Polls the screen until it contains `text`; false after the timeout.
   bool wait_screen(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(30));
