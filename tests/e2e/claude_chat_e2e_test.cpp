@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 
 #include "driver/agent_env.hpp"
 #include "driver/claude_chat.hpp"
@@ -120,23 +121,24 @@ TEST_F(ClaudeChatE2eTest, SeveralWaitingMessagesArriveInOneFollowUp_RH1) {
 // chat ends its turn (Claude's own cap would allow 8).
 TEST_F(ClaudeChatE2eTest, LoopGuardStopsContinuations_RH2) {
   attach(kSession1, "reviewer");
-  std::atomic<int> sent{0};
-  std::atomic<bool> send_failed{false};
-  model_->on_main_turn([&](const ModelRequest&) {
+  // The callback runs on the mock's thread and may outlive this body: it owns what it uses (shared).
+  auto sent = std::make_shared<std::atomic<int>>(0);
+  auto send_failed = std::make_shared<std::atomic<bool>>(false);
+  model_->on_main_turn([this, sent, send_failed](const ModelRequest&) {
     // Before answering each turn, one more message arrives for this chat.
     try {
-      const int n = ++sent;
+      const int n = ++*sent;
       if (n > 10) return;
       send_from_terminal("reviewer", "loop message " + std::to_string(n));
       wait_pending("claude", kSession1, 1);
     } catch (const std::exception&) {
-      send_failed = true;
+      *send_failed = true;
     }
   });
   const bool ended = turn(kSession1, "Start the loop");
   model_->on_main_turn(nullptr);
   EXPECT_TRUE(ended);  // the turn ends: no endless continuation
-  EXPECT_FALSE(send_failed);
+  EXPECT_FALSE(send_failed->load());
   EXPECT_EQ(deliveries().size(), 3u) << model_->describe();
   EXPECT_EQ(model_->main_turns().size(), 4u) << model_->describe();  // the prompt + 3 continuations
   const json att = attachment("claude", kSession1);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
@@ -159,10 +160,12 @@ TEST_F(CodexE2eTest, TuiLoopGuardStopsContinuations_RH2) {
   auto& t = tui("a");
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
-  std::atomic<int> sent{0};
-  model_->on_main_turn([&](const ModelRequest&) {
+  // The callback runs on the mock's thread and may still be running when this body returns: it owns what it
+  // uses (by value / shared), never this stack frame (ASan caught a use after scope here).
+  auto sent = std::make_shared<std::atomic<int>>(0);
+  model_->on_main_turn([this, sent, session](const ModelRequest&) {
     try {
-      const int n = ++sent;
+      const int n = ++*sent;
       if (n > 10) return;
       send_from_terminal("reviewer", "loop message " + std::to_string(n));
       wait_pending("codex", session, 1);
