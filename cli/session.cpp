@@ -30,6 +30,15 @@ Config require_login(const Context& ctx) {
 
 ServerClient client_for(const Config& config) { return ServerClient(config.server_url, config.token); }
 
+bool previous_native_setting(const std::filesystem::path& path) {
+  try {
+    const auto previous = load_config(path);
+    return !previous || previous->native;
+  } catch (const Error&) {
+    return true;
+  }
+}
+
 void apply_whoami(Config& config, const json& whoami) {
   config.connection_id = string_field(whoami, "connection_id");
   config.account_id = string_field(whoami, "account_id");

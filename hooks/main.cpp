@@ -45,6 +45,9 @@ int run(int argc, char** argv) {
   ctx.max_continuations = max_continuations_from(std::getenv("AGENTWORKS_MAX_CONTINUATIONS"));
   ctx.config = config_from(std::getenv("AGENTWORKS_CONFIG"));
   ctx.process = [] { return agentworks::process::provider_ancestor(); };
+  if (const char* var = provider_home_variable(provider_name(*provider))) {
+    ctx.provider_home = provider_home_from(std::getenv(var));
+  }
   ctx.call = socket_bridge_call();
   write_all(STDOUT_FILENO, handle_event(*event, ctx));
   return 0;

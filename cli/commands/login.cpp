@@ -37,6 +37,8 @@ class Login final : public Command {
     if (token.empty()) throw Error(ErrorCode::usage, "no token on stdin; pipe it in: ... | agentworks login --server URL --token-stdin");
     Config config;
     config.token = token;
+    // The person's own setting outlives a new login.
+    config.native = previous_native_setting(ctx.config_path);
     ServerClient client(server_, token);
     config.server_url = client.base_url();
     apply_whoami(config, client.get("/v1/whoami"));

@@ -88,7 +88,7 @@ class Status final : public Command {
       for (const auto& a : status["attachments"]) {
         json row = json::object();
         for (const char* key : {"agent_name", "provider", "session_id", "attachment_id", "state", "stream",
-                                "pending", "offered_not_admitted"}) {
+                                "pending", "offered_not_admitted", "delivery"}) {
           row[key] = a.contains(key) ? a[key] : json(nullptr);
         }
         list.push_back(std::move(row));
@@ -106,7 +106,13 @@ class Status final : public Command {
       std::cout << text_or(a, "agent_name") << "  " << text_or(a, "provider") << ":" << text_or(a, "session_id")
                 << "  " << text_or(a, "attachment_id") << "  " << text_or(a, "state") << "/" << text_or(a, "stream")
                 << "  pending " << a.value("pending", 0) << ", offered not admitted "
-                << a.value("offered_not_admitted", 0) << "\n";
+                << a.value("offered_not_admitted", 0);
+      if (a.contains("delivery") && a["delivery"].is_object()) {
+        const auto& d = a["delivery"];
+        std::cout << "  route " << d.value("route", "?");
+        if (!d.value("native", false) && !d.value("reason", "").empty()) std::cout << " (" << d.value("reason", "") << ")";
+      }
+      std::cout << "\n";
     }
   }
 

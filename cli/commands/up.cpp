@@ -78,6 +78,7 @@ class Up final : public Command {
     // Log in with the owner token (idempotent: refreshes the saved login every time).
     Config config;
     config.server_url = record.url;
+    config.native = previous_native_setting(ctx.config_path);  // the person's setting
     config.token = read_owner_token();
     config.embedded = true;
     ServerClient client(config.server_url, config.token);

@@ -25,7 +25,8 @@ json config_to_json(const Config& c) {
   return json{{"server_url", c.server_url},       {"token", c.token},
               {"connection_id", c.connection_id}, {"account_id", c.account_id},
               {"account_name", c.account_name},   {"kind", c.kind},
-              {"agent_name", c.agent_name},       {"embedded", c.embedded}};
+              {"agent_name", c.agent_name},       {"embedded", c.embedded},
+              {"native", c.native}};
 }
 
 Config config_from_json(const json& j) {
@@ -41,6 +42,10 @@ Config config_from_json(const json& j) {
   if (auto it = j.find("embedded"); it != j.end() && !it->is_null()) {
     if (!it->is_boolean()) throw Error(ErrorCode::bad_request, "field \"embedded\" must be true or false");
     c.embedded = it->get<bool>();
+  }
+  if (auto it = j.find("native"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) throw Error(ErrorCode::bad_request, "field \"native\" must be true or false");
+    c.native = it->get<bool>();
   }
   return c;
 }

@@ -1,11 +1,13 @@
 #include "bridge.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
 
 #include "log.hpp"
+#include "native/native_router.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -49,7 +51,8 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       children_(options_.state_dir / "children"),
       outbox_(*this),
       cleanup_timer_(new_timer(loop, this)),
-      reap_timer_(new_timer(loop, this)) {}
+      reap_timer_(new_timer(loop, this)),
+      native_(std::make_unique<native::NativeRouter>(*this)) {}
 
 Bridge::~Bridge() { shutdown(exit_code_); }
 
@@ -65,7 +68,9 @@ void Bridge::start() {
               std::to_string(removed.offered_removed) + " old offered messages");
   }
   for (const auto& row : journal_.attachments()) {
-    if (row.state == "attached") open_stream(row);
+    if (row.state != "attached") continue;
+    open_stream(row);
+    native_->refresh(row.attachment_id);  // binds again when the bound provider process still runs
   }
   uv_timer_start(
       cleanup_timer_,
@@ -98,6 +103,7 @@ void Bridge::shutdown(int exit_code) {
   streams_.clear();
   retired_.clear();
   outbox_.stop();
+  native_->stop();
   if (waiting_) waiting_->stop();
   multi_.close();
   close_timer(cleanup_timer_);
@@ -189,6 +195,7 @@ void Bridge::fence(const std::string& attachment_id, const std::string& reason) 
   log::warn("attachment " + attachment_id + " stopped: " + reason + "; no further deliveries");
   try {
     journal_.set_attachment_state(attachment_id, "fenced");
+    native_->forget(attachment_id);
   } catch (const sql::SqliteError& e) {
     if (e.fatal()) fatal(std::string("journal failure while fencing: ") + e.what());
   }
@@ -226,6 +233,9 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
     const auto row = journal_.attachment(attachment_id);
     if (!row || row->state != "attached") return;
     const auto results = journal_.record_received_batch(*row, batch, now());
+    if (std::find(results.begin(), results.end(), ReceiveResult::cached) != results.end()) {
+      native_->kick(attachment_id);
+    }
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (results[i] == ReceiveResult::over_quota) {
         log::warn("journal quota reached: message " + batch[i].message_id + " for " + row->agent_name +

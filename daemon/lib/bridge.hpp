@@ -25,6 +25,10 @@
 
 namespace agentworks::bridge {
 
+namespace native {
+class NativeRouter;
+}
+
 struct BridgeOptions {
   std::filesystem::path state_dir;  // journal.db, bridge.log, children/
   JournalLimits limits;
@@ -56,6 +60,7 @@ class Bridge {
   const ChildCredentials& children() const { return children_; }
   SessionRegistry& registry() { return registry_; }
   HookState& hook_state() { return hook_state_; }
+  native::NativeRouter& native() { return *native_; }
   const BridgeOptions& options() const { return options_; }
   static std::int64_t now();
 
@@ -86,6 +91,7 @@ class Bridge {
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;
   uv_timer_t* reap_timer_;
+  std::unique_ptr<native::NativeRouter> native_;  // Claude's session inbox, Codex's queue
   std::unique_ptr<WaitingWatch> waiting_;  // desktop notifications for messages left waiting (R-B15)
   std::function<void(int)> shutdown_hook_;
   bool stopping_ = false;

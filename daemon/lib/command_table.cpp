@@ -7,6 +7,7 @@
 
 #include "agentworks/sqlite.hpp"
 #include "bridge.hpp"
+#include "native/native_router.hpp"
 #include "log.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
@@ -101,7 +102,16 @@ void register_hook_process(Bridge& bridge, const json& request) {
                                           kClaimsOnly.contains(op->get<std::string>())) {
     return;
   }
-  bridge.registry().record(*process, session_key(request));
+  const auto key = session_key(request);
+  bridge.registry().record(*process, key);
+  // A hook event of an attached session (re)binds its native route to this process (issues 6, 7; R-N1).
+  static const std::set<std::string> kHookEvents = {"deliver", "command", "lookup"};
+  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
+                                          kHookEvents.contains(op->get<std::string>())) {
+    auto home = optional_string(request, "provider_home", 4096);
+    if (home && (home->empty() || home->front() != '/')) home.reset();
+    bridge.native().observe(key, process, home);
+  }
 }
 
 }  // namespace

@@ -51,10 +51,12 @@ CREATE TABLE IF NOT EXISTS outbox(
   created_at INTEGER NOT NULL,
   done_at INTEGER);
 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS native_settings(attachment_id TEXT PRIMARY KEY, settings TEXT NOT NULL);
 )sql";
 
-// Schema versions (PRAGMA user_version): 1 the tables above; 2 adds the provider process key of an attachment.
-constexpr std::int64_t kSchemaVersion = 2;
+// Schema versions (PRAGMA user_version): 1 the tables above; 2 adds the provider process key of an attachment;
+// 3 adds native_settings (created by kSchema, nothing to migrate).
+constexpr std::int64_t kSchemaVersion = 3;
 
 int delivery_rank(const std::string& state) {
   if (state == "received" || state == "withheld") return 0;
@@ -192,7 +194,22 @@ void Journal::remove_attachment(const std::string& attachment_id) {
   m.bind(1, attachment_id).run();
   sql::Stmt a(db_, "DELETE FROM attachments WHERE attachment_id = ?1");
   a.bind(1, attachment_id).run();
+  sql::Stmt n(db_, "DELETE FROM native_settings WHERE attachment_id = ?1");
+  n.bind(1, attachment_id).run();
   tx.commit();
+}
+
+void Journal::set_native_settings(const std::string& attachment_id, const std::string& settings_json) {
+  sql::Stmt s(db_,
+              "INSERT INTO native_settings(attachment_id, settings) VALUES(?1, ?2) "
+              "ON CONFLICT(attachment_id) DO UPDATE SET settings = excluded.settings");
+  s.bind(1, attachment_id).bind(2, settings_json).run();
+}
+
+std::string Journal::native_settings(const std::string& attachment_id) {
+  sql::Stmt s(db_, "SELECT settings FROM native_settings WHERE attachment_id = ?1");
+  s.bind(1, attachment_id);
+  return s.step() ? s.text(0) : std::string();
 }
 
 std::int64_t Journal::watermark(const std::string& server_url, const std::string& agent_name) {
@@ -326,6 +343,22 @@ OfferBatch Journal::offer(const std::string& attachment_id, const std::vector<st
   get.reset();
   tx.commit();
   return batch;
+}
+
+std::size_t Journal::return_to_pending(const std::string& attachment_id, const std::vector<CachedMessage>& messages) {
+  std::size_t n = 0;
+  sql::Transaction tx(db_);
+  sql::Stmt back(db_,
+                 "UPDATE messages SET state = 'received', body = ?3, size = ?4, offered_at = NULL "
+                 "WHERE message_id = ?1 AND attachment_id = ?2 AND state = 'offered'");
+  for (const auto& m : messages) {
+    back.reset();
+    back.bind(1, m.message_id).bind(2, attachment_id).bind(3, m.body).bind(4, static_cast<std::int64_t>(m.body.size()));
+    back.run();
+    n += static_cast<std::size_t>(db_.changes());
+  }
+  tx.commit();
+  return n;
 }
 
 bool Journal::guidance_expired(std::optional<std::int64_t> given_at, std::int64_t now) const {

@@ -104,6 +104,9 @@ class Journal {
   // Moves the still-`received` messages of other local attachments of the same agent on the same server to
   // `row` (the name moved to it, R-H7); returns how many moved.
   std::int64_t adopt_pending(const AttachmentRow& row);
+  // The person's and the provider's settings for the native routes (JSON text, native_router.cpp); "" = none.
+  void set_native_settings(const std::string& attachment_id, const std::string& settings_json);
+  std::string native_settings(const std::string& attachment_id);
   // Detach: the attachment and its messages go; the agent's watermark stays (R-B12, R-B22).
   void remove_attachment(const std::string& attachment_id);
 
@@ -122,6 +125,9 @@ class Journal {
   // Whether an offer made at `now` carries the instructions (R-B17); offer() decides with the same rule.
   bool guidance_due(const std::string& attachment_id, std::int64_t now);
   void restore_guidance(const std::string& attachment_id, std::optional<std::int64_t> previous);
+  // A native push failed definitely before anything was written: exactly these offered messages become
+  // `received` again with their bodies, for the Stop hook. Returns how many moved back.
+  std::size_t return_to_pending(const std::string& attachment_id, const std::vector<CachedMessage>& messages);
   void withhold(const std::vector<std::string>& message_ids, const std::string& reason);
   // Receiver acknowledgements; a state never goes backwards. Returns false for an unknown id.
   bool set_delivery(const std::string& message_id, const std::string& delivery, std::int64_t now);

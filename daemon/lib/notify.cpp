@@ -82,6 +82,11 @@ std::string waiting_text(std::string_view agent_name) {
   return "Messages are waiting for agent " + std::string(agent_name) + ": the chat has not taken them yet";
 }
 
+std::string uncertain_text(std::string_view agent_name) {
+  return "Messages for agent " + std::string(agent_name) +
+         " may not have reached the chat: read them with `agentworks messages read`";
+}
+
 std::vector<std::string> notifier_argv(const std::string& program, std::string_view title, std::string_view text) {
   const std::string name = basename_of(program);
   if (name == "notify-send") return {program, "--app-name=agentworks", std::string(title), std::string(text)};

@@ -8,6 +8,8 @@
 #include "bridge.hpp"
 #include "log.hpp"
 #include "login_config.hpp"
+#include "native/codex_queue.hpp"
+#include "native/native_router.hpp"
 #include "op_guard.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
@@ -34,6 +36,7 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
   std::string purpose;
   Config cfg;
   std::optional<process::ProcessKey> process;  // stored with the attachment (R-H11)
+  native::NativeSettings native;               // the person's switches and the provider's home
   std::optional<ChildCredential> child;
   bool created_child = false;
 
@@ -120,7 +123,9 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
       bridge.journal().remove_attachment(old->attachment_id);
     }
     bridge.journal().upsert_attachment(row);
+    bridge.journal().set_native_settings(row.attachment_id, native::settings_json(native));
     bridge.open_stream(row);
+    bridge.native().refresh(row.attachment_id);
     log::info("attached " + row.agent_name + " to " + row.provider + " session " + row.session_id + " (" +
               row.attachment_id + ")");
     json out = attachment_json(row);
@@ -128,6 +133,25 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
     reply.ok(out);
   }
 };
+
+// attach's native fields: `native` (false = --no-native), `native_remote` (Codex), `provider_home`.
+native::NativeSettings native_settings_of(const json& req) {
+  native::NativeSettings s;
+  s.enabled = optional_bool(req, "native", true);
+  s.remote = optional_string(req, "native_remote", 200).value_or("");
+  if (!s.remote.empty()) {
+    if (session_key(req).provider != "codex") {
+      throw Error(ErrorCode::bad_request, "--native-remote is for Codex sessions only");
+    }
+    if (!native::valid_remote(s.remote)) {
+      throw Error(ErrorCode::bad_request,
+                  "--native-remote must be unix:///ABSOLUTE/SOCKET (an absolute path, no '..'); nothing was attached");
+    }
+  }
+  s.home = optional_string(req, "provider_home", 4096).value_or("");
+  if (!s.home.empty() && s.home.front() != '/') s.home.clear();
+  return s;
+}
 
 }  // namespace
 
@@ -145,12 +169,15 @@ void op_attach(Bridge& bridge, const json& req, const Reply& reply) {
   }
   flow->cfg = login_config(req);
   flow->process = optional_process(req);
+  flow->native = native_settings_of(req);
   if (const auto existing = bridge.journal().find_attachment(flow->key.provider, flow->key.session_id);
       existing && existing->state == "attached" && fold_name(existing->agent_name) == fold_name(flow->agent) &&
       existing->server_url == flow->cfg.server_url) {
     if (flow->process) {
       bridge.journal().set_provider_process(existing->attachment_id, flow->process->pid, flow->process->start);
     }
+    bridge.journal().set_native_settings(existing->attachment_id, native::settings_json(flow->native));
+    bridge.native().refresh(existing->attachment_id);
     json out = attachment_json(*existing);
     out["created_child"] = false;
     out["already_attached"] = true;
@@ -176,6 +203,7 @@ void op_detach(Bridge& bridge, const json& req, const Reply& reply) {
   auto finish_local = [&bridge, row, child_shared, reply](bool revoked) {
     guarded(bridge, reply, [&] {
       bridge.close_stream(row->attachment_id);
+      bridge.native().forget(row->attachment_id);
       bridge.journal().remove_attachment(row->attachment_id);
       if (!child_shared) bridge.children().remove(row->agent_name);
       log::info("detached " + row->agent_name + " (" + row->attachment_id + ")");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bridge.hpp"
+#include "native/native_router.hpp"
 #include "command_table.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
@@ -41,7 +42,8 @@ void op_status(Bridge& bridge, const json&, const Reply& reply) {
                     {"stream", bridge.stream_state(row.attachment_id)},
                     {"pending", counts.pending},
                     {"offered_not_admitted", counts.offered_not_admitted},
-                    {"withheld", counts.withheld}});
+                    {"withheld", counts.withheld},
+                    {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
   }
   reply.ok({{"pid", ::getpid()},
             {"version", bridge.options().version},

@@ -8,6 +8,7 @@
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
 #include "login_config.hpp"
+#include "native/native_router.hpp"
 #include "op_guard.hpp"
 #include "ops.hpp"
 #include "proposal_name.hpp"
@@ -74,15 +75,18 @@ void run_attach(Bridge& bridge, const json& req, const SessionKey& key, const At
   json inner = {{"provider", key.provider}, {"session_id", key.session_id}, {"agent_name", choice.agent_name},
                 {"purpose", choice.purpose}};
   if (!choice.config.empty()) inner["config"] = choice.config;
-  if (req.contains("process")) inner["process"] = req["process"];
+  for (const char* field : {"process", "native", "native_remote", "provider_home"}) {
+    if (req.contains(field)) inner[field] = req[field];
+  }
   op_attach(bridge, inner, reply.then([&bridge, key, reply](const json& fields) {
     bridge.hook_state().forget(key);
     json out = fields;
     out["verb"] = "attach";
     const std::string agent = fields.value("agent_name", "");
     std::string text = fields.value("already_attached", false) ? "This chat is already attached as " : "Attached this chat as ";
-    text += described(agent, fields.value("purpose", "")) + ". Messages to agent:" + agent +
-            " arrive at the end of each turn.";
+    const auto route = bridge.native().view(fields.value("attachment_id", ""));
+    text += described(agent, fields.value("purpose", "")) + ". " + native::route_sentence(route);
+    out["delivery"] = native::route_json(route);
     count_waiting(bridge, fields, reply, [reply, out, text](std::optional<std::int64_t> waiting) mutable {
       if (waiting) {
         out["waiting"] = *waiting;
@@ -163,6 +167,7 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
   }
   const auto counts = bridge.journal().counts(row->attachment_id);
   const std::string stream = bridge.stream_state(row->attachment_id);
+  const auto route = bridge.native().view(row->attachment_id);
   std::string text;
   if (row->state == "attached") {
     text = "This chat is attached as " + described(row->agent_name, row->purpose) + "; its connection is " + stream +
@@ -170,6 +175,8 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
     if (counts.offered_not_admitted > 0) {
       text += " " + std::to_string(counts.offered_not_admitted) + " delivered not yet acknowledged.";
     }
+    text += " " + native::route_sentence(route);
+    if (!route.last.empty()) text += " Last native push: " + route.last + ".";
   } else if (row->state == "offline") {
     text = "This chat's attachment " + row->agent_name + " is offline; messages wait on the server. Type " +
            typed(key.provider, "resume") + " to reconnect it.";
@@ -188,6 +195,7 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
             {"pending", counts.pending},
             {"offered_not_admitted", counts.offered_not_admitted},
             {"withheld", counts.withheld},
+            {"delivery", native::route_json(route)},
             {"text", text}});
 }
 
@@ -211,11 +219,11 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
       reply.ok(out);
     }));
   } else if (verb == "resume") {
-    op_resume(bridge, req, reply.then([reply, key](const json& fields) {
+    op_resume(bridge, req, reply.then([&bridge, reply, key](const json& fields) {
       json out = fields;
       out["verb"] = "resume";
-      out["text"] = "Reconnected this chat as " + fields.value("agent_name", "") +
-                    ". Waiting messages arrive at the end of each turn.";
+      out["text"] = "Reconnected this chat as " + fields.value("agent_name", "") + ". " +
+                    native::route_sentence(bridge.native().view(fields.value("attachment_id", "")));
       reply.ok(out);
     }));
   } else if (verb == "cleanup") {

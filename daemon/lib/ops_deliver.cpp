@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bridge.hpp"
-#include "delivery_text.hpp"
+#include "delivery_batch.hpp"
 #include "log.hpp"
 #include "offer_flow.hpp"
 #include "ops.hpp"
@@ -35,23 +35,6 @@ json quiet_answer(Bridge& bridge, const AttachmentRow& row, std::size_t held, bo
           {"pending", bridge.journal().counts(row.attachment_id).pending},
           {"held", held},
           {"guarded", guarded}};
-}
-
-DeliveryContext context_for(const AttachmentRow& row, bool guidance, std::int64_t max_chars,
-                            std::int64_t waiting_after) {
-  return {row.agent_name, row.attachment_id, row.provider, guidance, static_cast<std::size_t>(max_chars),
-          static_cast<std::size_t>(std::max<std::int64_t>(waiting_after, 0))};
-}
-
-std::vector<DeliveryMessage> parsed(const std::vector<CachedMessage>& cached) {
-  std::vector<DeliveryMessage> out;
-  out.reserve(cached.size());
-  for (const auto& m : cached) {
-    auto d = delivery_message_from_json(m.body);
-    if (d.message_id.empty()) d.message_id = m.message_id;
-    out.push_back(std::move(d));
-  }
-  return out;
 }
 
 }  // namespace
@@ -96,18 +79,11 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
   OfferHandlers handlers;
   const AttachmentRow att = *row;
   handlers.select = [&bridge, att, max_chars](const std::vector<CachedMessage>& releasable, bool guidance) {
-    // Those waiting beyond the release-checked ones are announced too; after the offer the same count remains.
-    const auto beyond = bridge.journal().counts(att.attachment_id).pending - static_cast<std::int64_t>(releasable.size());
-    const auto fit =
-        format_delivery(parsed(releasable), context_for(att, guidance, max_chars, beyond)).included;
-    std::vector<std::string> ids;
-    for (std::size_t i = 0; i < fit; ++i) ids.push_back(releasable[i].message_id);
-    return ids;
+    return fitting_prefix(bridge.journal(), att, releasable, guidance, max_chars);
   };
   handlers.answer = [&bridge, key, max_chars](const AttachmentRow& r, const OfferBatch& batch) {
     const auto still_pending = bridge.journal().counts(r.attachment_id).pending;
-    const auto text =
-        format_delivery(parsed(batch.messages), context_for(r, batch.guidance, max_chars, still_pending));
+    const auto text = batch_text(r, batch, max_chars, still_pending);
     if (text.included < batch.messages.size()) {
       log::warn("deliver: " + std::to_string(batch.messages.size() - text.included) +
                 " offered messages did not fit the text; they stay readable with an explicit mailbox read");

@@ -3,6 +3,7 @@
 
 #include "bridge.hpp"
 #include "log.hpp"
+#include "native/native_router.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
 
@@ -26,6 +27,7 @@ void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
   if (row.state == "attached") {
     bridge.journal().set_attachment_state(row.attachment_id, "offline");
     bridge.close_stream(row.attachment_id);
+    bridge.native().forget(row.attachment_id);
     log::info("offline: " + row.agent_name + " (" + row.attachment_id + ")");
   }
   reply.ok({{"attachment_id", row.attachment_id},
@@ -53,6 +55,7 @@ void op_resume(Bridge& bridge, const json& req, const Reply& reply) {
     bridge.open_stream(fresh);
     log::info("resumed: " + row.agent_name + " (" + row.attachment_id + ")");
   }
+  bridge.native().refresh(row.attachment_id);  // the process now running the session (R-N1)
   reply.ok({{"attachment_id", row.attachment_id}, {"agent_name", row.agent_name}, {"state", "attached"}});
 }
 

@@ -18,6 +18,7 @@ json session_request(const HookContext& ctx, const char* op) {
   if (ctx.process) {
     if (const auto key = ctx.process()) r["process"] = {{"pid", key->pid}, {"start", key->start}};
   }
+  if (ctx.provider_home) r["provider_home"] = *ctx.provider_home;
   return r;
 }
 
@@ -61,6 +62,8 @@ std::string run_command(const HookContext& ctx, const PromptCommand& cmd) {
   if (cmd.name) r["name"] = *cmd.name;
   if (cmd.purpose) r["purpose"] = *cmd.purpose;
   if (cmd.confirm) r["confirm"] = true;
+  if (cmd.no_native) r["native"] = false;
+  if (cmd.native_remote) r["native_remote"] = *cmd.native_remote;
   if (!ctx.input.cwd.empty()) r["cwd"] = ctx.input.cwd;
   if (ctx.config) r["config"] = *ctx.config;
   try {

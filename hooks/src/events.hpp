@@ -32,6 +32,9 @@ struct HookContext {
   std::optional<std::string> config;  // absolute AGENTWORKS_CONFIG (R-H13)
   // The provider process (R-C6). Called only when the bridge is asked, so ordinary prompts cost nothing.
   std::function<std::optional<process::ProcessKey>()> process;
+  // The provider's own home directory as the provider process sees it: CLAUDE_CONFIG_DIR for Claude Code,
+  // CODEX_HOME for Codex (absolute, else unset). The bridge finds the session's native inbox or queue there.
+  std::optional<std::string> provider_home;
   BridgeCall call;
 };
 

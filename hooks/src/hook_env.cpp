@@ -26,4 +26,15 @@ std::optional<std::string> config_from(const char* value) {
   return abs.lexically_normal().string();
 }
 
+const char* provider_home_variable(std::string_view provider) {
+  if (provider == "claude") return "CLAUDE_CONFIG_DIR";
+  if (provider == "codex") return "CODEX_HOME";
+  return nullptr;
+}
+
+std::optional<std::string> provider_home_from(const char* value) {
+  if (value == nullptr || value[0] != '/') return std::nullopt;
+  return std::filesystem::path(value).lexically_normal().string();
+}
+
 }  // namespace agentworks::hook

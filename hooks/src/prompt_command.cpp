@@ -54,17 +54,29 @@ PromptParse parse_words(const std::vector<std::string>& words) {
     if (args != 0) return PromptUsage{"`" + words[0] + "` takes no arguments"};
     return cmd;
   }
-  if (args == 0) return cmd;  // propose a name and purpose
-  if (words[1] == "--confirm") {
-    if (args != 1) return PromptUsage{"`attach --confirm` takes no other arguments"};
-    cmd.confirm = true;
-    return cmd;
+  // Options may come anywhere after the verb; at most NAME and "PURPOSE" remain.
+  std::vector<std::string> positional;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const auto& w = words[i];
+    if (w == "--confirm") {
+      cmd.confirm = true;
+    } else if (w == "--no-native") {
+      cmd.no_native = true;
+    } else if (w == "--native-remote") {
+      if (i + 1 >= words.size()) return PromptUsage{"`--native-remote` needs unix:///ABSOLUTE/SOCKET"};
+      cmd.native_remote = words[++i];
+    } else if (!w.empty() && w[0] == '-') {
+      return PromptUsage{"unknown option `" + w + "`"};
+    } else {
+      positional.push_back(w);
+    }
   }
-  if (!words[1].empty() && words[1][0] == '-') return PromptUsage{"unknown option `" + words[1] + "`"};
-  if (words[1].empty()) return PromptUsage{"the name is empty"};
-  if (args > 2) return PromptUsage{"put the purpose in quotes: attach NAME \"PURPOSE\""};
-  cmd.name = words[1];
-  if (args == 2) cmd.purpose = words[2];
+  if (cmd.confirm && !positional.empty()) return PromptUsage{"`attach --confirm` takes no name or purpose"};
+  if (positional.empty()) return cmd;  // propose a name and purpose (or confirm the proposal)
+  if (positional[0].empty()) return PromptUsage{"the name is empty"};
+  if (positional.size() > 2) return PromptUsage{"put the purpose in quotes: attach NAME \"PURPOSE\""};
+  cmd.name = positional[0];
+  if (positional.size() == 2) cmd.purpose = positional[1];
   return cmd;
 }
 
@@ -149,6 +161,9 @@ std::string usage_text(Provider provider, std::string_view problem) {
   text += "  " + c + " attach                    propose a name and purpose for this chat\n";
   text += "  " + c + " attach --confirm          attach under the proposal\n";
   text += "  " + c + " attach NAME \"PURPOSE\"     attach under NAME\n";
+  text += "      options: --no-native (deliver at the end of turns only)";
+  if (provider == Provider::codex) text += ", --native-remote unix:///ABSOLUTE/SOCKET";
+  text += "\n";
   text += "  " + c + " status                    this chat's attachment and waiting messages\n";
   text += "  " + c + " detach                    end this chat's attachment\n";
   text += "  " + c + " resume                    reconnect this chat's offline attachment\n";

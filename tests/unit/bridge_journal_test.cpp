@@ -89,6 +89,37 @@ TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
   EXPECT_EQ(j.counts("att_1").offered_not_admitted, 2);
 }
 
+// R-N2: a native push refused before anything was written puts exactly those offered messages back, bodies and
+// all, for the Stop hook; an acknowledged one stays acknowledged.
+TEST_F(JournalTest, RefusedNativePushReturnsToPending_RN2) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  j.record_received(row(), msg(2), 1000);
+  const auto batch = j.offer("att_1", {"msg_1", "msg_2"}, 1001);
+  ASSERT_EQ(batch.messages.size(), 2u);
+  ASSERT_TRUE(j.set_delivery("msg_2", "admitted", 1002));
+  EXPECT_EQ(j.return_to_pending("att_1", batch.messages), 1u);
+  EXPECT_EQ(j.message_state("msg_1"), "received");
+  EXPECT_EQ(j.message_state("msg_2"), "admitted");
+  const auto again = j.pending("att_1", 20);
+  ASSERT_EQ(ids(again), std::vector<std::string>{"msg_1"});
+  EXPECT_EQ(again[0].body, "{\"message\":\"hi\"}");
+  EXPECT_EQ(j.total_body_bytes(), static_cast<std::int64_t>(again[0].body.size()));
+  EXPECT_EQ(j.return_to_pending("att_2", batch.messages), 0u);  // never another attachment's
+}
+
+TEST_F(JournalTest, NativeSettingsGoWithTheAttachment) {
+  Journal j(db_path());
+  j.upsert_attachment(row());
+  EXPECT_EQ(j.native_settings("att_1"), "");
+  j.set_native_settings("att_1", "{\"enabled\":false}");
+  j.set_native_settings("att_1", "{\"enabled\":true}");
+  EXPECT_EQ(j.native_settings("att_1"), "{\"enabled\":true}");
+  j.remove_attachment("att_1");
+  EXPECT_EQ(j.native_settings("att_1"), "");
+}
+
 // R-B6: after a restart (reopening the journal) an offered message stays offered, never pending again.
 TEST_F(JournalTest, OfferSurvivesRestart_RB6) {
   {

@@ -57,6 +57,27 @@ TEST(HookPromptCommand, OtherVerbsTakeNoArguments) {
   EXPECT_TRUE(is_usage(parse_prompt("/agentworks detach everything", Provider::cursor)));
 }
 
+// Issues 6 and 7: the person's native-push switches on attach, anywhere after the verb.
+TEST(HookPromptCommand, AttachNativeOptions) {
+  PromptCommand off = attach_named("reviewer", "Review PRs");
+  off.no_native = true;
+  EXPECT_EQ(parse_prompt("/agentworks attach reviewer \"Review PRs\" --no-native", Provider::claude), PromptParse(off));
+  EXPECT_EQ(parse_prompt("/agentworks attach --no-native reviewer \"Review PRs\"", Provider::claude), PromptParse(off));
+  PromptCommand confirm_off = cmd(Verb::attach);
+  confirm_off.confirm = true;
+  confirm_off.no_native = true;
+  EXPECT_EQ(parse_prompt("/agentworks attach --confirm --no-native", Provider::claude), PromptParse(confirm_off));
+  PromptCommand remote = attach_named("builder");
+  remote.native_remote = "unix:///run/user/1000/codex.sock";
+  EXPECT_EQ(parse_prompt("agentworks attach builder --native-remote unix:///run/user/1000/codex.sock", Provider::codex),
+            PromptParse(remote));
+  EXPECT_TRUE(is_usage(parse_prompt("/agentworks attach builder --native-remote", Provider::codex)));
+  EXPECT_TRUE(is_usage(parse_prompt("/agentworks attach --confirm builder", Provider::claude)));
+  EXPECT_TRUE(is_usage(parse_prompt("/agentworks attach builder --native", Provider::claude)));
+  EXPECT_NE(usage_text(Provider::codex, "x").find("--native-remote"), std::string::npos);
+  EXPECT_EQ(usage_text(Provider::claude, "x").find("--native-remote"), std::string::npos);
+}
+
 TEST(HookPromptCommand, SurroundingWhitespaceIsTrimmed) {
   EXPECT_EQ(parse_prompt("  \n\t/agentworks   status \n ", Provider::claude), PromptParse(cmd(Verb::status)));
   EXPECT_EQ(parse_prompt("/agentworks\tattach   reviewer\t\"a  b\"  ", Provider::claude),

@@ -20,6 +20,7 @@ struct Config {
   std::string kind;           // "login" or "child" (from /v1/whoami)
   std::string agent_name;     // the bound agent of a child connection, else empty
   bool embedded = false;      // true when `agentworks up` made this login for its embedded server
+  bool native = true;         // native push into attached chats (Claude's session inbox, Codex's queue)
 
   bool logged_in() const { return !server_url.empty() && !token.empty(); }
 };

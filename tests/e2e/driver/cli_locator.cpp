@@ -15,14 +15,17 @@
 namespace agentworks::e2e {
 namespace {
 
-std::filesystem::path runnable(const std::string& name) {
-  const auto path = node_modules_dir() / ".bin" / name;
+// `path` when `path --version` exits 0 and (when given) its output starts with `version`.
+std::filesystem::path runnable_at(const std::filesystem::path& path, const std::string& version = "") {
   if (!std::filesystem::exists(path)) return {};
   testing::RunOptions options;
   options.timeout = std::chrono::seconds(30);
   const auto r = testing::run_process({path.string(), "--version"}, options);
-  return r.exit_code == 0 ? path : std::filesystem::path();
+  if (r.exit_code != 0) return {};
+  return r.out.rfind(version, 0) == 0 ? path : std::filesystem::path();
 }
+
+std::filesystem::path runnable(const std::string& name) { return runnable_at(node_modules_dir() / ".bin" / name); }
 
 }  // namespace
 
@@ -34,6 +37,12 @@ std::filesystem::path node_modules_dir() {
 
 std::filesystem::path claude_binary() {
   static const auto path = runnable("claude");
+  return path;
+}
+
+std::filesystem::path claude_2_1_197_binary() {
+  static const auto path =
+      runnable_at(node_modules_dir() / "claude-code-2-1-197" / "bin" / "claude.exe", "2.1.197 (Claude Code)");
   return path;
 }
 

@@ -1,0 +1,101 @@
+// Native push (issues 6 and 7, R-N1..R-N4): waiting messages go straight into an attached chat through the
+// provider's own route (Claude Code's session inbox, Codex's queue) instead of waiting for the next Stop hook.
+// One route per attachment, bound to the exact provider process that runs the session (pid + start time) and
+// re-bound on attach, resume, the session's next hook event and bridge start; never chosen by name or recency.
+// A push follows the one offer order (release check -> offer persisted -> text -> push); its outcome decides
+// what happens to the offered messages (push_result.hpp). When a route is off the Stop hook keeps delivering and
+// `view` says why.
+#pragma once
+
+#include <uv.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "agentworks/process_ancestry.hpp"
+#include "journal.hpp"
+#include "notify.hpp"
+#include "request_fields.hpp"
+
+namespace agentworks::bridge {
+
+class Bridge;
+
+namespace native {
+
+struct PushResult;
+struct PushState;
+
+// What status shows for one attachment.
+struct RouteView {
+  std::string route;   // claude-inbox | codex-queue | stop-hook
+  bool native = false;  // the native route is bound and verified
+  bool checking = false;  // Codex: the installed CLI is being checked
+  std::string reason;  // why it is not (empty when native)
+  std::string last;    // the last push's outcome, one line ("" before the first)
+};
+
+// {"route","native","reason","last"} for the status answers (docs/protocol.md).
+nlohmann::json route_json(const RouteView& v);
+// One sentence for the person: how messages reach this chat now.
+std::string route_sentence(const RouteView& v);
+
+// The person's per-attachment choices and what the provider's hooks reported, stored in the journal.
+struct NativeSettings {
+  bool enabled = true;     // attach --no-native turns it off
+  std::string remote;      // Codex: unix:///ABSOLUTE/SOCKET of a separate app-server ("" = none)
+  std::string home;        // CLAUDE_CONFIG_DIR / CODEX_HOME as the provider process saw it ("" = default)
+};
+NativeSettings parse_settings(const std::string& json_text);
+std::string settings_json(const NativeSettings& s);
+
+class NativeRouter {
+ public:
+  explicit NativeRouter(Bridge& bridge);
+  ~NativeRouter();
+  NativeRouter(const NativeRouter&) = delete;
+  NativeRouter& operator=(const NativeRouter&) = delete;
+
+  // A hook event of exactly this session from this provider process: a new process of an attached session
+  // becomes the bound one; a changed provider home is remembered.
+  void observe(const SessionKey& key, const std::optional<process::ProcessKey>& process,
+               const std::optional<std::string>& home);
+  // (Re)binds the route of an attachment from the journal (attach, resume, bridge start).
+  void refresh(const std::string& attachment_id);
+  // Messages were cached for the attachment: push them soon when its route is on.
+  void kick(const std::string& attachment_id);
+  // Offline, detach, fence: the route ends (a push in flight still settles its messages).
+  void forget(const std::string& attachment_id);
+  RouteView view(const std::string& attachment_id) const;
+  void stop();
+
+ private:
+  struct Route;
+  Route* find(const std::string& attachment_id);
+  void bind(Route& r);
+  void turn_off(Route& r, std::string reason);
+  void schedule(Route& r, std::chrono::milliseconds delay);
+  void arm_timer();
+  void on_timer();
+  void start_push(Route& r);
+  void settle(const PushState& st, const std::vector<CachedMessage>& included, bool guidance,
+              std::optional<std::int64_t> previous_guidance, const PushResult& result);
+  void record_queue_admission(const PushState& st, const std::vector<CachedMessage>& included);
+  void finished(const std::string& attachment_id);
+
+  Bridge& bridge_;
+  DesktopNotifier notifier_;
+  std::map<std::string, std::unique_ptr<Route>> routes_;
+  uv_timer_t* timer_ = nullptr;
+  std::uint64_t next_generation_ = 1;
+  bool stopped_ = false;
+};
+
+}  // namespace native
+}  // namespace agentworks::bridge

@@ -1,0 +1,304 @@
+// Codex's native queue route (issue 7) with the real Codex 0.171.0 TUI in tmux, the agentworks hooks installed by
+// `agentworks attach codex --yes` and trusted: the person attaches by typing, then a message sent from the terminal
+// goes into the session through `codex queue` with nothing typed. Facts behind it: docs/native-routes.md.
+// - An idle session is woken (R-N2 offer + admission, R-H1 arrival), a busy one gets the message as its next turn
+//   and its running turn completes (R-N4); the Stop hook never delivers it again (R-N2).
+// - The receipt says admitted via codex-queue, not processed (the agent's own ack processes).
+// - A Codex the bridge does not know, and a thread the queue's server does not have, fall back to the Stop hook
+//   (R-N3 fail closed, R-N2 refused -> pending).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "driver/agent_env.hpp"
+#include "driver/cli_locator.hpp"
+#include "driver/codex_trust.hpp"
+#include "driver/e2e_fixture.hpp"
+#include "driver/tmux_session.hpp"
+
+namespace agentworks::e2e {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr const char* kComposerReady = "Ask Codex to do anything";
+
+// The native binary the npm launcher runs (the one whose /proc/<pid>/exe the bridge sees with --no-daemon).
+fs::path native_codex() {
+  const auto p = node_modules_dir() / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" /
+                 "bin" / "codex";
+  return fs::exists(p) ? p : fs::path();
+}
+
+class CodexQueueE2eTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(codex_binary(), "codex");
+    E2eTest::SetUp();
+    env_ = codex_env(home_, *model_);
+    const auto install = project_cli({"attach", "codex", "--yes"}, env_);
+    ASSERT_EQ(install.exit_code, 0) << install.describe();
+    const auto hooks = trust_agentworks_hooks(codex_binary(), env_, project_);
+    ASSERT_GE(hooks.size(), 2u) << "Codex lists no agentworks hooks for the project";
+    for (const auto& h : hooks) EXPECT_EQ(h.trust, "trusted") << h.key << " " << h.command;
+  }
+  void TearDown() override {
+    for (auto& [name, tui] : tuis_) {
+      if (HasFailure()) note("--- screen of " + name + " ---\n" + tui->screen());
+    }
+    tuis_.clear();
+    for (const auto& env : daemon_envs_) stop_daemon(env);
+    E2eTest::TearDown();
+  }
+
+  // An interactive Codex chat in tmux, ready for input. argv[0] is the program (default: the npm launcher).
+  TmuxSession& tui(const std::string& name, std::vector<std::string> argv, const testing::EnvOverrides& env) {
+    auto& t = tuis_[name];
+    if (!t) {
+      const auto dir = home_.path("tmux-" + name);
+      fs::create_directories(dir);
+      t = std::make_unique<TmuxSession>(dir, env, project_, argv);
+      EXPECT_TRUE(t->wait_screen(kComposerReady, 60s)) << t->screen();
+    }
+    return *t;
+  }
+  // The default TUI: it starts Codex's background app-server daemon, which runs the hooks.
+  TmuxSession& daemon_tui(const std::string& name) {
+    daemon_envs_.push_back(env_);
+    return tui(name, {codex_binary().string()}, env_);
+  }
+  TmuxSession& no_daemon_tui(const std::string& name) {
+    return tui(name, {codex_binary().string(), "--no-daemon"}, env_);
+  }
+
+  // The daemon outlives its TUI: stop it (and its pid-update-loop helper, which runs from the same CODEX_HOME).
+  void stop_daemon(const testing::EnvOverrides& env) {
+    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
+    const auto it = env.find("CODEX_HOME");
+    if (it == env.end() || !it->second) return;
+    const std::string home = *it->second + "/";
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string pid = entry.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::error_code ec;
+      const auto exe = fs::read_symlink(entry.path() / "exe", ec).string();
+      if (!ec && exe.rfind(home, 0) == 0) ::kill(std::stoi(pid), SIGKILL);  // started by this test's Codex
+    }
+  }
+
+  bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
+    t.type(text);
+    if (!t.wait_screen(text, 10s)) return false;
+    t.press("Enter");
+    if (!testing::wait_until(done, 60s, 100ms)) return false;
+    return t.wait_screen(kComposerReady, 60s);
+  }
+  bool attach_in_tui(TmuxSession& t, const std::string& name, const std::string& extra = "") {
+    return say(t, "agentworks attach " + name + " \"Review incoming work\"" + extra, [&] {
+      return attachment_named("codex", name).value("state", "") == "attached" &&
+             t.screen().find("Blocked by hook") != std::string::npos;
+    });
+  }
+  json delivery_of(const std::string& name) { return attachment_named("codex", name).value("delivery", json::object()); }
+  // Waits until the route of `name` is checked: true when it is the native codex-queue route.
+  bool wait_route_checked(const std::string& name) {
+    testing::wait_until([&] {
+      const json d = delivery_of(name);
+      return d.is_object() && !d.empty() && !d.value("checking", false) &&
+             (d.value("native", false) || !d.value("reason", "").empty());
+    }, 30s, 100ms);
+    const json d = delivery_of(name);
+    note("delivery of " + name + ": " + d.dump());
+    return d.value("route", "") == "codex-queue" && d.value("native", false);
+  }
+  json receipt(const std::string& id) {
+    return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
+        .value("delivery", json::object());
+  }
+  bool wait_receipt_state(const std::string& id, const std::string& state) {
+    return testing::wait_until([&] { return receipt(id).value("state", "") == state; }, 30s, 100ms);
+  }
+  // Main turns whose newest user input carries `text` (each delivery is one such turn).
+  std::vector<ModelRequest> turns_with(const std::string& text) const {
+    std::vector<ModelRequest> out;
+    for (const auto& r : model_->main_turns()) {
+      if (r.last_user.find(text) != std::string::npos) out.push_back(r);
+    }
+    return out;
+  }
+  // A copy of the native Codex answering `codex-cli 0.170.9`: a version whose queue the bridge never checked.
+  fs::path unknown_version_codex() {
+    const fs::path real = native_codex();
+    if (real.empty()) return {};
+    std::ifstream in(real, std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string bytes = buf.str();
+    int patched = 0;
+    for (auto pos = bytes.find("0.171.0"); pos != std::string::npos; pos = bytes.find("0.171.0", pos + 7)) {
+      bytes.replace(pos, 7, "0.170.9");
+      ++patched;
+    }
+    if (patched == 0) return {};
+    const fs::path out = home_.path("old-codex") / "codex";
+    fs::create_directories(out.parent_path());
+    std::ofstream(out, std::ios::binary) << bytes;
+    ::chmod(out.c_str(), 0755);
+    return out;
+  }
+
+  testing::EnvOverrides env_;
+  std::vector<testing::EnvOverrides> daemon_envs_;
+  std::map<std::string, std::unique_ptr<TmuxSession>> tuis_;
+};
+
+// R-N2, R-N4, R-H1: an idle TUI (with Codex's daemon, which runs the hooks) is woken by a terminal message with
+// nothing typed; the receipt says admitted via codex-queue but not processed; the Stop hook of that turn and of
+// the next one never delivers it again.
+TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN4_RH1) {
+  auto& t = daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+
+  const std::string id = send_from_terminal("reviewer", "Please review PR 11 via the queue");
+  ASSERT_FALSE(id.empty());
+  const auto woke = model_->wait_for([&](const ModelRequest& r) { return r.main_turn && r.last_user.find(id) != std::string::npos; });
+  ASSERT_TRUE(woke) << model_->describe();
+  EXPECT_NE(woke->last_user.find("Please review PR 11 via the queue"), std::string::npos) << woke->last_user;
+  EXPECT_EQ(woke->last_user.find("<hook_prompt"), std::string::npos) << "came through the Stop hook: " << woke->last_user;
+
+  ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
+  const json r = receipt(id);
+  EXPECT_EQ(r.value("via", ""), "codex-queue") << r.dump();
+  EXPECT_TRUE(r["processed_at"].is_null()) << r.dump();
+
+  // The queued turn ends with a Stop hook; one more typed turn ends with another. Neither delivers it again.
+  ASSERT_TRUE(t.wait_screen(kComposerReady, 60s)) << t.screen();
+  ASSERT_TRUE(say(t, "Something else now", [&] { return !turns_with("Something else now").empty(); })) << t.screen();
+  EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
+  EXPECT_TRUE(wait_pending("codex", session, 0));
+  EXPECT_EQ(delivery_of("reviewer").value("route", ""), "codex-queue");
+}
+
+// R-N4: a busy session receives the message as its next turn; the running turn is not abandoned (it is answered
+// once and its reply is in the conversation the delivery turn sends).
+TEST_F(CodexQueueE2eTest, BusySessionGetsItAsTheNextTurn_RN4) {
+  auto& t = daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+
+  model_->queue_reply("Long task finished: marker 4242");
+  model_->slow_turn_once("Long task please", 8s);
+  auto sent_id = std::make_shared<std::string>();
+  auto sent = std::make_shared<std::atomic<bool>>(false);
+  // Sent while the mock holds the long turn's answer: the session is busy when the message is queued.
+  model_->on_main_turn([this, sent, sent_id](const ModelRequest& req) {
+    if (req.last_user.find("Long task please") == std::string::npos || sent->exchange(true)) return;
+    try {
+      *sent_id = send_from_terminal("reviewer", "Message for a busy session");
+    } catch (const std::exception&) {
+    }
+  });
+  t.type("Long task please");
+  ASSERT_TRUE(t.wait_screen("Long task please", 10s));
+  t.press("Enter");
+  ASSERT_TRUE(testing::wait_until([&] { return sent->load() && !sent_id->empty(); }, 60s, 100ms));
+  const std::string id = *sent_id;
+  ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
+  // Admitted while the long turn is still unanswered: no turn has started after it.
+  EXPECT_EQ(model_->main_turns().size(), 1u) << model_->describe();
+
+  const auto delivered = model_->wait_for([&](const ModelRequest& r) { return r.main_turn && r.last_user.find(id) != std::string::npos; });
+  ASSERT_TRUE(delivered) << model_->describe();
+  model_->on_main_turn(nullptr);
+  EXPECT_EQ(turns_with("Long task please").size(), 1u) << "the running turn was re-sent: " << model_->describe();
+  EXPECT_NE(delivered->conversation.find("Long task finished: marker 4242"), std::string::npos)
+      << delivered->conversation;
+  const auto long_turn = turns_with("Long task please");
+  ASSERT_FALSE(long_turn.empty());
+  EXPECT_GT(delivered->seq, long_turn[0].seq);
+  EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
+}
+
+// R-N2, R-H1: a `codex --no-daemon` TUI (it runs its hooks itself; `codex queue` writes the queue database under
+// CODEX_HOME) also receives it with nothing typed.
+TEST_F(CodexQueueE2eTest, NoDaemonTuiAlsoReceives_RN2_RH1) {
+  auto& t = no_daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string id = send_from_terminal("reviewer", "No daemon here, still delivered");
+  const auto woke = model_->wait_for([&](const ModelRequest& r) { return r.main_turn && r.last_user.find(id) != std::string::npos; });
+  ASSERT_TRUE(woke) << model_->describe();
+  EXPECT_EQ(woke->last_user.find("<hook_prompt"), std::string::npos) << woke->last_user;
+  ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
+  EXPECT_EQ(receipt(id).value("via", ""), "codex-queue");
+}
+
+// R-N3: a Codex whose version the bridge does not know (here the real binary answering 0.170.9) keeps the route
+// off with the reason in status; the Stop hook delivers.
+TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
+  const fs::path old = unknown_version_codex();
+  if (old.empty()) GTEST_SKIP() << "no native linux-x64 Codex binary to copy";
+  auto& t = tui("old", {old.string(), "--no-daemon"}, env_);
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  EXPECT_FALSE(wait_route_checked("reviewer"));
+  const json d = delivery_of("reviewer");
+  EXPECT_EQ(d.value("route", ""), "stop-hook") << d.dump();
+  EXPECT_NE(d.value("reason", "").find("0.170.9"), std::string::npos) << d.dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+
+  const std::string id = send_from_terminal("reviewer", "Old Codex gets it by the Stop hook");
+  ASSERT_TRUE(wait_pending("codex", session, 1));
+  ASSERT_TRUE(say(t, "Keep working", [&] { return !turns_with(id).empty(); })) << t.screen();
+  const auto delivered = turns_with(id);
+  ASSERT_EQ(delivered.size(), 1u) << model_->describe();
+  EXPECT_NE(delivered[0].last_user.find("<hook_prompt"), std::string::npos) << delivered[0].last_user;
+  EXPECT_NE(receipt(id).value("via", ""), "codex-queue");
+}
+
+// R-N2, R-N3: `--native-remote` names a separate app-server that does not have this thread (another CODEX_HOME's
+// daemon): `codex queue` refuses ("no rollout found for thread id"), the message goes back to pending, the route
+// turns off with the reason and the Stop hook delivers it once.
+TEST_F(CodexQueueE2eTest, WrongThreadFallsBackToStopHook_RN2_RN3) {
+  testing::EnvOverrides other = codex_env(home_, *model_);
+  other["CODEX_HOME"] = home_.path("other-codex-home").string();
+  fs::create_directories(home_.path("other-codex-home"));
+  fs::copy_file(home_.path("codex-home") / "config.toml", home_.path("other-codex-home") / "config.toml");
+  daemon_envs_.push_back(other);
+  const auto started = run_codex(other, project_, {"app-server", "daemon", "start"}, 60s);
+  note("other daemon: " + describe_run(started));
+  std::error_code ec;
+  const fs::path socket = fs::canonical(home_.path("other-codex-home") / "app-server-control" /
+                                        "app-server-control.sock", ec);
+  ASSERT_FALSE(ec) << describe_run(started);
+
+  auto& t = no_daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer", " --native-remote unix://" + socket.string())) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+
+  const std::string id = send_from_terminal("reviewer", "Queued to the wrong server");
+  ASSERT_TRUE(testing::wait_until([&] { return !delivery_of("reviewer").value("native", true); }, 30s, 100ms))
+      << delivery_of("reviewer").dump();
+  note("after refusal: " + delivery_of("reviewer").dump());
+  ASSERT_TRUE(wait_pending("codex", session, 1));
+  EXPECT_TRUE(turns_with(id).empty()) << "the refused queue item ran: " << model_->describe();
+
+  ASSERT_TRUE(say(t, "Keep working", [&] { return !turns_with(id).empty(); })) << t.screen();
+  const auto delivered = turns_with(id);
+  ASSERT_EQ(delivered.size(), 1u) << model_->describe();
+  EXPECT_NE(delivered[0].last_user.find("<hook_prompt"), std::string::npos) << delivered[0].last_user;
+}
+
+}  // namespace
+}  // namespace agentworks::e2e
