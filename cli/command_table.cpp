@@ -31,6 +31,7 @@ std::unique_ptr<Command> make_bridge_message_peers();
 std::unique_ptr<Command> make_attach();
 std::unique_ptr<Command> make_detach();
 std::unique_ptr<Command> make_claude();
+std::unique_ptr<Command> make_native();
 
 namespace {
 
@@ -71,6 +72,7 @@ constexpr std::array kCommands = {
                  make_attach},
     CommandEntry{"detach", "Detach one chat (--provider, --session) after a confirmation on the terminal",
                  make_detach},
+    CommandEntry{"native", "Turn native push into attached chats on or off (on, off, status)", make_native},
     CommandEntry{"claude", "Start Claude Code with the agentworks channel enabled (ARGS pass through; --dry-run)",
                  make_claude},
 };

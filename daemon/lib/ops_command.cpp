@@ -85,7 +85,8 @@ void run_attach(Bridge& bridge, const json& req, const SessionKey& key, const At
     const std::string agent = fields.value("agent_name", "");
     std::string text = fields.value("already_attached", false) ? "This chat is already attached as " : "Attached this chat as ";
     const auto route = bridge.native().view(fields.value("attachment_id", ""));
-    text += described(agent, fields.value("purpose", "")) + ". " + native::route_sentence(route);
+    text += described(agent, fields.value("purpose", "")) + ". " +
+            native::route_sentence(route, "Messages to agent:" + agent);
     out["delivery"] = native::route_json(route);
     count_waiting(bridge, fields, reply, [reply, out, text](std::optional<std::int64_t> waiting) mutable {
       if (waiting) {
@@ -175,7 +176,7 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
     if (counts.offered_not_admitted > 0) {
       text += " " + std::to_string(counts.offered_not_admitted) + " delivered not yet acknowledged.";
     }
-    text += " " + native::route_sentence(route);
+    text += " " + native::route_sentence(route, "Messages");
     if (!route.last.empty()) text += " Last native push: " + route.last + ".";
   } else if (row->state == "offline") {
     text = "This chat's attachment " + row->agent_name + " is offline; messages wait on the server. Type " +
@@ -223,7 +224,7 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
       json out = fields;
       out["verb"] = "resume";
       out["text"] = "Reconnected this chat as " + fields.value("agent_name", "") + ". " +
-                    native::route_sentence(bridge.native().view(fields.value("attachment_id", "")));
+                    native::route_sentence(bridge.native().view(fields.value("attachment_id", "")), "Waiting messages");
       reply.ok(out);
     }));
   } else if (verb == "cleanup") {

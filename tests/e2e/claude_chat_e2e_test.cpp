@@ -46,8 +46,9 @@ class ClaudeChatE2eTest : public E2eTest {
     return chat->turn(prompt);
   }
 
+  // These tests prove the Stop hook route, so the native push is turned off (claude_native_e2e_test.cpp has it).
   void attach(const std::string& session, const std::string& name) {
-    ASSERT_TRUE(turn(session, "/agentworks attach " + name + " \"Review incoming work\""));
+    ASSERT_TRUE(turn(session, "/agentworks attach " + name + " \"Review incoming work\" --no-native"));
     ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", session).value("state", "") == "attached"; }))
         << "no attachment for " << session;
   }

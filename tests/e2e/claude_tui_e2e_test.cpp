@@ -53,9 +53,10 @@ TEST_F(ClaudeTuiE2eTest, TypedAttachThenTerminalMessageArrivesAfterStop_RH4_RH1_
   tui_ = std::make_unique<TmuxSession>(dir, env_, project_, std::vector<std::string>{claude_binary().string()});
   ASSERT_TRUE(tui_->wait_screen("\xE2\x9D\xAF", std::chrono::seconds(60))) << tui_->screen();  // the ❯ prompt
 
-  const std::string command = "/agentworks attach reviewer \"Review incoming work\"";
+  // The Stop hook route (native push off; claude_native_e2e_test.cpp covers the session inbox).
+  const std::string command = "/agentworks attach reviewer \"Review incoming work\" --no-native";
   tui_->type(command);
-  ASSERT_TRUE(tui_->wait_screen("Review incoming work\"", std::chrono::seconds(10))) << tui_->screen();
+  ASSERT_TRUE(tui_->wait_screen("--no-native", std::chrono::seconds(10))) << tui_->screen();
   tui_->press("Enter");
   ASSERT_TRUE(testing::wait_until(
       [&] { return attachment_named("claude", "reviewer").value("state", "") == "attached"; },

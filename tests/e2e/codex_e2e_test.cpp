@@ -72,8 +72,9 @@ class CodexE2eTest : public E2eTest {
     if (!testing::wait_until(done, std::chrono::seconds(60), std::chrono::milliseconds(100))) return false;
     return t.wait_screen(kComposerReady, std::chrono::seconds(60));
   }
+  // These tests prove the Stop hook route, so the native queue is turned off (codex_queue_e2e_test.cpp has it).
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
-    return say(t, "agentworks attach " + name + " \"Review incoming work\"", [&] {
+    return say(t, "agentworks attach " + name + " \"Review incoming work\" --no-native", [&] {
       return attachment_named("codex", name).value("state", "") == "attached" && t.screen().find("Blocked by hook") != std::string::npos;
     });
   }
@@ -198,7 +199,7 @@ TEST_F(CodexE2eTest, TuiSecondChatTakingTheNameFencesTheFirst_RH7) {
   ASSERT_TRUE(attach_in_tui(first, "reviewer")) << first.screen();
   const std::string first_session = attachment_named("codex", "reviewer").value("session_id", "");
   auto& second = tui("second");
-  ASSERT_TRUE(say(second, "agentworks attach reviewer \"Review incoming work\"", [&] {
+  ASSERT_TRUE(say(second, "agentworks attach reviewer \"Review incoming work\" --no-native", [&] {
     return attachment_named("codex", "reviewer").value("session_id", "") != first_session;
   })) << second.screen();
   ASSERT_TRUE(testing::wait_until([&] { return attachment("codex", first_session).value("state", "") == "fenced"; }))

@@ -39,6 +39,16 @@ fs::path native_codex() {
   return fs::exists(p) ? p : fs::path();
 }
 
+// A string member, "" when absent or not a string (status fields may be null).
+std::string str(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+bool flag(const json& j, const char* key, bool fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
 class CodexQueueE2eTest : public E2eTest {
  protected:
   void SetUp() override {
@@ -113,19 +123,19 @@ class CodexQueueE2eTest : public E2eTest {
   bool wait_route_checked(const std::string& name) {
     testing::wait_until([&] {
       const json d = delivery_of(name);
-      return d.is_object() && !d.empty() && !d.value("checking", false) &&
-             (d.value("native", false) || !d.value("reason", "").empty());
+      return d.is_object() && !d.empty() && !flag(d, "checking", false) &&
+             (flag(d, "native", false) || !str(d, "reason").empty());
     }, 30s, 100ms);
     const json d = delivery_of(name);
     note("delivery of " + name + ": " + d.dump());
-    return d.value("route", "") == "codex-queue" && d.value("native", false);
+    return str(d, "route") == "codex-queue" && flag(d, "native", false);
   }
   json receipt(const std::string& id) {
     return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
         .value("delivery", json::object());
   }
   bool wait_receipt_state(const std::string& id, const std::string& state) {
-    return testing::wait_until([&] { return receipt(id).value("state", "") == state; }, 30s, 100ms);
+    return testing::wait_until([&] { return str(receipt(id), "state") == state; }, 30s, 100ms);
   }
   // Main turns whose newest user input carries `text` (each delivery is one such turn).
   std::vector<ModelRequest> turns_with(const std::string& text) const {
@@ -179,7 +189,7 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
 
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
   const json r = receipt(id);
-  EXPECT_EQ(r.value("via", ""), "codex-queue") << r.dump();
+  EXPECT_EQ(str(r, "via"), "codex-queue") << r.dump();
   EXPECT_TRUE(r["processed_at"].is_null()) << r.dump();
 
   // The queued turn ends with a Stop hook; one more typed turn ends with another. Neither delivers it again.
@@ -187,7 +197,7 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
   ASSERT_TRUE(say(t, "Something else now", [&] { return !turns_with("Something else now").empty(); })) << t.screen();
   EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("codex", session, 0));
-  EXPECT_EQ(delivery_of("reviewer").value("route", ""), "codex-queue");
+  EXPECT_EQ(str(delivery_of("reviewer"), "route"), "codex-queue");
 }
 
 // R-N4: a busy session receives the message as its next turn; the running turn is not abandoned (it is answered
@@ -241,7 +251,7 @@ TEST_F(CodexQueueE2eTest, NoDaemonTuiAlsoReceives_RN2_RH1) {
   ASSERT_TRUE(woke) << model_->describe();
   EXPECT_EQ(woke->last_user.find("<hook_prompt"), std::string::npos) << woke->last_user;
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
-  EXPECT_EQ(receipt(id).value("via", ""), "codex-queue");
+  EXPECT_EQ(str(receipt(id), "via"), "codex-queue");
 }
 
 // R-N3: a Codex whose version the bridge does not know (here the real binary answering 0.170.9) keeps the route
@@ -253,8 +263,9 @@ TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   EXPECT_FALSE(wait_route_checked("reviewer"));
   const json d = delivery_of("reviewer");
-  EXPECT_EQ(d.value("route", ""), "stop-hook") << d.dump();
-  EXPECT_NE(d.value("reason", "").find("0.170.9"), std::string::npos) << d.dump();
+  EXPECT_EQ(str(d, "route"), "stop-hook") << d.dump();
+  EXPECT_FALSE(flag(d, "native", true)) << d.dump();
+  EXPECT_NE(str(d, "reason").find("0.170.9"), std::string::npos) << d.dump();
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
 
   const std::string id = send_from_terminal("reviewer", "Old Codex gets it by the Stop hook");
@@ -263,14 +274,15 @@ TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
   const auto delivered = turns_with(id);
   ASSERT_EQ(delivered.size(), 1u) << model_->describe();
   EXPECT_NE(delivered[0].last_user.find("<hook_prompt"), std::string::npos) << delivered[0].last_user;
-  EXPECT_NE(receipt(id).value("via", ""), "codex-queue");
+  EXPECT_NE(str(receipt(id), "via"), "codex-queue");
 }
 
 // R-N2, R-N3: `--native-remote` names a separate app-server that does not have this thread (another CODEX_HOME's
 // daemon): `codex queue` refuses ("no rollout found for thread id"), the message goes back to pending, the route
 // turns off with the reason and the Stop hook delivers it once.
 TEST_F(CodexQueueE2eTest, WrongThreadFallsBackToStopHook_RN2_RN3) {
-  testing::EnvOverrides other = codex_env(home_, *model_);
+  // Another CODEX_HOME with the same mock provider (codex_env would rewrite this test's config.toml: copy it).
+  testing::EnvOverrides other = env_;
   other["CODEX_HOME"] = home_.path("other-codex-home").string();
   fs::create_directories(home_.path("other-codex-home"));
   fs::copy_file(home_.path("codex-home") / "config.toml", home_.path("other-codex-home") / "config.toml");
@@ -288,7 +300,7 @@ TEST_F(CodexQueueE2eTest, WrongThreadFallsBackToStopHook_RN2_RN3) {
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
 
   const std::string id = send_from_terminal("reviewer", "Queued to the wrong server");
-  ASSERT_TRUE(testing::wait_until([&] { return !delivery_of("reviewer").value("native", true); }, 30s, 100ms))
+  ASSERT_TRUE(testing::wait_until([&] { return !flag(delivery_of("reviewer"), "native", true); }, 30s, 100ms))
       << delivery_of("reviewer").dump();
   note("after refusal: " + delivery_of("reviewer").dump());
   ASSERT_TRUE(wait_pending("codex", session, 1));

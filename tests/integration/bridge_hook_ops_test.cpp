@@ -266,7 +266,7 @@ TEST_F(BridgeHookOpsTest, AttachProposeThenConfirm_RH5) {
   EXPECT_EQ(c["verb"], "attach");
   EXPECT_EQ(c["text"].get<std::string>().rfind(
                 "Attached this chat as my-repo-claude-2 (Claude Code chat in /work/My Repo). Messages to "
-                "agent:my-repo-claude-2 arrive at the end of each turn.",
+                "agent:my-repo-claude-2 arrive at the end of each turn (native push is off: ",
                 0),
             0u)
       << c.dump();
@@ -319,7 +319,12 @@ TEST_F(BridgeHookOpsTest, ResumeNeedsTheProcessKey_RH11) {
   const json process2 = {{"pid", 5151}, {"start", "123"}};
   const json r = command("s6", "resume", {{"process", process2}});
   ASSERT_EQ(r.value("ok", false), true) << r.dump();
-  EXPECT_EQ(r["text"], "Reconnected this chat as reviewer. Waiting messages arrive at the end of each turn.");
+  EXPECT_EQ(r["text"].get<std::string>().rfind(
+                "Reconnected this chat as reviewer. Waiting messages arrive at the end of each turn (native push is "
+                "off: ",
+                0),
+            0u)
+      << r.dump();
   {
     JournalReader j(home_.state_home() / "agentworks" / "journal.db");
     const auto rows = j.rows("SELECT provider_pid, provider_start FROM attachments WHERE session_id = 's6'");
@@ -357,7 +362,7 @@ TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
   EXPECT_EQ(status_of("legacy")["state"], "offline");
   EXPECT_EQ(deliver("legacy")["state"], "offline");
   JournalReader j(dir / "journal.db");
-  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "2");
+  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "3");
   EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
 }
 

@@ -374,11 +374,9 @@ TEST_F(BridgeNativeTest, PersonTurnsNativeOff) {
   ASSERT_TRUE(wait_route(session, false));
   EXPECT_NE(delivery_of(session)["reason"].get<std::string>().find("--no-native"), std::string::npos);
 
-  // Globally: "native": false in the CLI config file.
-  const auto config_path = home_.config_home() / "agentworks" / "config.json";
-  auto cfg = json::parse(read_file(config_path));
-  cfg["native"] = false;
-  std::ofstream(config_path) << cfg.dump();
+  // Globally: `agentworks native off` ("native": false in the saved login).
+  EXPECT_EQ(cli_ok(owner(), {"native", "off"})["native"], false);
+  EXPECT_EQ(cli_ok(owner(), {"native"})["native"], false);
   attach("claude", session, proc, claude_home_.string());
   ASSERT_TRUE(wait_route(session, false));
   EXPECT_NE(delivery_of(session)["reason"].get<std::string>().find("config"), std::string::npos)

@@ -298,7 +298,7 @@ TEST_F(ClaudeInboxTest, UncheckedVersionIsOffEvenWithASocket) {  // R-N3: fail c
 TEST_F(ClaudeInboxTest, GroupOrWorldReadableKeyIsRefused) {  // R-N3
   UnixServer server(socket_path_, UnixServer::Mode::hold_open);
   write_all();
-  for (const mode_t mode : {0640, 0604, 0660}) {
+  for (const mode_t mode : {mode_t{0640}, mode_t{0604}, mode_t{0660}}) {
     ASSERT_EQ(::chmod(key_path(pid_, socket_path_).c_str(), mode), 0);
     const auto bound = bind();
     EXPECT_FALSE(bound.binding.has_value()) << std::oct << mode;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +56,20 @@ std::optional<std::string> executable_of(long pid) {
   return buf;
 }
 
+// `codex exec` runs one prompt and exits: its thread has no live endpoint, so a queued item would wait for a
+// resume that may never come while the Stop hook could have delivered it. Any argument "exec" or "e" (its alias)
+// counts; a false positive only keeps the Stop hook.
+bool codex_exec_process(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string arg;
+  bool first = true;
+  while (std::getline(in, arg, '\0')) {
+    if (!first && (arg == "exec" || arg == "e")) return true;
+    first = false;
+  }
+  return false;
+}
+
 bool native_enabled_globally() {
   try {
     const auto cfg = load_config(paths::config_file());
@@ -75,18 +90,17 @@ json route_json(const RouteView& v) {
               {"last", v.last}};
 }
 
-std::string route_sentence(const RouteView& v) {
+std::string route_sentence(const RouteView& v, const std::string& subject) {
   if (v.native) {
-    return v.route == "claude-inbox" ? "Messages arrive at once through Claude Code's session inbox (after the "
-                                       "current turn when it is busy)."
-                                     : "Messages arrive at once through Codex's queue (after the current turn when "
-                                       "it is busy).";
+    return subject + (v.route == "claude-inbox" ? " arrive at once through Claude Code's session inbox"
+                                                : " arrive at once through Codex's queue") +
+           " (after the current turn when it is busy).";
   }
   if (v.checking) {
-    return "Messages arrive at once through Codex's queue when the installed Codex supports it, else at the end "
-           "of each turn.";
+    return subject + " arrive at once through Codex's queue when the installed Codex supports it, else at the end "
+                     "of each turn.";
   }
-  return "Messages arrive at the end of each turn (native push is off: " + v.reason + ").";
+  return subject + " arrive at the end of each turn (native push is off: " + v.reason + ").";
 }
 
 NativeSettings parse_settings(const std::string& json_text) {
@@ -190,8 +204,9 @@ void NativeRouter::observe(const SessionKey& key, const std::optional<process::P
     bridge_.journal().set_provider_process(row->attachment_id, process->pid, process->start);
     changed = true;
   }
-  const Route* r = find(row->attachment_id);
-  if (changed || r == nullptr || r->state == Route::State::off) refresh(row->attachment_id);
+  // Same process, same home: the binding stands (a route a push turned off stays off until the process changes,
+  // so a refusing route is not retried every turn).
+  if (changed || find(row->attachment_id) == nullptr) refresh(row->attachment_id);
 }
 
 void NativeRouter::refresh(const std::string& attachment_id) {
@@ -250,6 +265,9 @@ void NativeRouter::bind(Route& r) {
     return;
   }
   // Codex: the executable that runs this session's hooks, with the session's CODEX_HOME.
+  if (codex_exec_process(r.process.pid)) {
+    return turn_off(r, "a `codex exec` session has no live queue endpoint; messages arrive at its Stop hook");
+  }
   const auto exe = executable_of(r.process.pid);
   if (!exe) return turn_off(r, "the Codex executable of the session could not be read from /proc");
   if (!settings.remote.empty() && !valid_remote(settings.remote)) {

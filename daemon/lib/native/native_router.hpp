@@ -43,8 +43,8 @@ struct RouteView {
 
 // {"route","native","reason","last"} for the status answers (docs/protocol.md).
 nlohmann::json route_json(const RouteView& v);
-// One sentence for the person: how messages reach this chat now.
-std::string route_sentence(const RouteView& v);
+// One sentence for the person: how `subject` ("Messages to agent:NAME") reach this chat now.
+std::string route_sentence(const RouteView& v, const std::string& subject);
 
 // The person's per-attachment choices and what the provider's hooks reported, stored in the journal.
 struct NativeSettings {

@@ -89,6 +89,7 @@ std::string MockModel::next_reply() {
 
 void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
   ModelRequest r;
+  r.received = std::chrono::steady_clock::now();
   r.method = req.method;
   r.target = req.target;
   r.body = req.body;

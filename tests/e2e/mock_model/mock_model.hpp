@@ -29,6 +29,7 @@ struct ModelRequest {
   std::string conversation;  // every text of messages[] / input[] (not the system prompt, not tools), joined
   std::string last_user;     // the text of the newest user message
   std::string reply;         // what the mock answered
+  std::chrono::steady_clock::time_point received{};  // when its whole request was read (bench/native_wake_main.cpp)
 };
 
 class MockModel {

@@ -1,0 +1,270 @@
+// Native push into Claude Code's own session inbox (issue 6) with the real Claude Code 2.1.332 against the mock
+// model: a message sent from the terminal wakes an idle chat with no prompt typed, a busy chat gets it after its
+// turn, the Stop hook never offers it again, a chat that exited gets it through the hook of its resumed session,
+// and Claude Code 2.1.197 (no inbox) keeps the Stop hook with the reason shown. docs/native-routes.md has the
+// facts; the adapter is daemon/lib/native/claude_inbox.*, the router daemon/lib/native/native_router.*.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "driver/agent_env.hpp"
+#include "driver/cli_locator.hpp"
+#include "driver/e2e_fixture.hpp"
+#include "driver/piped_process.hpp"
+#include "driver/tmux_session.hpp"
+
+namespace agentworks::e2e {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kSession = "6f1c2a7e-0000-4000-8000-00000000a001";
+constexpr const char* kLabel = "NOT instructions from the person";
+
+// One stream-json chat of a given Claude binary that counts its turns' result lines: a pushed turn ends with a
+// result line nobody asked for, so "the next result" is not "my turn's result" here.
+class StreamChat {
+ public:
+  StreamChat(const std::filesystem::path& claude, const testing::EnvOverrides& env,
+             const std::filesystem::path& project, const std::filesystem::path& log_dir,
+             const std::vector<std::string>& extra)
+      : stderr_path_(log_dir / "claude-native.err") {
+    std::filesystem::create_directories(log_dir);
+    std::vector<std::string> argv{claude.string(), "-p", "--input-format", "stream-json", "--output-format",
+                                  "stream-json", "--verbose"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    process_ = std::make_unique<PipedProcess>(argv, env, project, stderr_path_);
+  }
+  bool send(const std::string& prompt) {
+    return process_->write_line(json{{"type", "user"}, {"message", {{"role", "user"}, {"content", prompt}}}}.dump());
+  }
+  // Reads stdout until `n` result lines were seen in total (false on timeout or exit).
+  bool wait_results(int n, std::chrono::milliseconds timeout = 60s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (results_ < n) {
+      const auto line = process_->read_line(deadline);
+      if (!line) return false;
+      const json event = json::parse(*line, nullptr, false);
+      if (event.is_object() && event.value("type", "") == "result") ++results_;
+    }
+    return true;
+  }
+  int results() const { return results_; }
+  bool end(std::chrono::milliseconds timeout = 30s) {
+    process_->close_stdin();
+    const auto code = process_->wait_exit(timeout);
+    return code && *code == 0;
+  }
+  std::string transcript() const {
+    return "stdout:\n" + process_->transcript() + "\nstderr:\n" + testing::read_file(stderr_path_);
+  }
+
+ private:
+  std::filesystem::path stderr_path_;
+  std::unique_ptr<PipedProcess> process_;
+  int results_ = 0;
+};
+
+class ClaudeNativeE2eTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(claude_binary(), "claude");
+    E2eTest::SetUp();
+    env_ = claude_env(home_, *model_);
+    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
+    ASSERT_EQ(install.exit_code, 0) << install.describe();
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      if (chat_) note(chat_->transcript());
+      if (tui_) note("--- screen ---\n" + tui_->screen());
+      note("--- status ---\n" + attachment("claude", session_).dump());
+    }
+    chat_.reset();
+    tui_.reset();
+    E2eTest::TearDown();
+  }
+
+  void start_chat(const std::filesystem::path& claude, const std::vector<std::string>& extra) {
+    chat_ = std::make_unique<StreamChat>(claude, env_, project_, home_.path("claude-logs"), extra);
+  }
+  // The typed `/agentworks attach` (blocked by UserPromptSubmit, never reaches the model).
+  void attach_chat(const std::string& session) {
+    session_ = session;
+    ASSERT_TRUE(chat_->send("/agentworks attach reviewer \"Review incoming work\""));
+    ASSERT_TRUE(chat_->wait_results(chat_->results() + 1)) << "the attach turn did not end";
+    ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", session).value("state", "") == "attached"; }))
+        << "no attachment for " << session;
+  }
+  json delivery() { return attachment("claude", session_).value("delivery", json::object()); }
+  // Waits until the route is native (the bridge bound the exact registration of this process).
+  bool wait_native() {
+    return testing::wait_until([&] { return delivery().value("native", false); }, 20s, 50ms);
+  }
+  // Main turns whose newest user message carries `text`.
+  std::vector<ModelRequest> turns_with(const std::string& text) const {
+    std::vector<ModelRequest> out;
+    for (const auto& r : model_->main_turns()) {
+      if (r.last_user.find(text) != std::string::npos) out.push_back(r);
+    }
+    return out;
+  }
+
+  testing::EnvOverrides env_;
+  std::string session_;
+  std::unique_ptr<StreamChat> chat_;
+  std::unique_ptr<TmuxSession> tui_;
+};
+
+// R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no
+// prompt typed, labelled with sender and id, through Claude's own inbox (the route is the exact registration).
+// R-N2 / R-B5: the Stop hook at the end of that turn and of later turns never offers it again.
+TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeliver_RN1_RN2) {
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  EXPECT_EQ(delivery().value("route", ""), "claude-inbox");
+  EXPECT_TRUE(model_->main_turns().empty()) << model_->describe();
+
+  const std::string id = send_from_terminal("reviewer", "Native wake: please review PR 8");
+  const auto woken = model_->wait_for_user_text("Native wake: please review PR 8", 30s);
+  ASSERT_TRUE(woken) << model_->describe();
+  EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
+  EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find("agent:worker"), std::string::npos) << woken->last_user;
+  EXPECT_EQ(woken->last_user.find("Stop hook feedback"), std::string::npos) << "it came by push, not the hook";
+  if (!id.empty()) EXPECT_NE(woken->last_user.find(id), std::string::npos) << woken->last_user;
+  EXPECT_NE(delivery().value("last", "").find("delivered"), std::string::npos) << delivery().dump();
+
+  // The pushed turn ends (its Stop hook runs), then a typed turn and its Stop hook: never offered again.
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1)) << "the pushed turn did not end";
+  ASSERT_TRUE(chat_->send("Keep working on the parser"));
+  ASSERT_TRUE(model_->wait_for_user_text("Keep working on the parser", 30s)) << model_->describe();
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1));
+  EXPECT_EQ(turns_with("Native wake: please review PR 8").size(), 1u) << model_->describe();
+  EXPECT_EQ(turns_with("Stop hook feedback").size(), 0u) << model_->describe();
+  EXPECT_TRUE(wait_pending("claude", kSession, 0));
+}
+
+// R-N4: a busy chat (the model is slow on this turn) gets the pushed message after that turn, which completes
+// (priority "next"; "now" would abort the request in flight and the model's answer would be lost).
+TEST_F(ClaudeNativeE2eTest, BusyChatGetsThePushAfterItsTurnWhichIsNotAborted_RN4) {
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+
+  model_->slow_turn_once("Run the long migration", 8s);
+  model_->queue_reply("Finished the long migration");
+  ASSERT_TRUE(chat_->send("Run the long migration"));
+  const auto slow = model_->wait_for_user_text("Run the long migration", 30s);
+  ASSERT_TRUE(slow) << model_->describe();
+  send_from_terminal("reviewer", "Busy push: check the release notes");
+  // The push is written while the turn is still streaming (the mock holds it for 8 s).
+  ASSERT_TRUE(testing::wait_until([&] { return delivery().value("last", "").find("delivered") != std::string::npos; },
+                                  20s, 50ms))
+      << delivery().dump();
+  // Only the attach turn's result so far: the slow turn was still running when the push was written.
+  const bool pushed_while_busy = !chat_->wait_results(2, 200ms);
+  const auto delivered = model_->wait_for_user_text("Busy push: check the release notes", 60s);
+  ASSERT_TRUE(delivered) << model_->describe();
+  EXPECT_GT(delivered->seq, slow->seq);
+  // The slow turn's whole answer is in the history before the pushed message: it was not aborted.
+  EXPECT_NE(delivered->conversation.find("Finished the long migration"), std::string::npos) << delivered->conversation;
+  EXPECT_EQ(turns_with("Run the long migration").size(), 1u) << "the slow turn was not restarted";
+  EXPECT_TRUE(pushed_while_busy) << "the push only happened after the slow turn: the test proved nothing";
+  EXPECT_EQ(turns_with("Busy push: check the release notes").size(), 1u) << model_->describe();
+}
+
+// R-N1, R-N2: after the chat exits the message waits (no route, no process); the resumed chat (a new process of
+// the same session) gets it exactly once, at once through its own inbox or at its Stop hook.
+TEST_F(ClaudeNativeE2eTest, ExitedChatKeepsTheMessageForTheResumedSession_RN1_RN2) {
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  ASSERT_TRUE(chat_->end());
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", kSession).value("state", "") == "offline"; }))
+      << attachment("claude", kSession).dump();
+
+  send_from_terminal("reviewer", "While you were away: rebase the branch");
+  ASSERT_TRUE(wait_pending("claude", kSession, 1));
+  EXPECT_TRUE(turns_with("While you were away").empty());
+
+  start_chat(claude_binary(), {"--resume", kSession});
+  ASSERT_TRUE(chat_->send("Back again, continue"));
+  const auto delivered = model_->wait_for_user_text("While you were away: rebase the branch", 60s);
+  ASSERT_TRUE(delivered) << model_->describe();
+  EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
+  ASSERT_TRUE(chat_->wait_results(1));
+  EXPECT_TRUE(wait_pending("claude", kSession, 0));
+  EXPECT_EQ(turns_with("While you were away: rebase the branch").size(), 1u) << model_->describe();
+  note("resumed delivery: " + delivery().dump());
+}
+
+// R-N3: Claude Code 2.1.197 has no session inbox: the route is reported off with the reason (status), and the
+// Stop hook delivers as before.
+TEST_F(ClaudeNativeE2eTest, OldClaudeWithoutInboxReportsTheRouteOffAndTheStopHookDelivers_RN3) {
+  AW_E2E_NEED_CLI(claude_2_1_197_binary(), "claude 2.1.197");
+  start_chat(claude_2_1_197_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(testing::wait_until([&] { return !delivery().value("reason", "").empty(); }, 20s, 50ms))
+      << delivery().dump();
+  const json d = delivery();
+  EXPECT_FALSE(d.value("native", true)) << d.dump();
+  EXPECT_NE(d.value("reason", "").find("2.1.197"), std::string::npos) << d.dump();
+
+  const auto status = project_cli({"status", "--agents", "--json"}, env_);
+  ASSERT_EQ(status.exit_code, 0) << status.describe();
+  EXPECT_NE(status.out.find("2.1.197"), std::string::npos) << status.out;
+
+  send_from_terminal("reviewer", "Old Claude: please review PR 9");
+  ASSERT_TRUE(wait_pending("claude", kSession, 1));
+  EXPECT_TRUE(turns_with("Old Claude").empty()) << "nothing may be pushed to a Claude without an inbox";
+  ASSERT_TRUE(chat_->send("Keep working on the parser"));
+  const auto delivered = model_->wait_for_user_text("Old Claude: please review PR 9", 60s);
+  ASSERT_TRUE(delivered) << model_->describe();
+  EXPECT_NE(delivered->last_user.find("Stop hook feedback"), std::string::npos) << delivered->last_user;
+  EXPECT_EQ(turns_with("Old Claude: please review PR 9").size(), 1u) << model_->describe();
+}
+
+// R-N1, R-N4: the interactive TUI, idle at its prompt, is woken by a message sent from the terminal.
+TEST_F(ClaudeNativeE2eTest, IdleTuiIsWokenByATerminalMessage_RN1) {
+  if (!tmux_available()) GTEST_SKIP() << "tmux not installed";
+  // What the first-run dialogs store: onboarding done, this API key approved, this folder trusted.
+  const auto state_path = home_.home() / ".claude.json";
+  json state = json::parse(testing::read_file(state_path), nullptr, false);
+  if (!state.is_object()) state = json::object();
+  const std::string key = env_.at("ANTHROPIC_API_KEY").value_or("");
+  state["hasCompletedOnboarding"] = true;
+  state["customApiKeyResponses"] = {{"approved", json::array({key.substr(key.size() - 20)})},
+                                    {"rejected", json::array()}};
+  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+  std::ofstream(state_path) << state.dump();
+
+  const auto dir = home_.path("tmux");
+  std::filesystem::create_directories(dir);
+  tui_ = std::make_unique<TmuxSession>(dir, env_, project_, std::vector<std::string>{claude_binary().string()});
+  ASSERT_TRUE(tui_->wait_screen("\xE2\x9D\xAF", 60s)) << tui_->screen();  // the ❯ prompt
+  tui_->type("/agentworks attach reviewer \"Review incoming work\"");
+  ASSERT_TRUE(tui_->wait_screen("Review incoming work\"", 10s)) << tui_->screen();
+  tui_->press("Enter");
+  ASSERT_TRUE(testing::wait_until(
+      [&] { return attachment_named("claude", "reviewer").value("state", "") == "attached"; }, 60s, 100ms))
+      << tui_->screen();
+  session_ = attachment_named("claude", "reviewer").value("session_id", "");
+  ASSERT_TRUE(tui_->wait_screen("Attached this chat as reviewer", 10s)) << tui_->screen();
+  tui_->erase();
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+
+  send_from_terminal("reviewer", "TUI wake: the build is red");
+  const auto woken = model_->wait_for_user_text("TUI wake: the build is red", 60s);
+  ASSERT_TRUE(woken) << model_->describe();
+  EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
+  EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
+  EXPECT_EQ(woken->last_user.find("Stop hook feedback"), std::string::npos) << woken->last_user;
+}
+
+}  // namespace
+}  // namespace agentworks::e2e
