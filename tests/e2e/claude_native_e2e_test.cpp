@@ -136,7 +136,9 @@ TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeli
   EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
   EXPECT_NE(woken->last_user.find("agent:worker"), std::string::npos) << woken->last_user;
   EXPECT_EQ(woken->last_user.find("Stop hook feedback"), std::string::npos) << "it came by push, not the hook";
-  if (!id.empty()) EXPECT_NE(woken->last_user.find(id), std::string::npos) << woken->last_user;
+  if (!id.empty()) {
+    EXPECT_NE(woken->last_user.find(id), std::string::npos) << woken->last_user;
+  }
   EXPECT_NE(delivery().value("last", "").find("delivered"), std::string::npos) << delivery().dump();
 
   // The pushed turn ends (its Stop hook runs), then a typed turn and its Stop hook: never offered again.

@@ -302,7 +302,10 @@ TEST_F(CodexQueueE2eTest, WrongThreadFallsBackToStopHook_RN2_RN3) {
   const std::string id = send_from_terminal("reviewer", "Queued to the wrong server");
   ASSERT_TRUE(testing::wait_until([&] { return !flag(delivery_of("reviewer"), "native", true); }, 30s, 100ms))
       << delivery_of("reviewer").dump();
-  note("after refusal: " + delivery_of("reviewer").dump());
+  const json off = delivery_of("reviewer");
+  note("after refusal: " + off.dump());
+  EXPECT_EQ(str(off, "route"), "stop-hook") << off.dump();
+  EXPECT_NE(str(off, "reason").find("no rollout found for thread id " + session), std::string::npos) << off.dump();
   ASSERT_TRUE(wait_pending("codex", session, 1));
   EXPECT_TRUE(turns_with(id).empty()) << "the refused queue item ran: " << model_->describe();
 

@@ -40,7 +40,12 @@ class BridgeNativeTest : public BridgeTest {
     std::ofstream(script) << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '"
                           << notify_record_.string() << "'\n";
     ::chmod(script.c_str(), 0755);
-    start_bridge({{"AGENTWORKS_NOTIFY_COMMAND", script.string()}, {"AGENTWORKS_NOTIFY_AFTER_MS", "600000"}});
+    bridge_env_ = {{"AGENTWORKS_NOTIFY_COMMAND", script.string()}, {"AGENTWORKS_NOTIFY_AFTER_MS", "600000"}};
+    start_bridge(bridge_env_);
+  }
+  void restart_bridge(EnvOverrides extra = {}) {
+    if (bridge_) bridge_->stop();
+    start_bridge(merge_env(bridge_env_, extra));
   }
 
   // A fake provider process; its key is what the hook would report.
@@ -105,14 +110,18 @@ class BridgeNativeTest : public BridgeTest {
     const auto s = status_of(session);
     return {{"pending", s.value("pending", -1)}, {"offered", s.value("offered_not_admitted", -1)}};
   }
+  // A Stop hook of the session, as the hook sends it (with the provider's home variable).
   json deliver(const std::string& provider, const std::string& session, const json& process) {
-    return call({{"op", "deliver"}, {"provider", provider}, {"session_id", session}, {"process", process}});
+    const auto home = provider == "claude" ? claude_home_ : codex_home_;
+    return call({{"op", "deliver"}, {"provider", provider}, {"session_id", session}, {"process", process},
+                 {"provider_home", home.string()}});
   }
   json receipt(const std::string& message_id) {
     return http_json(owner_http(), "GET", "/v1/messages/" + message_id + "/receipt", std::nullopt, 200);
   }
 
   std::vector<Child> providers_;
+  EnvOverrides bridge_env_;
   fs::path notify_record_;
   fs::path codex_home_;
   fs::path claude_home_;
@@ -334,6 +343,47 @@ TEST_F(BridgeNativeTest, ClaudeRestartRebindsAtNextHookEvent_RN1) {
   EXPECT_NE(json_lines(home_.path("second-frames.jsonl"))[0]["frames"].get<std::string>().find(id),
             std::string::npos);
   EXPECT_TRUE(json_lines(home_.path("first-frames.jsonl")).empty());
+}
+
+// Issue 6: a bridge (re)start binds the routes of attached sessions whose process still runs, and messages that
+// arrived while it was down are pushed.
+TEST_F(BridgeNativeTest, BridgeStartBindsAndPushesWhatArrivedMeanwhile) {
+  const std::string session = "c1a0de00-0000-4000-8000-000000000008";
+  const auto proc = start_claude(session);
+  attach("claude", session, proc, claude_home_.string());
+  ASSERT_TRUE(wait_route(session, true));
+  ASSERT_EQ(bridge_->stop(), 0);
+  const auto id = send("while the bridge was down");
+  restart_bridge();
+  ASSERT_TRUE(wait_until([&] { return json_lines(claude_record_).size() == 1; }, std::chrono::seconds(20)))
+      << bridge_->log();
+  EXPECT_NE(json_lines(claude_record_)[0]["frames"].get<std::string>().find(id), std::string::npos);
+  EXPECT_EQ(delivery_of(session)["route"], "claude-inbox");
+}
+
+// R-N2, R-B6, invariant 1: the bridge killed right after the offer was persisted, before the write: after the
+// restart the message stays offered and is never written (ambiguous: readable explicitly), nor given to the hook.
+TEST_F(BridgeNativeTest, KilledBetweenOfferAndWriteNeverPushesAgain_RN2_RB6) {
+  const std::string session = "c1a0de00-0000-4000-8000-000000000009";
+  const auto proc = start_claude(session);
+  restart_bridge({{"AGENTWORKS_FAILPOINT", "bridge.after_offer_commit"}});
+  attach("claude", session, proc, claude_home_.string());
+  ASSERT_TRUE(wait_route(session, true));
+  ASSERT_TRUE(wait_connected(session));
+  const auto id = send("exactly once or not at all");
+  ASSERT_TRUE(bridge_->child().wait_exit(std::chrono::seconds(20)).has_value()) << "the failpoint did not fire";
+  bridge_.reset();
+  start_bridge(bridge_env_);
+  ASSERT_TRUE(wait_route(session, true));
+  ASSERT_TRUE(wait_connected(session));
+  EXPECT_EQ(counts(session), json({{"pending", 0}, {"offered", 1}}));
+  EXPECT_EQ(deliver("claude", session, proc).value("text", "x"), "");
+  const auto later = send("after the restart");
+  ASSERT_TRUE(wait_until([&] { return json_lines(claude_record_).size() == 1; }, std::chrono::seconds(20)))
+      << bridge_->log();
+  const auto frames = json_lines(claude_record_)[0]["frames"].get<std::string>();
+  EXPECT_NE(frames.find(later), std::string::npos);
+  EXPECT_EQ(frames.find(id), std::string::npos);
 }
 
 // Issue 6: a flood becomes fewer, larger frames within Claude's inbound limits, and every message is in exactly
