@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -52,20 +53,66 @@ double percentile_ms(std::vector<std::int64_t> samples, double p) {
   return static_cast<double>(samples[index - 1]) / 1e6;
 }
 
-void print_table(const std::string& route, const std::vector<std::int64_t>& samples, double warmup_ms,
-                 long interval_ms) {
+void print_row(const char* what, const std::vector<std::int64_t>& samples) {
   const auto s = bench::summarize(samples);
   double min_ms = 0;
   if (!samples.empty()) min_ms = static_cast<double>(*std::min_element(samples.begin(), samples.end())) / 1e6;
-  std::printf("\nagentworks-bench-native: messages send -> mock model request, route %s, sends >= %ld ms apart\n",
-              route.c_str(), interval_ms);
-  std::printf("  %-10s %8s %8s %8s %8s %8s %8s\n", "samples", "min", "p50", "p95", "p99", "max", "warm-up");
-  std::printf("  %-10zu %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f   (ms)\n", s.count, min_ms, s.p50_ms,
-              percentile_ms(samples, 0.95), s.p99_ms, s.max_ms, warmup_ms);
+  std::printf("  %-34s %4zu %8.1f %8.1f %8.1f %8.1f %8.1f\n", what, s.count, min_ms, s.p50_ms,
+              percentile_ms(samples, 0.95), s.p99_ms, s.max_ms);
+}
+
+// `wake`: send start -> model request; `cli`: the `messages send` process alone (start -> exit); `pushed`: send
+// start -> the bridge logged the push's outcome (Claude: frame written; Codex: `codex queue` exited).
+void print_table(const std::string& route, const std::vector<std::int64_t>& wake, const std::vector<std::int64_t>& cli,
+                 const std::vector<std::int64_t>& pushed, double warmup_ms, long interval_ms) {
+  std::printf("\nagentworks-bench-native: route %s, sends >= %ld ms apart, warm-up %.1f ms (not counted)\n",
+              route.c_str(), interval_ms, warmup_ms);
+  std::printf("  %-34s %4s %8s %8s %8s %8s %8s   (ms)\n", "", "n", "min", "p50", "p95", "p99", "max");
+  print_row("messages send -> model request", wake);
+  print_row("  send process (start -> exit)", cli);
+  print_row("  send -> bridge push done (log)", pushed);
   std::printf("  each (ms):");
-  for (const auto ns : samples) std::printf(" %.0f", static_cast<double>(ns) / 1e6);
+  for (const auto ns : wake) std::printf(" %.0f", static_cast<double>(ns) / 1e6);
   std::printf("\n\n");
   std::fflush(stdout);
+}
+
+// Wall-clock ms since the epoch of the `index`-th (0-based) "native push to NAME (" line of the bridge log (its
+// spdlog stamp `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM`, written when the push's outcome is known), or -1.
+std::int64_t push_logged_ms(const std::string& log, const std::string& name, std::size_t index) {
+  const std::string needle = " native push to " + name + " (";
+  std::size_t pos = 0;
+  for (std::size_t seen = 0;; ++seen) {
+    const auto hit = log.find(needle, pos);
+    if (hit == std::string::npos) return -1;
+    pos = hit + 1;
+    if (seen != index) continue;
+    const auto nl = log.rfind('\n', hit);
+    const std::string line = log.substr(nl == std::string::npos ? 0 : nl + 1, 40);
+    std::tm tm{};
+    int ms = 0;
+    char sign = '+';
+    int tz_h = 0;
+    int tz_m = 0;
+    int used = 0;
+    if (std::sscanf(line.c_str(), "%d-%d-%dT%d:%d:%d.%d%c%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                    &tm.tm_min, &tm.tm_sec, &ms, &sign, &tz_h, &used) != 9) {
+      return -1;
+    }
+    // The offset's minutes: "+0000" or "+00:00".
+    if (std::sscanf(line.c_str() + used, line[static_cast<std::size_t>(used)] == ':' ? ":%2d" : "%2d", &tz_m) != 1) {
+      return -1;
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    const std::int64_t offset_s = (sign == '-' ? -1 : 1) * (tz_h * 3600 + tz_m * 60);
+    return (static_cast<std::int64_t>(timegm(&tm)) - offset_s) * 1000 + ms;
+  }
+}
+
+std::int64_t wall_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string str(const json& j, const char* key) {
@@ -104,12 +151,16 @@ class NativeWakeBench : public E2eTest {
     const std::string reply = "Bench reply " + std::to_string(n) + " done";
     model_->set_default_reply(reply);  // every main turn of this sample answers with it
     const auto t0 = std::chrono::steady_clock::now();
+    const std::int64_t t0_wall_ms = wall_ms_now();
     const std::string id = send_from_terminal("bench", "Bench wake sample " + std::to_string(n));
+    last_cli_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
     if (id.empty()) return -1;
     const auto got = model_->wait_for(
         [&](const ModelRequest& r) { return r.main_turn && r.last_user.find(id) != std::string::npos; }, 60s);
     if (!got) return -1;
     if (!turn_done(reply)) return -1;
+    const std::int64_t pushed = push_logged_ms(bridge_->log(), "bench", static_cast<std::size_t>(n));
+    last_push_ns_ = pushed < 0 ? -1 : (pushed - t0_wall_ms) * 1000000;
     return std::chrono::duration_cast<std::chrono::nanoseconds>(got->received - t0).count();
   }
 
@@ -117,6 +168,8 @@ class NativeWakeBench : public E2eTest {
     const std::int64_t warmup = sample(0, turn_done);
     ASSERT_GE(warmup, 0) << "the warm-up message did not wake the session\n" << model_->describe();
     std::vector<std::int64_t> samples;
+    std::vector<std::int64_t> cli;
+    std::vector<std::int64_t> pushed;  // send start -> the bridge logged the push's outcome (ms resolution)
     const auto n = static_cast<std::size_t>(env_number("AGENTWORKS_BENCH_SAMPLES", 20));
     const std::chrono::milliseconds interval(env_number("AGENTWORKS_BENCH_INTERVAL_MS", 2200));
     auto next_start = std::chrono::steady_clock::now() + interval;
@@ -126,13 +179,28 @@ class NativeWakeBench : public E2eTest {
       const std::int64_t ns = sample(static_cast<int>(i), turn_done);
       ASSERT_GE(ns, 0) << "sample " << i << " failed\n" << model_->describe();
       samples.push_back(ns);
+      cli.push_back(last_cli_ns_);
+      if (last_push_ns_ >= 0) pushed.push_back(last_push_ns_);
     }
     EXPECT_EQ(str(delivery(), "route"), route.substr(0, route.find(' '))) << delivery().dump();
-    print_table(route, samples, static_cast<double>(warmup) / 1e6, static_cast<long>(interval.count()));
+    if (pushed.empty()) {  // the log format changed: show the lines so the parser can be fixed
+      const std::string log = bridge_->log();
+      for (auto pos = log.find("native"); pos != std::string::npos; pos = log.find("native", pos + 1)) {
+        const auto start = log.rfind('\n', pos);
+        const auto end = log.find('\n', pos);
+        std::printf("bridge log: %s\n", log.substr(start == std::string::npos ? 0 : start + 1,
+                                                   end == std::string::npos ? std::string::npos : end - start - 1).c_str());
+        pos = end == std::string::npos ? log.size() : end;
+        if (pos >= log.size()) break;
+      }
+    }
+    print_table(route, samples, cli, pushed, static_cast<double>(warmup) / 1e6, static_cast<long>(interval.count()));
   }
 
   std::string provider_;
   testing::EnvOverrides env_;
+  std::int64_t last_cli_ns_ = 0;
+  std::int64_t last_push_ns_ = -1;
 };
 
 // Claude Code in stream-json mode: stdout result lines count the turns (a pushed turn ends with one too).

@@ -14,7 +14,12 @@ cd "$here"
 if ! tests/e2e/node_modules/.bin/claude --version >/dev/null 2>&1; then
   (cd tests/e2e/node_modules/@anthropic-ai/claude-code && node install.cjs)
 fi
+# The old Claude Code (no session inbox) for the native-route fallback tests: the same postinstall rule.
+if ! tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version >/dev/null 2>&1; then
+  (cd tests/e2e/node_modules/claude-code-2-1-197 && node install.cjs)
+fi
 tests/e2e/node_modules/.bin/claude --version
+tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version
 tests/e2e/node_modules/.bin/codex --version
 export AGENTWORKS_E2E_REQUIRED=1
 

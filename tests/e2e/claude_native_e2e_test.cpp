@@ -180,8 +180,8 @@ TEST_F(ClaudeNativeE2eTest, BusyChatGetsThePushAfterItsTurnWhichIsNotAborted_RN4
   EXPECT_EQ(turns_with("Busy push: check the release notes").size(), 1u) << model_->describe();
 }
 
-// R-N1, R-N2: after the chat exits the message waits (no route, no process); the resumed chat (a new process of
-// the same session) gets it exactly once, at once through its own inbox or at its Stop hook.
+// R-N1, R-N2: after the chat exits the message waits (attachment offline, no route, no process); the resumed chat
+// (a new process of the same session) gets it exactly once, through its own inbox or at its Stop hook.
 TEST_F(ClaudeNativeE2eTest, ExitedChatKeepsTheMessageForTheResumedSession_RN1_RN2) {
   start_chat(claude_binary(), {"--session-id", kSession});
   attach_chat(kSession);
@@ -190,16 +190,26 @@ TEST_F(ClaudeNativeE2eTest, ExitedChatKeepsTheMessageForTheResumedSession_RN1_RN
   ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", kSession).value("state", "") == "offline"; }))
       << attachment("claude", kSession).dump();
 
+  // Offline: the stream is stopped and the message waits on the server (nothing cached, no route, no push).
   send_from_terminal("reviewer", "While you were away: rebase the branch");
-  ASSERT_TRUE(wait_pending("claude", kSession, 1));
+  const json away = attachment("claude", kSession);
+  EXPECT_EQ(away.value("state", ""), "offline") << away.dump();
+  EXPECT_FALSE(away.value("delivery", json::object()).value("native", true)) << away.dump();
   EXPECT_TRUE(turns_with("While you were away").empty());
 
+  // R-H11: the resumed chat reconnects with the typed `/agentworks resume` (a fresh process key), which binds the
+  // route to the new process: the waiting message then arrives, pushed into the idle chat.
   start_chat(claude_binary(), {"--resume", kSession});
-  ASSERT_TRUE(chat_->send("Back again, continue"));
+  ASSERT_TRUE(chat_->send("/agentworks resume"));
+  ASSERT_TRUE(chat_->wait_results(1)) << "the resume turn did not end";
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", kSession).value("state", "") == "attached"; }))
+      << attachment("claude", kSession).dump();
   const auto delivered = model_->wait_for_user_text("While you were away: rebase the branch", 60s);
   ASSERT_TRUE(delivered) << model_->describe();
   EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
-  ASSERT_TRUE(chat_->wait_results(1));
+  ASSERT_TRUE(chat_->wait_results(2)) << "the delivery turn did not end";
+  ASSERT_TRUE(chat_->send("Back again, continue"));
+  ASSERT_TRUE(chat_->wait_results(3));
   EXPECT_TRUE(wait_pending("claude", kSession, 0));
   EXPECT_EQ(turns_with("While you were away: rebase the branch").size(), 1u) << model_->describe();
   note("resumed delivery: " + delivery().dump());

@@ -92,16 +92,25 @@ class CodexQueueE2eTest : public E2eTest {
 
   // The daemon outlives its TUI: stop it (and its pid-update-loop helper, which runs from the same CODEX_HOME).
   void stop_daemon(const testing::EnvOverrides& env) {
-    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
     const auto it = env.find("CODEX_HOME");
     if (it == env.end() || !it->second) return;
     const std::string home = *it->second + "/";
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-      const std::string pid = entry.path().filename().string();
+    // Its socket lives in a shared per-uid directory (/tmp/codex-daemon-<uid>/<hash>): remove this one's files.
+    std::error_code ec;
+    const fs::path socket = fs::read_symlink(home + "app-server-control/app-server-control.sock", ec);
+    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
+    std::error_code walk;
+    for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
+      const std::string pid = entry->path().filename().string();
       if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::error_code ec;
-      const auto exe = fs::read_symlink(entry.path() / "exe", ec).string();
-      if (!ec && exe.rfind(home, 0) == 0) ::kill(std::stoi(pid), SIGKILL);  // started by this test's Codex
+      std::error_code exe_ec;
+      const auto exe = fs::read_symlink(entry->path() / "exe", exe_ec).string();
+      if (!exe_ec && exe.rfind(home, 0) == 0) ::kill(std::stoi(pid), SIGKILL);  // started by this test's Codex
+    }
+    // Last: the exiting TUI may have restarted the daemon (killed above) before the stop.
+    if (!ec && socket.is_absolute()) {
+      fs::remove(socket, ec);
+      fs::remove(socket.string() + ".lock", ec);
     }
   }
 

@@ -173,7 +173,10 @@ RouteView NativeRouter::view(const std::string& attachment_id) const {
   if (it == routes_.end()) {
     RouteView none;
     none.route = "stop-hook";
-    none.reason = "the session's provider process has not been seen since the bridge started";
+    const auto row = bridge_.journal().attachment(attachment_id);
+    none.reason = row && row->state != "attached"
+                      ? "the attachment is " + row->state
+                      : "the session's provider process has not been seen since the bridge started";
     return none;
   }
   const Route& r = *it->second;
