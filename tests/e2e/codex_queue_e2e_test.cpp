@@ -90,28 +90,31 @@ class CodexQueueE2eTest : public E2eTest {
     return tui(name, {codex_binary().string(), "--no-daemon"}, env_);
   }
 
-  // The daemon outlives its TUI: stop it (and its pid-update-loop helper, which runs from the same CODEX_HOME).
-  void stop_daemon(const testing::EnvOverrides& env) {
-    const auto it = env.find("CODEX_HOME");
-    if (it == env.end() || !it->second) return;
-    const std::string home = *it->second + "/";
-    // Its socket lives in a shared per-uid directory (/tmp/codex-daemon-<uid>/<hash>): remove this one's files.
-    std::error_code ec;
-    const fs::path socket = fs::read_symlink(home + "app-server-control/app-server-control.sock", ec);
-    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
+  // Processes started from this test's CODEX_HOME (the daemon runs a copy of Codex from there), whose command
+  // line contains `marker` ("" = all).
+  static void kill_from_home(const std::string& home, const std::string& marker) {
     std::error_code walk;
     for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
       const std::string pid = entry->path().filename().string();
       if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
       std::error_code exe_ec;
       const auto exe = fs::read_symlink(entry->path() / "exe", exe_ec).string();
-      if (!exe_ec && exe.rfind(home, 0) == 0) ::kill(std::stoi(pid), SIGKILL);  // started by this test's Codex
+      if (exe_ec || exe.rfind(home, 0) != 0) continue;
+      std::ifstream cmd(entry->path() / "cmdline", std::ios::binary);
+      std::stringstream text;
+      text << cmd.rdbuf();
+      if (marker.empty() || text.str().find(marker) != std::string::npos) ::kill(std::stoi(pid), SIGKILL);
     }
-    // Last: the exiting TUI may have restarted the daemon (killed above) before the stop.
-    if (!ec && socket.is_absolute()) {
-      fs::remove(socket, ec);
-      fs::remove(socket.string() + ".lock", ec);
-    }
+  }
+  // The daemon outlives its TUI. Its helper `daemon pid-update-loop` goes first (it would start a new daemon),
+  // then a clean `daemon stop` (it removes the socket in the shared /tmp/codex-daemon-<uid>/), then the rest.
+  void stop_daemon(const testing::EnvOverrides& env) {
+    const auto it = env.find("CODEX_HOME");
+    if (it == env.end() || !it->second) return;
+    const std::string home = *it->second + "/";
+    kill_from_home(home, "pid-update-loop");
+    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
+    kill_from_home(home, "");
   }
 
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
