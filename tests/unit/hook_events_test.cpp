@@ -152,6 +152,27 @@ TEST(HookEvents, TypedAttachSendsCommand_RH4_RH5_RH13) {
   EXPECT_EQ(r["process"]["pid"], 4242);
 }
 
+// Issues 6 and 7: the provider's home (CLAUDE_CONFIG_DIR / CODEX_HOME) and the person's native switches reach the
+// bridge with the typed attach; without a home variable nothing is sent (the bridge uses the default).
+TEST(HookEvents, AttachCarriesProviderHomeAndNativeSwitches) {
+  FakeBridge bridge;
+  bridge.answer = [](const json&) { return json{{"ok", true}, {"text", "ok"}}; };
+  HookInput in = session("0199aa11-2233-7444-8555-666677778888");
+  in.prompt = "agentworks attach builder --no-native --native-remote unix:///run/codex.sock";
+  auto ctx = context(Provider::codex, bridge, in);
+  ctx.provider_home = "/home/u/.codex-work";
+  handle_event(Event::prompt_submit, ctx);
+  ASSERT_EQ(bridge.requests.size(), 1u);
+  EXPECT_EQ(bridge.requests[0]["provider_home"], "/home/u/.codex-work");
+  EXPECT_EQ(bridge.requests[0]["native"], false);
+  EXPECT_EQ(bridge.requests[0]["native_remote"], "unix:///run/codex.sock");
+  in.prompt = "";
+  handle_event(Event::stop, context(Provider::claude, bridge, in));
+  ASSERT_EQ(bridge.requests.size(), 2u);
+  EXPECT_FALSE(bridge.requests[1].contains("provider_home"));
+  EXPECT_FALSE(bridge.requests[1].contains("native"));
+}
+
 TEST(HookEvents, ConfirmAndOtherVerbs) {
   FakeBridge bridge;
   bridge.answer = [](const json&) { return json{{"ok", true}, {"text", "agentworks: ok"}}; };

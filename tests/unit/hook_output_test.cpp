@@ -157,5 +157,15 @@ TEST(HookEnv, ConfigIsMadeAbsolute_RH13) {
   EXPECT_NE(rel->find("x/c.json"), std::string::npos);
 }
 
+TEST(HookEnv, ProviderHomeIsTheProvidersOwnVariableAndAbsolute) {
+  EXPECT_STREQ(provider_home_variable("claude"), "CLAUDE_CONFIG_DIR");
+  EXPECT_STREQ(provider_home_variable("codex"), "CODEX_HOME");
+  EXPECT_EQ(provider_home_variable("cursor"), nullptr);
+  EXPECT_FALSE(provider_home_from(nullptr));
+  EXPECT_FALSE(provider_home_from(""));
+  EXPECT_FALSE(provider_home_from("relative/.codex"));  // the bridge would resolve it elsewhere: never guessed
+  EXPECT_EQ(provider_home_from("/home/u/./.codex/"), "/home/u/.codex/");
+}
+
 }  // namespace
 }  // namespace agentworks::hook
