@@ -243,9 +243,7 @@ class ClaudeNativeWakeBench : public NativeWakeBench {
     AW_E2E_NEED_CLI(claude_binary(), "claude");
     E2eTest::SetUp();
     provider_ = "claude";
-    env_ = claude_env(home_, *model_);
-    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
-    ASSERT_EQ(install.exit_code, 0) << install.describe();
+    install_for("claude", env_);
   }
   void TearDown() override {
     if (HasFailure() && chat_) note(chat_->transcript());
@@ -274,11 +272,7 @@ class CodexNativeWakeBench : public NativeWakeBench {
     if (!tmux_available()) GTEST_SKIP() << "tmux not installed";
     E2eTest::SetUp();
     provider_ = "codex";
-    env_ = codex_env(home_, *model_);
-    const auto install = project_cli({"attach", "codex", "--yes"}, env_);
-    ASSERT_EQ(install.exit_code, 0) << install.describe();
-    const auto hooks = trust_agentworks_hooks(codex_binary(), env_, project_);
-    ASSERT_GE(hooks.size(), 2u) << "Codex lists no agentworks hooks for the project";
+    install_for("codex", env_);
   }
   void TearDown() override {
     if (HasFailure() && tui_) note("--- screen ---\n" + tui_->screen());

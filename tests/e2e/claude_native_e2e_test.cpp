@@ -73,9 +73,7 @@ class ClaudeNativeE2eTest : public E2eTest {
   void SetUp() override {
     AW_E2E_NEED_CLI(claude_binary(), "claude");
     E2eTest::SetUp();
-    env_ = claude_env(home_, *model_);
-    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
-    ASSERT_EQ(install.exit_code, 0) << install.describe();
+    install_for("claude", env_);
   }
   void TearDown() override {
     if (HasFailure()) {

@@ -22,9 +22,7 @@ class ClaudeTuiE2eTest : public E2eTest {
   void SetUp() override {
     AW_E2E_NEED_CLI(claude_binary(), "claude");
     E2eTest::SetUp();
-    env_ = claude_env(home_, *model_);
-    const auto install = project_cli({"attach", "claude", "--yes"}, env_);
-    ASSERT_EQ(install.exit_code, 0) << install.describe();
+    install_for("claude", env_);
     // What the first-run dialogs store: onboarding done, this API key approved, this folder trusted.
     const auto state_path = home_.home() / ".claude.json";
     json state = json::parse(testing::read_file(state_path), nullptr, false);

@@ -54,12 +54,7 @@ class CodexQueueE2eTest : public E2eTest {
   void SetUp() override {
     AW_E2E_NEED_CLI(codex_binary(), "codex");
     E2eTest::SetUp();
-    env_ = codex_env(home_, *model_);
-    const auto install = project_cli({"attach", "codex", "--yes"}, env_);
-    ASSERT_EQ(install.exit_code, 0) << install.describe();
-    const auto hooks = trust_agentworks_hooks(codex_binary(), env_, project_);
-    ASSERT_GE(hooks.size(), 2u) << "Codex lists no agentworks hooks for the project";
-    for (const auto& h : hooks) EXPECT_EQ(h.trust, "trusted") << h.key << " " << h.command;
+    install_for("codex", env_);
   }
   void TearDown() override {
     for (auto& [name, tui] : tuis_) {

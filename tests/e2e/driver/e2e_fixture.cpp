@@ -2,7 +2,9 @@
 
 #include <iostream>
 
+#include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
+#include "driver/codex_trust.hpp"
 #include "harness/binaries.hpp"
 
 namespace agentworks::e2e {
@@ -17,6 +19,16 @@ void E2eTest::SetUp() {
   model_ = std::make_unique<MockModel>();
   project_ = home_.path("project");
   std::filesystem::create_directories(project_);
+}
+
+void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& env) {
+  env = provider == "codex" ? codex_env(home_, *model_) : claude_env(home_, *model_);
+  const auto install = project_cli({"attach", provider, "--yes"}, env);
+  ASSERT_EQ(install.exit_code, 0) << install.describe();
+  if (provider != "codex") return;
+  const auto hooks = trust_agentworks_hooks(codex_binary(), env, project_);
+  ASSERT_GE(hooks.size(), 2u) << "Codex lists no agentworks hooks for the project";
+  for (const auto& h : hooks) EXPECT_EQ(h.trust, "trusted") << h.key << " " << h.command;
 }
 
 void E2eTest::TearDown() {
