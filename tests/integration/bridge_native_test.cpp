@@ -387,15 +387,18 @@ TEST_F(BridgeNativeTest, KilledBetweenOfferAndWriteNeverPushesAgain_RN2_RB6) {
 }
 
 // Issue 6: a flood becomes fewer, larger frames within Claude's inbound limits, and every message is in exactly
-// one frame.
+// one frame. The flood is made independent of how fast the test sends: 30 messages wait on the server while the
+// bridge is down and arrive together when it catches up. Pushes gather for 25 ms, carry up to 20 messages each
+// and are bounded by the token bucket (8 at once, one more per 2 s): the catch-up takes a handful of frames, not 30.
 TEST_F(BridgeNativeTest, ClaudeFloodBecomesFewFrames) {
   const std::string session = "c1a0de00-0000-4000-8000-000000000006";
   const auto proc = start_claude(session);
   attach("claude", session, proc, claude_home_.string());
   ASSERT_TRUE(wait_route(session, true));
-  ASSERT_TRUE(wait_connected(session));
+  ASSERT_EQ(bridge_->stop(), 0);
   std::vector<std::string> ids;
   for (int i = 0; i < 30; ++i) ids.push_back(send("flood " + std::to_string(i)));
+  restart_bridge();
   ASSERT_TRUE(wait_until([&] { return counts(session) == json({{"pending", 0}, {"offered", 30}}); },
                          std::chrono::seconds(60)))
       << counts(session).dump() << bridge_->log();
@@ -413,7 +416,7 @@ TEST_F(BridgeNativeTest, ClaudeFloodBecomesFewFrames) {
     EXPECT_NE(first, std::string::npos) << id;
     EXPECT_EQ(all.find("--- message " + id + " from", first + 1), std::string::npos) << id << " twice";
   }
-  EXPECT_LT(json_lines(claude_record_).size(), 15u);
+  EXPECT_LT(json_lines(claude_record_).size(), 12u);
 }
 
 // Issue 6: the person turns native push off per attachment (attach --no-native) or in the config.
