@@ -28,6 +28,7 @@ constexpr std::array kCodes = {
     CodeInfo{ErrorCode::rate_limited, "rate_limited", 429, exit_limit},
     CodeInfo{ErrorCode::limit_reached, "limit_reached", 429, exit_limit},
     CodeInfo{ErrorCode::busy, "busy", 503, exit_limit},
+    CodeInfo{ErrorCode::unavailable, "unavailable", 503, exit_unreachable},
     CodeInfo{ErrorCode::internal, "internal", 500, exit_failure},
     CodeInfo{ErrorCode::unreachable, "unreachable", 503, exit_unreachable},
     CodeInfo{ErrorCode::usage, "usage", 400, exit_usage},
@@ -37,7 +38,7 @@ const CodeInfo& info(ErrorCode code) {
   for (const auto& c : kCodes) {
     if (c.code == code) return c;
   }
-  return kCodes[15];  // internal: the table lists every code, so this is unreachable
+  return kCodes[16];  // internal: the table lists every code, so this is unreachable
 }
 
 }  // namespace

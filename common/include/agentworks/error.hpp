@@ -25,6 +25,7 @@ enum class ErrorCode {
   rate_limited,       // 429 40 messages per hour per conversation
   limit_reached,      // 429 registration / inbox / quota caps
   busy,               // 503 temporarily unable (retry later)
+  unavailable,        // 503 the server cannot store right now (disk full, store down); retry later
   internal,           // 500 server-side failure
   unreachable,        // client side: server or bridge cannot be reached
   usage,              // client side: bad command line
