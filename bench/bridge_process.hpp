@@ -25,7 +25,7 @@ class BridgeProcess {
 
   pid_t pid() const { return pid_; }
   const std::string& root() const { return root_; }
-  std::string socket_path() const { return root_ + "/run/agentworks/bridge.sock"; }
+  std::string socket_path() const { return root_ + "/home/.local/state/agentworks/run/bridge.sock"; }
   std::string config_path() const { return root_ + "/cli-config.json"; }
   std::string journal_path() const { return root_ + "/state/agentworks/journal.db"; }
 

@@ -64,7 +64,7 @@ std::string sibling_binary(const std::string& dir, const std::string& name) {
   return (self.parent_path().parent_path() / dir / name).string();
 }
 
-// The MCP child runs in the bridge's temp HOME (it finds the bridge socket under XDG_RUNTIME_DIR).
+// The MCP child runs in the bridge's temp HOME (it finds the bridge socket under HOME).
 std::vector<std::string> child_environment(const std::string& root) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {

@@ -1,34 +1,66 @@
 #!/usr/bin/env bash
 # Builds and runs every test. Usage: scripts/test.sh [PRESET...]   (default: default asan)
+#   default: every test (unit, integration, fault, e2e with the real Claude Code and Codex CLIs)
+#   asan:    the same build under AddressSanitizer + UndefinedBehaviorSanitizer, without the e2e tests (they
+#            exercise the agent CLIs more than our code, and run once in the default preset)
+# Prints each phase's duration at the end. The whole run stays under 60 minutes on a 2-core machine
+# (docs/architecture.md, "CI budget").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-"$here/packaging/install-deps.sh"
 
-# The real Claude Code and Codex CLIs for the end-to-end tests (test-only npm packages pinned in
-# tests/e2e/package-lock.json). npm 11 may hold back Claude Code's postinstall, which only swaps its native
-# binary in: run it by hand when `claude` does not start. In CI the e2e tests must run, not skip.
-(cd tests/e2e && npm ci --no-audit --no-fund)
-# The real MCP client (@modelcontextprotocol/sdk, pinned in tests/mcp/package-lock.json) for mcp_test.cpp.
-(cd tests/mcp && npm ci --no-audit --no-fund)
-if ! tests/e2e/node_modules/.bin/claude --version >/dev/null 2>&1; then
-  (cd tests/e2e/node_modules/@anthropic-ai/claude-code && node install.cjs)
-fi
-# The old Claude Code (no session inbox) for the native-route fallback tests: the same postinstall rule.
-if ! tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version >/dev/null 2>&1; then
-  (cd tests/e2e/node_modules/claude-code-2-1-197 && node install.cjs)
-fi
-tests/e2e/node_modules/.bin/claude --version
-tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version
-tests/e2e/node_modules/.bin/codex --version
+phases=()
+phase() {  # phase NAME COMMAND...: runs it and records how long it took
+  local name=$1 start=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  phases+=("$(printf '%-34s %5ds' "$name" $((SECONDS - start)))")
+}
+report() {
+  echo "== phase durations"
+  printf '%s\n' "${phases[@]}"
+  echo "total                              $((SECONDS))s"
+}
+trap report EXIT
+
+install_agent_clis() {
+  # The real Claude Code and Codex CLIs for the end-to-end tests (test-only npm packages pinned in
+  # tests/e2e/package-lock.json). npm 11 may hold back Claude Code's postinstall, which only swaps its native
+  # binary in: run it by hand when `claude` does not start. In CI the e2e tests must run, not skip.
+  (cd tests/e2e && npm ci --no-audit --no-fund)
+  # The real MCP client (@modelcontextprotocol/sdk, pinned in tests/mcp/package-lock.json) for mcp_test.cpp.
+  (cd tests/mcp && npm ci --no-audit --no-fund)
+  if ! tests/e2e/node_modules/.bin/claude --version >/dev/null 2>&1; then
+    (cd tests/e2e/node_modules/@anthropic-ai/claude-code && node install.cjs)
+  fi
+  # The old Claude Code (no session inbox) for the native-route fallback tests: the same postinstall rule.
+  if ! tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version >/dev/null 2>&1; then
+    (cd tests/e2e/node_modules/claude-code-2-1-197 && node install.cjs)
+  fi
+  tests/e2e/node_modules/.bin/claude --version
+  tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version
+  tests/e2e/node_modules/.bin/codex --version
+}
+
+build() {  # build PRESET
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j"$(nproc)"
+}
+
+phase "install packages" "$here/packaging/install-deps.sh"
+phase "install agent CLIs (npm)" install_agent_clis
 export AGENTWORKS_E2E_REQUIRED=1
 
 presets=("$@")
 [ ${#presets[@]} -gt 0 ] || presets=(default asan)
 for preset in "${presets[@]}"; do
-  echo "== preset $preset: configure and build"
-  cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset" -j"$(nproc)"
-  echo "== preset $preset: tests"
-  ctest --preset "$preset"
+  phase "$preset: build" build "$preset"
+  case "$preset" in
+    asan) phase "$preset: tests (unit, integration, fault)" ctest --preset "$preset" -LE e2e ;;
+    *)    phase "$preset: tests (all)" ctest --preset "$preset" ;;
+  esac
 done
+if [ -x fuzz/smoke.sh ]; then
+  phase "fuzz smoke (libFuzzer, ASan+UBSan)" fuzz/smoke.sh
+fi

@@ -19,12 +19,52 @@
 namespace agentworks::server {
 namespace {
 
+// The data directory holds the store and the owner's login token: it must be this user's and closed to others.
+// A directory others could write to is refused (they may have planted files in it); one others can merely read
+// (e.g. made under a loose umask) is tightened to 0700, with a warning.
 void prepare_data_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     throw Error(ErrorCode::usage, "cannot create data directory " + dir.string() + ": " + std::strerror(errno));
-  if (!std::filesystem::is_directory(dir)) throw Error(ErrorCode::usage, dir.string() + " is not a directory");
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(ErrorCode::usage, "--data " + dir.string() + " is not a directory (or is a symlink): " +
+                                      std::strerror(errno) + "; give a directory of your own");
+  }
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const mode_t mode = st.st_mode & 07777;
+  std::string problem;
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+  if (!stat_ok) {
+    problem = std::string("cannot stat it: ") + std::strerror(errno);
+  } else if (st.st_uid != ::getuid()) {
+    problem = "it is owned by uid " + std::to_string(st.st_uid) + ", not by you (uid " + std::to_string(::getuid()) +
+              "); use a directory of your own";
+  } else if ((mode & 022) != 0) {
+    problem = std::string("it has mode ") + octal + ", so other users may have written files into it; check its " +
+              "contents, then run: chmod 700 " + dir.string();
+  } else if ((mode & 077) != 0) {
+    if (::fchmod(fd, 0700) != 0) problem = std::string("cannot tighten it to 0700: ") + std::strerror(errno);
+    else spdlog::warn("tightened {} from mode {} to 0700: it holds the owner's login token", dir.string(), octal);
+  }
+  ::close(fd);
+  if (!problem.empty()) throw Error(ErrorCode::usage, "refusing --data " + dir.string() + ": " + problem);
+}
+
+// A token file loosened by hand (or by a copy tool) is tightened again at every start, as the bridge does with
+// its own files.
+void tighten_owner_token(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / "owner.token";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077) == 0) return;
+  if (::chmod(path.c_str(), 0600) != 0) {
+    throw Error(ErrorCode::internal, path.string() + " is readable by others and cannot be tightened: " +
+                                         std::strerror(errno) + "; run: chmod 600 " + path.string());
+  }
+  spdlog::warn("tightened {} to 0600: it is the owner's login token", path.string());
 }
 
 void write_owner_token(const std::filesystem::path& dir, const std::string& token) {
@@ -40,6 +80,7 @@ void write_owner_token(const std::filesystem::path& dir, const std::string& toke
 
 // Creates the owner account on the first start and writes its login token to DIR/owner.token.
 void ensure_owner(Store& store, const std::filesystem::path& dir) {
+  tighten_owner_token(dir);
   store.begin_batch();
   try {
     const auto token = store.ensure_owner();
@@ -63,6 +104,7 @@ void raise_fd_limit() {
 }  // namespace
 
 int serve(const ServeOptions& opt) {
+  ::umask(077);  // the store, its WAL and everything else the server creates stay private
   raise_fd_limit();
   const std::filesystem::path dir(opt.data_dir);
   prepare_data_dir(dir);

@@ -21,6 +21,16 @@ namespace agentworks::cli {
 using nlohmann::json;
 namespace {
 
+// Whether the bridge runs; a socket that fails the ownership checks is reported (with its fix), not hidden.
+json bridge_state() {
+  try {
+    const auto ping = bridge_client::ping(std::chrono::seconds(2));
+    return {{"running", ping.has_value()}, {"pid", ping ? json(ping->value("pid", 0)) : json(nullptr)}};
+  } catch (const Error& e) {
+    return {{"running", false}, {"pid", nullptr}, {"problem", e.what()}};
+  }
+}
+
 class Status final : public Command {
  public:
   void define(CLI::App& app) override {
@@ -51,8 +61,7 @@ class Status final : public Command {
     result["logged_in"] = logged_in;
     bool ours = embedded_alive && record->url == url;
     result["embedded_pid"] = ours ? json(record->pid) : json(nullptr);
-    const auto ping = bridge_client::ping(std::chrono::seconds(2));
-    result["bridge"] = {{"running", ping.has_value()}, {"pid", ping ? json(ping->value("pid", 0)) : json(nullptr)}};
+    result["bridge"] = bridge_state();
     return result;
   }
 
@@ -74,6 +83,8 @@ class Status final : public Command {
     const json& bridge = r["bridge"];
     if (bridge.value("running", false)) {
       std::cout << "bridge:     running (pid " << bridge["pid"].get<long>() << ")\n";
+    } else if (bridge.contains("problem")) {
+      std::cout << "bridge:     " << text_or(bridge, "problem") << "\n";
     } else {
       std::cout << "bridge:     not running (start it with `agentworks daemon start`)\n";
     }

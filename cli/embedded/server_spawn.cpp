@@ -1,6 +1,7 @@
 #include "embedded/server_spawn.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -97,6 +98,7 @@ SpawnedServer spawn_server(const fs::path& binary, const fs::path& data, int por
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw Error(ErrorCode::internal, std::string("pipe: ") + std::strerror(errno));
   int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd >= 0) ::fchmod(log_fd, 0600);  // an existing log loosened by hand is private again
   int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (log_fd < 0 || null_fd < 0) {
     int err = errno;

@@ -12,6 +12,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
+#include "agentworks/private_socket.hpp"
 
 namespace agentworks::bridge_client {
 namespace {
@@ -45,14 +46,17 @@ Error timed_out(const std::filesystem::path& socket) {
                                            "with `agentworks daemon stop` and `agentworks daemon start`");
 }
 
-// Connects without blocking; ENOENT / ECONNREFUSED mean no bridge runs.
+// Connects without blocking, only after the directory and the listening process are checked to be this user's
+// (a planted socket is refused before a byte is sent); no directory, ENOENT or ECONNREFUSED mean no bridge runs.
 int connect_socket(const std::filesystem::path& socket) {
+  const int dir_fd = private_socket::open_checked_dir(socket.parent_path());
+  if (dir_fd < 0) throw Error(ErrorCode::unreachable, not_running_message());
+  Fd dir(dir_fd);
+  const std::string p = private_socket::path_through_fd(dir.get(), socket.parent_path(), socket.filename().string());
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  const std::string p = socket.string();
   if (p.size() >= sizeof addr.sun_path) {
-    throw Error(ErrorCode::internal, "the bridge socket path is too long for a Unix socket: " + p +
-                                         "; set XDG_RUNTIME_DIR to a shorter directory");
+    throw Error(ErrorCode::internal, "the bridge socket path is too long for a Unix socket: " + p);
   }
   std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -65,7 +69,13 @@ int connect_socket(const std::filesystem::path& socket) {
       throw Error(ErrorCode::busy, "the agentworks bridge is overloaded (its socket backlog is full); retry shortly");
     }
     throw Error(ErrorCode::unreachable,
-                "cannot connect to the agentworks bridge at " + p + ": " + std::strerror(err));
+                "cannot connect to the agentworks bridge at " + socket.string() + ": " + std::strerror(err));
+  }
+  try {
+    private_socket::check_peer_is_this_user(fd, socket);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   return fd;
 }
@@ -183,7 +193,8 @@ json call(const json& request, std::chrono::milliseconds timeout, const std::fil
 std::optional<json> ping(std::chrono::milliseconds timeout, const std::filesystem::path& socket) {
   try {
     return call(json{{"op", "ping"}}, timeout, socket);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::forbidden) throw;  // a planted socket is not "no bridge": say so
     return std::nullopt;
   }
 }

@@ -38,8 +38,10 @@ fs::path state_dir() {
 }
 
 fs::path runtime_dir() {
-  if (const char* x = absolute_env("XDG_RUNTIME_DIR")) return fs::path(x) / "agentworks";
-  return fs::path("/tmp") / ("agentworks-" + std::to_string(getuid()));
+  // Deliberately no XDG variable: agent CLIs start hooks and MCP servers with a stripped environment (Codex keeps
+  // HOME but not XDG_RUNTIME_DIR), and every process of the user must find the same bridge. A directory in the
+  // user's home cannot be pre-created by another user, unlike a fixed name under /tmp.
+  return home_dir() / ".local" / "state" / "agentworks" / "run";
 }
 
 fs::path data_dir() {

@@ -12,19 +12,22 @@
 #include <cstring>
 #include <thread>
 
+#include "agentworks/private_socket.hpp"
 #include "private_dir.hpp"
 
 namespace agentworks::bridge {
 namespace fs = std::filesystem;
 namespace {
 
-sockaddr_un make_address(const fs::path& path) {
+// The socket is named through the opened private directory's fd: short whatever the home's path length, and
+// immune to a rename of the directory after it was checked.
+sockaddr_un make_address(int dir_fd, const fs::path& dir) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  const std::string s = path.string();
+  const std::string s = private_socket::path_through_fd(dir_fd, dir, kSocketName);
   if (s.size() >= sizeof addr.sun_path) {
     throw StartupError("socket path " + s + " is too long for a Unix socket (" + std::to_string(s.size()) +
-                       " bytes); set XDG_RUNTIME_DIR to a shorter directory");
+                       " bytes); mount /proc, or use a shorter HOME");
   }
   std::memcpy(addr.sun_path, s.c_str(), s.size() + 1);
   return addr;
@@ -39,7 +42,7 @@ std::string read_pid(int fd) {
 }
 
 UniqueFd listen_on(int dir_fd, const fs::path& path) {
-  const sockaddr_un addr = make_address(path);
+  const sockaddr_un addr = make_address(dir_fd, path.parent_path());
   // Only the lock holder gets here, so whatever is at the path is a stale socket of a dead bridge.
   if (::unlinkat(dir_fd, kSocketName, 0) != 0 && errno != ENOENT) {
     throw StartupError("cannot remove stale socket " + path.string() + ": " + std::strerror(errno));
@@ -60,22 +63,27 @@ UniqueFd listen_on(int dir_fd, const fs::path& path) {
 
 }  // namespace
 
-bool socket_answers(const fs::path& path) {
+bool socket_answers(int dir_fd, const fs::path& dir) {
   sockaddr_un addr{};
   try {
-    addr = make_address(path);
+    addr = make_address(dir_fd, dir);
   } catch (const StartupError&) {
     return false;
   }
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return false;
-  return ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) return false;
+  // Something answers: it must be a bridge of this user, not a process another user slipped in.
+  if (auto why = private_socket::foreign_peer_reason(fd.get(), dir / kSocketName)) {
+    throw StartupError("refusing to start: " + *why);
+  }
+  return true;
 }
 
 ClaimResult claim_instance(int dir_fd, const fs::path& dir) {
   const fs::path socket_path = dir / kSocketName;
   ClaimResult result;
-  if (socket_answers(socket_path)) {
+  if (socket_answers(dir_fd, dir)) {
     result.already_running = "a bridge already answers on " + socket_path.string();
     return result;
   }
@@ -89,7 +97,7 @@ ClaimResult claim_instance(int dir_fd, const fs::path& dir) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
       throw StartupError("cannot lock " + (dir / kLockName).string() + ": " + std::strerror(errno));
     }
-    if (socket_answers(socket_path)) {
+    if (socket_answers(dir_fd, dir)) {
       result.already_running = "a bridge is already running (" + read_pid(lock.get()) + ")";
       return result;
     }

@@ -30,8 +30,9 @@ struct ClaimResult {
 // a lock holder never answers.
 ClaimResult claim_instance(int dir_fd, const std::filesystem::path& dir);
 
-// True when something accepts connections on the socket at `path`.
-bool socket_answers(const std::filesystem::path& path);
+// True when something accepts connections on the bridge socket in the opened directory dir_fd (dir). Throws
+// StartupError when the process that listens there runs as another user.
+bool socket_answers(int dir_fd, const std::filesystem::path& dir);
 
 // Removes the socket while still holding the lock (clean shutdown).
 void release_instance(Instance& instance, int dir_fd);

@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <system_error>
+
+#include "agentworks/private_socket.hpp"
 
 namespace agentworks::bridge {
 namespace fs = std::filesystem;
@@ -46,23 +47,9 @@ UniqueFd open_checked(const fs::path& path, bool tighten) {
   if (::fstat(fd.get(), &st) != 0) {
     throw StartupError("cannot stat directory " + path.string() + ": " + errno_text(errno));
   }
-  if (!S_ISDIR(st.st_mode)) {
-    throw StartupError("refusing to start: " + path.string() + " is not a directory");
-  }
-  if (st.st_uid != ::getuid()) {
-    throw StartupError("refusing to start: " + path.string() + " is owned by uid " + std::to_string(st.st_uid) +
-                       ", not by you (uid " + std::to_string(::getuid()) +
-                       "); another user may be interfering; remove it or set XDG_RUNTIME_DIR to a private "
-                       "directory");
-  }
-  const auto mode = st.st_mode & 07777;
-  if (mode != 0700) {
-    if (tighten && ::fchmod(fd.get(), 0700) == 0) return fd;
-    char octal[8];
-    std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
-    throw StartupError("refusing to start: " + path.string() + " has mode " + octal +
-                       "; it must be 0700 (run: chmod 700 " + path.string() + ")");
-  }
+  const bool ours_but_loose = S_ISDIR(st.st_mode) && st.st_uid == ::getuid() && (st.st_mode & 07777) != 0700;
+  if (ours_but_loose && tighten && ::fchmod(fd.get(), 0700) == 0) return fd;
+  if (auto why = private_socket::unsafe_dir_reason(st, path)) throw StartupError("refusing to start: " + *why);
   return fd;
 }
 

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
@@ -24,6 +25,8 @@
 namespace agentworks::bridge {
 namespace {
 
+// A start-up outcome goes to exactly one place: the daemonizing parent (which prints it) when there is one,
+// else the terminal, so a refusal is printed once.
 void report(int fd, const std::string& line) {
   if (fd < 0) return;
   const std::string text = line + "\n";
@@ -51,6 +54,9 @@ void close_all_handles(uv_loop_t* loop) {
 }  // namespace
 
 int run_bridge(const RunOptions& options) {
+  // Everything the bridge creates is private whatever umask it inherited: spdlog's log files (and their rotated
+  // copies) are created with fopen, which has no mode argument.
+  ::umask(077);
   const std::filesystem::path runtime = paths::runtime_dir();
   const std::filesystem::path state = paths::state_dir();
   UniqueFd runtime_fd;
@@ -60,12 +66,12 @@ int run_bridge(const RunOptions& options) {
     open_owned_dir_tightening(state);
     claim = claim_instance(runtime_fd.get(), runtime);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "agentworks-bridge: %s\n", e.what());
+    if (options.ready_fd < 0) std::fprintf(stderr, "agentworks-bridge: %s\n", e.what());
     report(options.ready_fd, std::string("error ") + e.what());
     return 1;
   }
   if (!claim.instance) {
-    std::fprintf(stdout, "agentworks-bridge: already running: %s\n", claim.already_running.c_str());
+    if (options.ready_fd < 0) std::fprintf(stdout, "agentworks-bridge: already running: %s\n", claim.already_running.c_str());
     report(options.ready_fd, "running " + claim.already_running);
     return 0;
   }
@@ -104,7 +110,7 @@ int run_bridge(const RunOptions& options) {
       bridge->start();
     } catch (const std::exception& e) {
       log::error(std::string("cannot start: ") + e.what());
-      std::fprintf(stderr, "agentworks-bridge: cannot start: %s\n", e.what());
+      if (options.ready_fd < 0) std::fprintf(stderr, "agentworks-bridge: cannot start: %s\n", e.what());
       report(options.ready_fd, std::string("error cannot start: ") + e.what());
       server.reset();
       bridge.reset();

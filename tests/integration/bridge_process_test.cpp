@@ -38,7 +38,7 @@ TEST(BridgeProcess, DaemonStartsWithPrivateDirAndSocket_RB9) {
   const auto r = run_process({bridge_binary()}, in_home(home));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("started"), std::string::npos) << r.out;
-  const auto dir = home.runtime_dir() / "agentworks";
+  const auto dir = home.bridge_dir();
   EXPECT_EQ(mode_of(dir), 0700u);
   EXPECT_EQ(mode_of(dir / "bridge.sock"), 0600u);
   EXPECT_EQ(mode_of(dir / "bridge.lock"), 0600u);
@@ -78,7 +78,7 @@ TEST(BridgeProcess, ConcurrentStartsLeaveOneBridge_RB1) {
   // A start after a crash (stale socket, lock released by the kernel) works again.
   ::kill(pid, SIGKILL);
   ASSERT_TRUE(wait_until([&] { return !process_alive(pid); }, std::chrono::seconds(20)));
-  EXPECT_TRUE(std::filesystem::exists(home.runtime_dir() / "agentworks" / "bridge.sock"));
+  EXPECT_TRUE(std::filesystem::exists(home.bridge_socket()));
   const auto again = run_process({bridge_binary()}, in_home(home));
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("started"), std::string::npos) << again.out;
@@ -94,7 +94,8 @@ TEST(BridgeProcess, SymlinkedRuntimeDirIsRefused_RB9) {
   const auto target = home.path("elsewhere");
   std::filesystem::create_directories(target);
   ::chmod(target.c_str(), 0700);
-  std::filesystem::create_directory_symlink(target, home.runtime_dir() / "agentworks");
+  std::filesystem::create_directories(home.bridge_dir().parent_path());
+  std::filesystem::create_directory_symlink(target, home.bridge_dir());
   const auto r = run_process({bridge_binary(), "--foreground"}, in_home(home));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("symlink"), std::string::npos) << r.err;
@@ -103,7 +104,7 @@ TEST(BridgeProcess, SymlinkedRuntimeDirIsRefused_RB9) {
 
 TEST(BridgeProcess, WideRuntimeDirIsRefused_RB9) {
   TempHome home;
-  const auto dir = home.runtime_dir() / "agentworks";
+  const auto dir = home.bridge_dir();
   std::filesystem::create_directories(dir);
   ::chmod(dir.c_str(), 0755);
   const auto r = run_process({bridge_binary()}, in_home(home));

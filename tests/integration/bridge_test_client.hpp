@@ -32,7 +32,7 @@ inline std::string bridge_binary() {
 }
 
 inline std::filesystem::path bridge_socket(const TempHome& home) {
-  return home.runtime_dir() / "agentworks" / "bridge.sock";
+  return home.bridge_socket();
 }
 
 // One connection to the bridge socket. Reads take a deadline; nothing blocks forever.

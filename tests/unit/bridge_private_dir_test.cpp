@@ -104,10 +104,10 @@ TEST_F(PrivateDirTest, StaleSocketIsReplacedUnderTheLock) {
     ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
     ::close(s);
   }
-  EXPECT_FALSE(socket_answers(dir / kSocketName));
+  EXPECT_FALSE(socket_answers(fd.get(), dir));
   auto claim = claim_instance(fd.get(), dir);
   ASSERT_TRUE(claim.instance);
-  EXPECT_TRUE(socket_answers(dir / kSocketName));
+  EXPECT_TRUE(socket_answers(fd.get(), dir));
   release_instance(*claim.instance, fd.get());
 }
 

@@ -13,19 +13,21 @@
 
 namespace agentworks::bridge_client {
 
-// paths::runtime_dir()/bridge.sock.
+// paths::runtime_dir()/bridge.sock: the same for every process of this user, whatever its environment.
 std::filesystem::path socket_path();
 
 // The message of the unreachable error, saying how to start the bridge.
 std::string not_running_message();
 
 // Sends `request` (an object with at least "op"; "id" is set here) and returns the bridge's success answer.
-// Throws Error: unreachable when no bridge listens (no socket, connection refused) or it does not answer before
+// Before sending, checks the socket's directory and the listener's uid (private_socket.hpp): Error(forbidden)
+// when they are not this user's. Throws Error: unreachable when no bridge listens (no socket, connection refused) or it does not answer before
 // `timeout`; the bridge's own code when it answers with an error object; internal for a malformed answer.
 nlohmann::json call(const nlohmann::json& request, std::chrono::milliseconds timeout = std::chrono::seconds(5),
                     const std::filesystem::path& socket = socket_path());
 
-// ping with a short deadline: the answer when a bridge answers, nullopt otherwise (never throws unreachable).
+// ping with a short deadline: the answer when a bridge answers, nullopt when none does; throws Error(forbidden)
+// when the socket's directory or listener is not this user's (see private_socket.hpp).
 std::optional<nlohmann::json> ping(std::chrono::milliseconds timeout = std::chrono::seconds(2),
                                    const std::filesystem::path& socket = socket_path());
 

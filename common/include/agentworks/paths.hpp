@@ -10,7 +10,8 @@ namespace agentworks::paths {
 std::filesystem::path config_file();
 // $XDG_STATE_HOME/agentworks, else ~/.local/state/agentworks (bridge journal, logs).
 std::filesystem::path state_dir();
-// $XDG_RUNTIME_DIR/agentworks, else /tmp/agentworks-<uid> (bridge socket and lock).
+// ~/.local/state/agentworks/run (bridge socket and lock), whatever the XDG variables say: every process of the
+// user finds the same bridge, even one an agent CLI started with a stripped environment.
 std::filesystem::path runtime_dir();
 // $XDG_DATA_HOME/agentworks, else ~/.local/share/agentworks.
 std::filesystem::path data_dir();

@@ -1,11 +1,14 @@
 #include "harness/temp_home.hpp"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
+
+#include "harness/foreign_bridge.hpp"
 
 namespace agentworks::testing {
 namespace fs = std::filesystem;
@@ -40,9 +43,19 @@ TempHome::TempHome() : root_(make_temp_dir()) {
     fs::create_directories(dir);
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
   }
+  foreign_ = std::make_unique<ForeignBridge>(runtime_dir() / "agentworks" / "bridge.sock");
 }
 
-TempHome::~TempHome() { remove_tree(root_); }
+TempHome::~TempHome() {
+  if (foreign_->connections() > 0) {
+    ADD_FAILURE() << foreign_->connections() << " connection(s) reached the foreign socket at "
+                  << foreign_->socket().string()
+                  << ": an agentworks program looked for its bridge under XDG_RUNTIME_DIR instead of "
+                  << bridge_dir().string();
+  }
+  foreign_.reset();
+  remove_tree(root_);
+}
 
 EnvOverrides TempHome::env() const {
   return {

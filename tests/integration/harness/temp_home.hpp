@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "harness/process.hpp"
@@ -25,6 +26,8 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+class ForeignBridge;
+
 class TempHome {
  public:
   TempHome();
@@ -37,7 +40,12 @@ class TempHome {
   std::filesystem::path config_home() const { return root_ / "config"; }
   std::filesystem::path state_home() const { return root_ / "state"; }
   std::filesystem::path data_home() const { return root_ / "data"; }
+  // XDG_RUNTIME_DIR: set, as on a desktop, with a foreign bridge planted at its agentworks/bridge.sock (see
+  // foreign_bridge.hpp); the test fails when any program connects to it.
   std::filesystem::path runtime_dir() const { return root_ / "run"; }
+  // Where the bridge's socket and lock live: ~/.local/state/agentworks/run, whatever XDG_* say.
+  std::filesystem::path bridge_dir() const { return home() / ".local" / "state" / "agentworks" / "run"; }
+  std::filesystem::path bridge_socket() const { return bridge_dir() / "bridge.sock"; }
   // A scratch path inside the temp root (logs, extra configs, server data).
   std::filesystem::path path(const std::string& name) const { return root_ / name; }
 
@@ -46,6 +54,7 @@ class TempHome {
 
  private:
   std::filesystem::path root_;
+  std::unique_ptr<ForeignBridge> foreign_;
 };
 
 }  // namespace agentworks::testing
