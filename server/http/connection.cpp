@@ -102,7 +102,8 @@ void HttpConnection::read_head() {
   const auto* bytes = reinterpret_cast<const char*>(evbuffer_pullup(in, static_cast<ev_ssize_t>(look)));
   const auto end = find_head_end(std::string_view(bytes, look));
   if (!end) {
-    if (len >= kMaxHeadBytes) fail(ErrorCode::bad_request, "the request head is over 64 KiB; send fewer or shorter headers");
+    if (len >= kMaxHeadBytes)
+      fail(ErrorCode::bad_request, "the request head is over 64 KiB; send fewer or shorter headers");
     return;
   }
   auto parsed = parse_request_head(std::string_view(bytes, *end));

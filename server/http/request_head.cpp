@@ -33,7 +33,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-HeadError bad(std::string message) { return HeadError{ErrorCode::bad_request, std::move(message) + "; see docs/protocol.md"}; }
+HeadError bad(std::string message) {
+  return HeadError{ErrorCode::bad_request, std::move(message) + "; see docs/protocol.md"};
+}
 
 // Splits the head into lines without their line ends; a CR anywhere but before LF is refused.
 std::optional<std::vector<std::string_view>> split_lines(std::string_view text) {

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -67,7 +69,9 @@ class StuckClient {
   ~StuckClient() { ::close(fd_); }
   StuckClient(const StuckClient&) = delete;
   StuckClient& operator=(const StuckClient&) = delete;
-  void send(const std::string& bytes) { ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size())); }
+  void send(const std::string& bytes) {
+    ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  }
   // Reads (and drops) everything until the server closes; false when the deadline passes first.
   bool drained_to_close(Clock::time_point deadline) {
     const timeval tv{0, 200000};
@@ -110,7 +114,9 @@ TEST_F(HttpLimits, ConnectionsOverTheCapGetJsonBusy) {
   const HttpResponse refused = HttpClient(server_->url()).get("/v1/health");
   EXPECT_EQ(refused.status, 503) << describe(refused);
   EXPECT_EQ(error_code_of(refused.body), "busy") << describe(refused);
-  EXPECT_NE(refused.headers["content-type"].find("application/json"), std::string::npos) << describe(refused);
+  const auto type = refused.headers.find("content-type");
+  EXPECT_TRUE(type != refused.headers.end() && type->second.find("application/json") != std::string::npos)
+      << describe(refused);
 
   held.clear();
   EXPECT_TRUE(wait_until([&] { return HttpClient(server_->url()).get("/v1/health").status == 200; },
@@ -162,7 +168,7 @@ TEST_F(HttpLimits, AcceptAtTheFdLimitBacksOffQuietly) {
   const long ticks = cpu_ticks(pid) - ticks_before;
   const std::uintmax_t logged = log_bytes() - log_before;
   const long window_ticks = 5 * ::sysconf(_SC_CLK_TCK);
-  EXPECT_LT(ticks, window_ticks / 4) << "the server spun at the fd limit: " << ticks << " of " << window_ticks << " ticks";
+  EXPECT_LT(ticks, window_ticks / 10) << "the server spun at the fd limit: " << ticks << " of " << window_ticks << " ticks";
   EXPECT_LT(logged, 16u * 1024u) << "the server flooded its log at the fd limit";
 
   clients.clear();
@@ -194,7 +200,8 @@ TEST_F(HttpLimits, NonReadingStreamsAreClosedAndMemoryStaysBounded) {
     stuck.back()->send(request);
   }
   // The newest stream wins: opened last, the reading stream is never the one closed for the per-attachment cap.
-  ASSERT_TRUE(wait_until([&] { return http_json(owner_http(), "GET", "/v1/agents/reviewer", std::nullopt, 200).at("connected") == true; }));
+  ASSERT_TRUE(wait_until(
+      [&] { return http_json(owner_http(), "GET", "/v1/agents/reviewer", std::nullopt, 200).at("connected") == true; }));
   SseStream reader(server_->url(), path, owner_token());
   ASSERT_EQ(reader.status(), 200) << reader.error_body();
   ASSERT_TRUE(reader.next_event_named("ready").has_value());
