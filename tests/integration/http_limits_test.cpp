@@ -27,7 +27,8 @@ using Clock = std::chrono::steady_clock;
 // utime + stime of a process, in clock ticks (/proc/PID/stat fields 14 and 15).
 long cpu_ticks(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  std::getline(in, text);
   std::istringstream rest(text.substr(text.rfind(')') + 2));  // fields after "(comm)"
   std::string field;
   long utime = 0, stime = 0;
@@ -93,7 +94,7 @@ class HttpLimits : public MessagingTest {
  protected:
   std::uintmax_t log_bytes() {
     std::uintmax_t total = 0;
-    for (const auto& e : std::filesystem::directory_iterator(home_.path()))
+    for (const auto& e : std::filesystem::directory_iterator(server_->data_dir().parent_path()))
       if (e.path().filename().string().rfind("server.", 0) == 0) total += e.file_size();
     return total;
   }
