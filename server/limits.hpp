@@ -18,6 +18,9 @@ struct Limits {
   int max_agents_total = 2000;
   int heartbeat_seconds = 15;
   std::int64_t submission_retention_seconds = 604800;
+  // HTTP connections: serve() sets max_connections from RLIMIT_NOFILE (minus headroom) or --max-connections.
+  int max_connections = 1000;
+  int request_deadline_seconds = 15;  // accept (or a request's first byte) to the complete request
 };
 
 }  // namespace agentworks::server

@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--heartbeat-seconds", l.heartbeat_seconds, "SSE heartbeat interval")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--max-connections", opt.max_connections,
+                 "open HTTP connections at most (default and ceiling: the open-file limit minus 64)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--request-deadline-seconds", l.request_deadline_seconds,
+                 "a request must arrive completely within this after accept (or its first byte)")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
 
   auto* account = app.add_subcommand("account", "manage accounts");
   auto* add = account->add_subcommand("add", "add an account and print its login token");

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include "agentworks/error.hpp"
@@ -92,20 +93,43 @@ void ensure_owner(Store& store, const std::filesystem::path& dir) {
   }
 }
 
-// 1,000 concurrent SSE streams need more descriptors than the usual soft limit of 1,024.
-void raise_fd_limit() {
+// 1,000 concurrent SSE streams need more descriptors than the usual soft limit of 1,024. Returns the limit.
+rlim_t raise_fd_limit() {
   rlimit rl{};
-  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 1024;
+  if (rl.rlim_cur < rl.rlim_max) {
+    const rlim_t before = rl.rlim_cur;
     rl.rlim_cur = rl.rlim_max;
-    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) spdlog::warn("cannot raise the open-file limit: {}", std::strerror(errno));
+    if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+      spdlog::warn("cannot raise the open-file limit: {}", std::strerror(errno));
+      rl.rlim_cur = before;
+    }
   }
+  return rl.rlim_cur;
+}
+
+// Descriptors kept free for the store (database, WAL, shm, checkpointer), the log, the listener and the loop.
+constexpr rlim_t kFdHeadroom = 64;
+
+// The connection cap: below the open-file limit, so accept never runs out of descriptors; lower with the flag.
+int connection_cap(rlim_t fd_limit, int flag) {
+  const rlim_t by_limit = fd_limit > 2 * kFdHeadroom ? fd_limit - kFdHeadroom : std::max<rlim_t>(1, fd_limit / 2);
+  const rlim_t capped = std::min<rlim_t>(by_limit, 1'000'000);
+  int cap = static_cast<int>(capped);
+  if (flag > 0 && flag < cap) cap = flag;
+  return cap;
 }
 
 }  // namespace
 
-int serve(const ServeOptions& opt) {
+int serve(const ServeOptions& options) {
   ::umask(077);  // the store, its WAL and everything else the server creates stay private
-  raise_fd_limit();
+  ServeOptions opt = options;
+  const rlim_t fd_limit = raise_fd_limit();
+  opt.limits.max_connections = connection_cap(fd_limit, opt.max_connections);
+  if (opt.max_connections > opt.limits.max_connections)
+    spdlog::warn("--max-connections {} is over what the open-file limit ({}) allows; using {}", opt.max_connections,
+                 fd_limit, opt.limits.max_connections);
   const std::filesystem::path dir(opt.data_dir);
   prepare_data_dir(dir);
   Store store(dir, opt.limits);
@@ -126,7 +150,8 @@ int serve(const ServeOptions& opt) {
   HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port);
   std::printf("listening on http://%s:%d\n", opt.listen.substr(0, colon).c_str(), http.port());
   std::fflush(stdout);
-  spdlog::info("data in {}", dir.string());
+  spdlog::info("data in {}; at most {} open connections (open-file limit {})", dir.string(),
+               opt.limits.max_connections, fd_limit);
   http.run();
   return exit_ok;
 }

@@ -11,6 +11,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:0";
   std::string data_dir;
   Limits limits;
+  int max_connections = 0;  // --max-connections; 0: derived from the open-file limit alone
 };
 
 // Runs the server until SIGTERM/SIGINT; returns the exit code.

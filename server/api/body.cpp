@@ -1,10 +1,33 @@
 #include "api/body.hpp"
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
 
 #include "agentworks/error.hpp"
 
 namespace agentworks::server {
+
+nlohmann::json parse_request_body(const std::string& text) {
+  constexpr int kMaxDepth = 64;
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  const nlohmann::json::parser_callback_t check = [&keys](int depth, nlohmann::json::parse_event_t event,
+                                                          nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxDepth)
+      throw Error(ErrorCode::bad_request, "the body nests deeper than 64 levels");
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw Error(ErrorCode::bad_request, "the key '" + parsed.get<std::string>() +
+                                               "' appears twice in one object; send each field once");
+    return true;
+  };
+  nlohmann::json body = nlohmann::json::parse(text, check, false);
+  if (body.is_discarded()) throw Error(ErrorCode::bad_request, "the body is not valid JSON");
+  if (!body.is_object()) throw Error(ErrorCode::bad_request, "the body must be a JSON object");
+  return body;
+}
 
 Body::Body(const nlohmann::json& body, std::initializer_list<const char*> allowed) : body_(body) {
   for (auto it = body_.begin(); it != body_.end(); ++it) {

@@ -9,6 +9,10 @@
 
 namespace agentworks::server {
 
+// Parses a request body that must be a JSON object. Refuses (bad_request) invalid JSON, a non-object, a key
+// repeated within one object at any depth (naming the key), and nesting deeper than 64 levels.
+nlohmann::json parse_request_body(const std::string& text);
+
 class Body {
  public:
   // Throws bad_request when `body` has a field outside `allowed`.

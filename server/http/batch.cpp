@@ -3,13 +3,15 @@
 #include <event2/event.h>
 #include <spdlog/spdlog.h>
 
+#include "http/connection.hpp"
 #include "http/hub.hpp"
 #include "http/reply.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
 
-Batch::Batch(event_base* base, Store& store, Hub& hub) : store_(store), hub_(hub) {
+Batch::Batch(event_base* base, Store& store, Hub& hub, ConnectionTable& connections)
+    : store_(store), hub_(hub), connections_(connections) {
   flush_ev_ = event_new(base, -1, 0, &Batch::on_flush, this);
 }
 
@@ -18,8 +20,8 @@ Batch::~Batch() {
   event_free(flush_ev_);
 }
 
-void Batch::park(evhttp_request* req, Response response) {
-  parked_.push_back(Parked{req, std::move(response)});
+void Batch::park(HttpConnection& conn, Response response) {
+  parked_.push_back(Parked{conn.id(), std::move(response)});
   schedule();
 }
 
@@ -49,15 +51,17 @@ void Batch::flush() {
   parked_.clear();
   const StoreEvents events = ok ? store_.take_events() : StoreEvents{};
   for (auto& p : parked) {
+    HttpConnection* conn = connections_.find(p.connection);
+    if (conn == nullptr) continue;  // the client went away; its answer has nowhere to go
     try {
       if (!ok) {
-        send_error(p.req, ErrorCode::internal, "the server could not store this request; retry");
+        send_error(*conn, ErrorCode::internal, "the server could not store this request; retry");
       } else if (p.response.stream) {
-        hub_.start_stream(p.req, *p.response.stream);
+        hub_.start_stream(*conn, *p.response.stream);
       } else if (p.response.long_poll) {
-        hub_.park(p.req, *p.response.long_poll);
+        hub_.park(*conn, *p.response.long_poll);
       } else {
-        send_json(p.req, p.response.status, p.response.body);
+        send_json(*conn, p.response.status, p.response.body);
       }
     } catch (const std::exception& e) {
       spdlog::error("answering a parked request failed: {}", e.what());

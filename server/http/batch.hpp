@@ -5,38 +5,41 @@
 // durable (R-M1).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "http/response.hpp"
 
 struct event;
 struct event_base;
-struct evhttp_request;
 
 namespace agentworks::server {
 
+class ConnectionTable;
+class HttpConnection;
 class Hub;
 class Store;
 
 class Batch {
  public:
-  Batch(event_base* base, Store& store, Hub& hub);
+  Batch(event_base* base, Store& store, Hub& hub, ConnectionTable& connections);
   ~Batch();
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
-  void park(evhttp_request* req, Response response);
+  void park(HttpConnection& conn, Response response);
   void schedule();  // make sure a flush runs in this loop iteration
   void flush();
 
  private:
   static void on_flush(int fd, short what, void* arg);
   struct Parked {
-    evhttp_request* req;
+    std::uint64_t connection;  // looked up again: the client may have gone meanwhile
     Response response;
   };
   Store& store_;
   Hub& hub_;
+  ConnectionTable& connections_;
   event* flush_ev_ = nullptr;
   bool scheduled_ = false;
   std::vector<Parked> parked_;

@@ -1,15 +1,16 @@
 #include "http/dispatcher.hpp"
 
-#include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <spdlog/spdlog.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
-#include "agentworks/validation.hpp"
+#include "api/body.hpp"
 #include "http/batch.hpp"
+#include "http/connection.hpp"
 #include "http/reply.hpp"
 #include "http/route_table.hpp"
 #include "store/store.hpp"
@@ -17,17 +18,8 @@
 namespace agentworks::server {
 namespace {
 
-const char* method_name(evhttp_cmd_type cmd) {
-  switch (cmd) {
-    case EVHTTP_REQ_GET: return "GET";
-    case EVHTTP_REQ_POST: return "POST";
-    case EVHTTP_REQ_DELETE: return "DELETE";
-    case EVHTTP_REQ_PUT: return "PUT";
-    case EVHTTP_REQ_PATCH: return "PATCH";
-    case EVHTTP_REQ_HEAD: return "HEAD";
-    case EVHTTP_REQ_OPTIONS: return "OPTIONS";
-    default: return "OTHER";
-  }
+bool known_method(const std::string& m) {
+  return m == "GET" || m == "POST" || m == "DELETE" || m == "PUT" || m == "PATCH" || m == "HEAD" || m == "OPTIONS";
 }
 
 std::map<std::string, std::string> parse_query(const char* text, const Route& route) {
@@ -57,55 +49,52 @@ std::map<std::string, std::string> parse_query(const char* text, const Route& ro
   return out;
 }
 
-std::string bearer_token(evhttp_request* req) {
-  const char* h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+std::string bearer_token(const RequestHead& head) {
+  const std::string* h = head.header("authorization");
   const std::string_view prefix = "Bearer ";
   if (h == nullptr) throw Error(ErrorCode::unauthenticated, "missing Authorization: Bearer TOKEN; sign in first");
-  const std::string value = h;
-  if (value.size() <= prefix.size() || value.compare(0, prefix.size(), prefix) != 0)
+  if (h->size() <= prefix.size() || h->compare(0, prefix.size(), prefix) != 0)
     throw Error(ErrorCode::unauthenticated, "the Authorization header must be 'Bearer TOKEN'");
-  return value.substr(prefix.size());
+  return h->substr(prefix.size());
 }
+
+struct UriDeleter {
+  void operator()(evhttp_uri* u) const { evhttp_uri_free(u); }
+};
 
 }  // namespace
 
-void Dispatcher::on_request(evhttp_request* req, void* self) { static_cast<Dispatcher*>(self)->handle(req); }
-
-void Dispatcher::handle(evhttp_request* req) {
+void Dispatcher::handle(HttpConnection& conn) {
   try {
-    const char* method = method_name(evhttp_request_get_command(req));
-    const evhttp_uri* uri = evhttp_request_get_evhttp_uri(req);
-    const char* raw_path = uri != nullptr ? evhttp_uri_get_path(uri) : nullptr;
+    const RequestHead& head = conn.head();
+    if (!known_method(head.method))
+      throw Error(ErrorCode::bad_request, "method " + head.method + " is not supported; use GET, POST or DELETE");
+    const std::unique_ptr<evhttp_uri, UriDeleter> uri(
+        evhttp_uri_parse_with_flags(head.target.c_str(), EVHTTP_URI_NONCONFORMANT));
+    if (!uri) throw Error(ErrorCode::bad_request, "the request target is malformed; see docs/protocol.md");
+    const char* raw_path = evhttp_uri_get_path(uri.get());
     const std::string path = raw_path != nullptr ? raw_path : "";
+    const std::string& method = head.method;
     std::vector<std::string> params;
     const Route* route = match_route(method, path, params);
     if (route == nullptr)
-      throw Error(ErrorCode::not_found, std::string("no route ") + method + " " + path + "; see docs/protocol.md");
-    const auto query = parse_query(uri != nullptr ? evhttp_uri_get_query(uri) : nullptr, *route);
-
-    evbuffer* input = evhttp_request_get_input_buffer(req);
-    const std::size_t length = evbuffer_get_length(input);
-    if (length > kMaxRequestBodyBytes)
-      throw Error(ErrorCode::payload_too_large, "the request body is over 256 KiB; send a shorter message");
-    nlohmann::json body = nlohmann::json::object();
-    if (route->has_body) {
-      std::string text(length, '\0');
-      if (length > 0) evbuffer_copyout(input, text.data(), length);
-      body = nlohmann::json::parse(text, nullptr, false);
-      if (body.is_discarded()) throw Error(ErrorCode::bad_request, "the body is not valid JSON");
-      if (!body.is_object()) throw Error(ErrorCode::bad_request, "the body must be a JSON object");
-    }
-    const char* leid = evhttp_find_header(evhttp_request_get_input_headers(req), "Last-Event-ID");
-    const std::optional<std::string> last_event_id = leid != nullptr ? std::optional<std::string>(leid) : std::nullopt;
+      throw Error(ErrorCode::not_found, "no route " + method + " " + path + "; see docs/protocol.md");
+    const char* query_text = evhttp_uri_get_query(uri.get());
+    const std::string* leid = head.header("last-event-id");
+    const std::optional<std::string> last_event_id = leid != nullptr ? std::optional<std::string>(*leid) : std::nullopt;
+    // The connection already refused bodies over kMaxRequestBodyBytes (payload_too_large).
 
     if (route->auth == Auth::none) {
+      const auto query = parse_query(query_text, *route);
+      const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();
       const Connection nobody;
       Ctx ctx{store_, hub_, nobody, params, query, body, last_event_id};
       const Response r = route->handler(ctx);
-      send_json(req, r.status, r.body);
+      send_json(conn, r.status, r.body);
       return;
     }
-    const std::string token = bearer_token(req);
+    // Authenticate before looking at the query or the body: an unauthenticated caller learns nothing else.
+    const std::string token = bearer_token(head);
     Response response;
     try {
       store_.in_request([&] {
@@ -113,6 +102,8 @@ void Dispatcher::handle(evhttp_request* req) {
         if (!caller) throw Error(ErrorCode::unauthenticated, "unknown or revoked token; sign in again");
         if (route->auth == Auth::login && !caller->is_login())
           throw Error(ErrorCode::forbidden, "a child connection may not do this; use the login connection");
+        const auto query = parse_query(query_text, *route);
+        const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();
         Ctx ctx{store_, hub_, *caller, params, query, body, last_event_id};
         response = route->handler(ctx);
       });
@@ -120,12 +111,12 @@ void Dispatcher::handle(evhttp_request* req) {
       if (store_.in_batch()) batch_.schedule();
       throw;
     }
-    batch_.park(req, std::move(response));
+    batch_.park(conn, std::move(response));
   } catch (const Error& e) {
-    send_error(req, e.code(), e.what());
+    send_error(conn, e.code(), e.what());
   } catch (const std::exception& e) {
     spdlog::error("request failed: {}", e.what());
-    send_error(req, ErrorCode::internal, "the server failed on this request; it was logged");
+    send_error(conn, ErrorCode::internal, "the server failed on this request; it was logged");
   }
 }
 

@@ -2,19 +2,18 @@
 // permission level, error conversion. Handlers only do their own job.
 #pragma once
 
-struct evhttp_request;
-
 namespace agentworks::server {
 
 class Batch;
+class HttpConnection;
 class Hub;
 class Store;
 
 class Dispatcher {
  public:
   Dispatcher(Store& store, Hub& hub, Batch& batch) : store_(store), hub_(hub), batch_(batch) {}
-  void handle(evhttp_request* req);
-  static void on_request(evhttp_request* req, void* self);
+  // One complete request read by the connection.
+  void handle(HttpConnection& conn);
 
  private:
   Store& store_;

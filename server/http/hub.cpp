@@ -1,10 +1,6 @@
 #include "http/hub.hpp"
 
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,6 +10,7 @@
 #include "agentworks/error.hpp"
 #include "api/json_out.hpp"
 #include "api/page.hpp"
+#include "http/connection.hpp"
 #include "http/reply.hpp"
 
 namespace agentworks::server {
@@ -22,8 +19,7 @@ struct Hub::Parked {
   Hub* hub = nullptr;
   std::uint64_t id = 0;
   bool stream = false;
-  evhttp_request* req = nullptr;
-  evhttp_connection* evcon = nullptr;
+  HttpConnection* conn = nullptr;  // valid while parked: its close callback forgets us first
   std::string key;  // agent_id (streams, mailbox polls) or conversation_id (inbox polls)
   std::string connection_id;
   // stream
@@ -37,13 +33,6 @@ struct Hub::Parked {
 namespace {
 
 std::string cursor_text(std::int64_t seq) { return seq > 0 ? "m" + std::to_string(seq) : "0"; }
-
-void send_chunk(evhttp_request* req, const std::string& text) {
-  evbuffer* buf = evbuffer_new();
-  evbuffer_add(buf, text.data(), text.size());
-  evhttp_send_reply_chunk(req, buf);
-  evbuffer_free(buf);
-}
 
 std::string sse_event(const char* name, const std::string& data, const std::string& id = {}) {
   std::string out;
@@ -87,22 +76,6 @@ bool Hub::agent_connected(const std::string& agent_id) {
   return current && stream_count(*current) > 0;
 }
 
-void Hub::on_close(evhttp_connection*, void* arg) {
-  auto* p = static_cast<Parked*>(arg);
-  Hub* hub = p->hub;
-  const std::uint64_t id = p->id;
-  // On client EOF libevent detaches a request the user has not finished from the connection and leaves it to
-  // us; finishing it then frees it. If it is still attached, libevent frees it with the connection.
-  if (evhttp_request_get_connection(p->req) == nullptr) {
-    if (p->stream) {
-      evhttp_send_reply_end(p->req);
-    } else {
-      evhttp_send_reply(p->req, 500, "Closed", nullptr);
-    }
-  }
-  hub->forget(id);
-}
-
 void Hub::forget(std::uint64_t id) {
   auto it = parked_.find(id);
   if (it == parked_.end()) return;
@@ -120,32 +93,32 @@ void Hub::finish(std::uint64_t id, bool end_reply) {
   auto it = parked_.find(id);
   if (it == parked_.end()) return;
   Parked* p = it->second.get();
-  evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
-  if (end_reply) evhttp_send_reply_end(p->req);
+  p->conn->set_close_callback(nullptr);
+  if (end_reply) p->conn->end_stream();
   forget(id);
 }
 
-// A client that went away while its request waited for the group commit has left the request detached from any
-// connection; answering it is then the way to free it (libevent does nothing else for it).
-static bool client_gone(evhttp_request* req) {
-  if (evhttp_request_get_connection(req) != nullptr) return false;
-  evhttp_send_reply(req, 500, "Closed", nullptr);
-  return true;
+// Closes the oldest streams of an attachment so that at most `keep` stay open.
+void Hub::close_oldest_streams(const std::string& attachment_id, int keep) {
+  std::vector<std::uint64_t> ids;  // parked ids grow with time: smallest is oldest
+  for (const auto& [id, p] : parked_)
+    if (p->stream && p->attachment_id == attachment_id) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < ids.size(); ++i) finish(ids[i], true);
 }
 
-void Hub::start_stream(evhttp_request* req, const StreamStart& s) {
-  if (client_gone(req)) return;
+void Hub::start_stream(HttpConnection& conn, const StreamStart& s) {
+  if (conn.peer_closed()) {
+    conn.abort();
+    return;
+  }
   const auto att = store_.attachment_by_id(s.attachment_id);
-  evkeyvalq* headers = evhttp_request_get_output_headers(req);
-  evhttp_add_header(headers, "Content-Type", "text/event-stream");
-  evhttp_add_header(headers, "Cache-Control", "no-cache");
-  evhttp_add_header(headers, "Connection", "close");
-  evhttp_send_reply_start(req, 200, "OK");
+  conn.start_event_stream();
   std::string out = "retry: 1000\n\n";
   if (!att || att->state != "current") {
     out += sse_event("fenced", fenced_data(s.attachment_id, att ? reason_for_state(att->state) : "detached"));
-    send_chunk(req, out);
-    evhttp_send_reply_end(req);
+    conn.send_chunk(out, true);
+    conn.end_stream();
     return;
   }
   out += sse_event("ready", dump(nlohmann::json{{"attachment_id", att->attachment_id},
@@ -160,43 +133,42 @@ void Hub::start_stream(evhttp_request* req, const StreamStart& s) {
     }
     if (batch.size() < 100) break;
   }
-  send_chunk(req, out);
+  if (!conn.send_chunk(out, true)) return;
+  close_oldest_streams(att->attachment_id, kMaxStreamsPerAttachment - 1);
 
   auto p = std::make_unique<Parked>();
   p->hub = this;
   p->id = next_id_++;
   p->stream = true;
-  p->req = req;
-  p->evcon = evhttp_request_get_connection(req);
+  p->conn = &conn;
   p->key = att->agent_id;
   p->connection_id = s.connection_id;
   p->attachment_id = att->attachment_id;
   p->last_seq = target.after;
-  // A stream only writes: no read timeout, but a client that stops reading is dropped.
-  if (bufferevent* bev = evhttp_connection_get_bufferevent(p->evcon)) {
-    const timeval write_timeout{120, 0};
-    bufferevent_set_timeouts(bev, nullptr, &write_timeout);
-  }
-  evhttp_connection_set_closecb(p->evcon, &Hub::on_close, p.get());
+  // A stream only writes: a client that stops reading is dropped (write timeout, unsent-output cap).
+  conn.set_write_timeout(120);
+  conn.set_close_callback([this, id = p->id] { forget(id); });
   by_key_[p->key].push_back(p->id);
   ++streams_per_attachment_[p->attachment_id];
   parked_.emplace(p->id, std::move(p));
 }
 
-void Hub::park(evhttp_request* req, const LongPoll& lp) {
-  if (client_gone(req)) return;
+void Hub::park(HttpConnection& conn, const LongPoll& lp) {
+  if (conn.peer_closed()) {
+    conn.abort();
+    return;
+  }
   auto p = std::make_unique<Parked>();
   p->hub = this;
   p->id = next_id_++;
-  p->req = req;
-  p->evcon = evhttp_request_get_connection(req);
+  p->conn = &conn;
   p->key = lp.target.key;
   p->connection_id = lp.connection_id;
   p->poll = lp;
   p->timer = evtimer_new(base_, &Hub::on_timer, p.get());
   const timeval tv{lp.wait_seconds, 0};
   evtimer_add(p->timer, &tv);
-  evhttp_connection_set_closecb(p->evcon, &Hub::on_close, p.get());
+  conn.set_close_callback([this, id = p->id] { forget(id); });
   by_key_[p->key].push_back(p->id);
   parked_.emplace(p->id, std::move(p));
 }
@@ -216,14 +188,14 @@ void Hub::wake(std::uint64_t id, bool timed_out) {
     messages = store_.fetch(p->poll.target, p->poll.limit);
   } catch (const std::exception& e) {
     spdlog::error("long poll read failed: {}", e.what());
-    evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
-    send_error(p->req, ErrorCode::internal, "the server could not read messages; retry");
+    p->conn->set_close_callback(nullptr);
+    send_error(*p->conn, ErrorCode::internal, "the server could not read messages; retry");
     forget(id);
     return;
   }
   if (messages.empty() && !timed_out) return;
-  evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
-  send_json(p->req, 200, dump(page_json(messages, p->poll.target.mailbox, p->poll.after)));
+  p->conn->set_close_callback(nullptr);
+  send_json(*p->conn, 200, dump(page_json(messages, p->poll.target.mailbox, p->poll.after)));
   forget(id);
 }
 
@@ -234,7 +206,7 @@ void Hub::on_events(const StoreEvents& ev) {
     for (const auto& [id, p] : parked_)
       if (p->stream && p->attachment_id == attachment_id) ids.push_back(id);
     for (const auto id : ids) {
-      send_chunk(parked_.at(id)->req, sse_event("fenced", fenced_data(attachment_id, reason)));
+      parked_.at(id)->conn->send_chunk(sse_event("fenced", fenced_data(attachment_id, reason)));
       finish(id, true);
     }
   }
@@ -248,8 +220,8 @@ void Hub::on_events(const StoreEvents& ev) {
       if (p->stream) {
         finish(id, true);
       } else {
-        evhttp_connection_set_closecb(p->evcon, nullptr, nullptr);
-        send_error(p->req, ErrorCode::unauthenticated, "this connection was revoked; sign in again");
+        p->conn->set_close_callback(nullptr);
+        send_error(*p->conn, ErrorCode::unauthenticated, "this connection was revoked; sign in again");
         forget(id);
       }
     }
@@ -268,8 +240,7 @@ void Hub::on_events(const StoreEvents& ev) {
           }
           if (p->last_seq >= m.seq) continue;
           if (frame.empty()) frame = sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
-          send_chunk(p->req, frame);
-          p->last_seq = m.seq;
+          if (p->conn->send_chunk(frame)) p->last_seq = m.seq;
         }
       }
     }
@@ -281,7 +252,7 @@ void Hub::on_events(const StoreEvents& ev) {
 
 void Hub::heartbeat() {
   for (const auto& [id, p] : parked_)
-    if (p->stream) send_chunk(p->req, ": hb\n\n");
+    if (p->stream) p->conn->send_chunk(": hb\n\n");
 }
 
 void Hub::on_heartbeat(int, short, void* arg) { static_cast<Hub*>(arg)->heartbeat(); }

@@ -1,5 +1,5 @@
 // Parked requests woken by events: SSE attachment streams and long-poll reads.
-// No thread per connection: each parked request is a few bytes of state plus a libevent close callback.
+// No thread per connection: each parked request is a few bytes of state plus a connection close callback.
 // After every group commit the batch hands the committed StoreEvents to on_events(), which fences/ends
 // streams, closes revoked connections' streams and polls, pushes new messages and wakes waiters.
 #pragma once
@@ -15,10 +15,13 @@
 
 struct event;
 struct event_base;
-struct evhttp_connection;
-struct evhttp_request;
 
 namespace agentworks::server {
+
+class HttpConnection;
+
+// Open SSE streams per attachment; a new stream closes the oldest over this (the reconnecting bridge wins).
+inline constexpr int kMaxStreamsPerAttachment = 4;
 
 class Hub {
  public:
@@ -31,8 +34,8 @@ class Hub {
   bool agent_connected(const std::string& agent_id);
 
   // Called after the commit that covered the request.
-  void start_stream(evhttp_request* req, const StreamStart& s);
-  void park(evhttp_request* req, const LongPoll& lp);
+  void start_stream(HttpConnection& conn, const StreamStart& s);
+  void park(HttpConnection& conn, const LongPoll& lp);
   void on_events(const StoreEvents& ev);
   // Ends every stream and answers every long poll (SIGTERM/SIGINT).
   void shutdown();
@@ -44,7 +47,7 @@ class Hub {
   void forget(std::uint64_t id);
   void wake(std::uint64_t id, bool timed_out);
   void heartbeat();
-  static void on_close(evhttp_connection* evcon, void* arg);
+  void close_oldest_streams(const std::string& attachment_id, int keep);
   static void on_timer(int fd, short what, void* arg);
   static void on_heartbeat(int fd, short what, void* arg);
 

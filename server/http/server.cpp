@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <event2/event.h>
-#include <event2/http.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
@@ -13,10 +12,11 @@
 #include <cstring>
 
 #include "agentworks/error.hpp"
-#include "agentworks/validation.hpp"
 #include "http/batch.hpp"
+#include "http/connection.hpp"
 #include "http/dispatcher.hpp"
 #include "http/hub.hpp"
+#include "http/listener.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -24,8 +24,8 @@ namespace agentworks::server {
 struct HttpServer::Impl {
   Store& store;
   event_base* base = nullptr;
-  evhttp* http = nullptr;
-  evhttp_bound_socket* bound = nullptr;
+  std::unique_ptr<ConnectionTable> connections;
+  std::unique_ptr<Listener> listener;
   std::unique_ptr<Hub> hub;
   std::unique_ptr<Batch> batch;
   std::unique_ptr<Dispatcher> dispatcher;
@@ -41,10 +41,8 @@ struct HttpServer::Impl {
     if (self->stopping) return;
     self->stopping = true;
     spdlog::info("shutting down");
-    if (self->bound != nullptr) {
-      evhttp_del_accept_socket(self->http, self->bound);
-      self->bound = nullptr;
-    }
+    self->listener->stop();
+    self->connections->set_stopping();
     self->batch->flush();
     self->hub->shutdown();
     // Give the last answers a moment to reach the sockets before the loop stops.
@@ -53,24 +51,9 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& host, int port)
-    : impl_(std::make_unique<Impl>(store)) {
-  std::signal(SIGPIPE, SIG_IGN);
-  Impl& s = *impl_;
-  s.base = event_base_new();
-  if (s.base == nullptr) throw Error(ErrorCode::internal, "cannot create the event loop");
-  s.http = evhttp_new(s.base);
-  evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT |
-                                         EVHTTP_REQ_PATCH | EVHTTP_REQ_HEAD | EVHTTP_REQ_OPTIONS);
-  // Bodies up to 4 MiB are read so the dispatcher can answer payload_too_large as JSON; larger ones are cut off.
-  evhttp_set_max_body_size(s.http, 4 * 1024 * 1024);
-  evhttp_set_max_headers_size(s.http, 64 * 1024);
-  evhttp_set_timeout(s.http, 60);
-  s.hub = std::make_unique<Hub>(s.base, store, limits);
-  s.batch = std::make_unique<Batch>(s.base, store, *s.hub);
-  s.dispatcher = std::make_unique<Dispatcher>(store, *s.hub, *s.batch);
-  evhttp_set_gencb(s.http, &Dispatcher::on_request, s.dispatcher.get());
+namespace {
 
+int listen_on(const std::string& host, int port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -88,14 +71,36 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
     ::close(fd);
     throw Error(ErrorCode::usage, "cannot listen on " + host + ":" + std::to_string(port) + ": " + why);
   }
+  return fd;
+}
+
+int bound_port(int fd) {
+  sockaddr_in addr{};
   socklen_t len = sizeof addr;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  s.port = ntohs(addr.sin_port);
-  s.bound = evhttp_accept_socket_with_handle(s.http, fd);
-  if (s.bound == nullptr) {
-    ::close(fd);
-    throw Error(ErrorCode::internal, "cannot accept on the listening socket");
-  }
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& host, int port)
+    : impl_(std::make_unique<Impl>(store)) {
+  std::signal(SIGPIPE, SIG_IGN);
+  Impl& s = *impl_;
+  s.base = event_base_new();
+  if (s.base == nullptr) throw Error(ErrorCode::internal, "cannot create the event loop");
+  ConnectionSettings settings;
+  settings.max_connections = limits.max_connections;
+  settings.request_deadline_seconds = limits.request_deadline_seconds;
+  s.connections = std::make_unique<ConnectionTable>(s.base, settings,
+                                                    [&s](HttpConnection& c) { s.dispatcher->handle(c); });
+  s.hub = std::make_unique<Hub>(s.base, store, limits);
+  s.batch = std::make_unique<Batch>(s.base, store, *s.hub, *s.connections);
+  s.dispatcher = std::make_unique<Dispatcher>(store, *s.hub, *s.batch);
+
+  const int fd = listen_on(host, port);
+  s.port = bound_port(fd);
+  s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });
   s.sigterm = evsignal_new(s.base, SIGTERM, &Impl::on_signal, &s);
   s.sigint = evsignal_new(s.base, SIGINT, &Impl::on_signal, &s);
   event_add(s.sigterm, nullptr);
@@ -108,10 +113,11 @@ HttpServer::~HttpServer() {
   if (s.hub) s.hub->shutdown();
   if (s.sigterm != nullptr) event_free(s.sigterm);
   if (s.sigint != nullptr) event_free(s.sigint);
-  if (s.http != nullptr) evhttp_free(s.http);
+  s.listener.reset();
   s.dispatcher.reset();
   s.batch.reset();
   s.hub.reset();
+  s.connections.reset();
   if (s.base != nullptr) event_base_free(s.base);
 }
 
