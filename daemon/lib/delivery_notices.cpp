@@ -11,7 +11,9 @@ std::string mailbox_cursor_text(std::int64_t seq) { return seq > 0 ? "m" + std::
 DeliveryNotices notices_for(Bridge& bridge, const AttachmentRow& row) {
   DeliveryNotices n;
   n.held_back = bridge.held_back().count(row.attachment_id);
-  if (n.held_back > 0) n.held_back_after = mailbox_cursor_text(bridge.journal().watermark(row.server_url, row.agent_name));
+  if (n.held_back > 0) {
+    n.held_back_after = mailbox_cursor_text(bridge.journal().watermark(row.server_url, row.agent_name));
+  }
   const auto lost = bridge.journal().possibly_lost(row.attachment_id, 20);
   n.possibly_lost = lost.message_ids;
   n.possibly_lost_total = lost.count;

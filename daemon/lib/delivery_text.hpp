@@ -42,7 +42,7 @@ struct DeliveryContext {
   bool guidance = false;      // add the full ack/reply instructions (first offer, then once a day)
   std::size_t max_units = 9500;
   std::size_t waiting_after = 0;  // messages still waiting beyond `messages` (announced with those left out)
-  DeliveryNotices notices;
+  DeliveryNotices notices{};
 };
 
 // A budget below this is raised to it: the label, the instructions and one (truncated) message always fit.

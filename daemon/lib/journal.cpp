@@ -531,7 +531,7 @@ CleanupResult Journal::cleanup(std::int64_t now) {
   o.bind(1, now - limits_.offered_retention_seconds).run();
   r.offered_removed = db_.changes();
   // The person cleaned up: offers that may not have arrived are no longer reported (issue 12.7).
-  sql::Stmt lost(db_, "UPDATE messages SET emit = 'done' WHERE emit IN ('unsure', 'told')");
+  sql::Stmt lost(db_, "UPDATE messages SET emit = 'done' WHERE state = 'offered' AND emit IN ('unsure', 'told')");
   lost.run();
   r.possibly_lost_cleared = db_.changes();
   sql::Stmt ob(db_, "DELETE FROM outbox WHERE state != 'queued' AND done_at <= ?1");

@@ -64,7 +64,9 @@ std::optional<Config> read_config(const std::filesystem::path& path) {
   if (!text) return std::nullopt;
   const std::string fix = "; fix it, or remove it and log in again (`agentworks login` or `agentworks up`)";
   const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is not valid JSON" + fix);
+  if (j.is_discarded()) {
+    throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is not valid JSON" + fix);
+  }
   try {
     return config_from_json(j);
   } catch (const Error& e) {

@@ -119,7 +119,9 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
       log::warn("deliver: " + std::to_string(batch.messages.size() - text.included) +
                 " offered messages did not fit the text; they stay readable with an explicit mailbox read");
       std::vector<std::string> left_out;
-      for (std::size_t i = text.included; i < batch.messages.size(); ++i) left_out.push_back(batch.messages[i].message_id);
+      for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
+        left_out.push_back(batch.messages[i].message_id);
+      }
       bridge.journal().settle_offers(left_out, false);  // issue 12.7: the next delivery lists them
     }
     *listed = text.lost_listed;

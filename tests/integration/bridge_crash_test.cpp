@@ -229,7 +229,8 @@ TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6_Issue
                                          {"agent_name", agent}, {"purpose", "possibly lost"}});
       ASSERT_TRUE(a && a->value("ok", false)) << (a ? a->dump() : "no answer");
       for (int i = 0; i < 3; ++i) {
-        lost.push_back(send_as(owner(), "worker", "agent:" + agent, "lost " + std::to_string(i)).value("message_id", ""));
+        const json receipt = send_as(owner(), "worker", "agent:" + agent, "lost " + std::to_string(i));
+        lost.push_back(receipt.value("message_id", ""));
       }
       ASSERT_TRUE(wait_until([&] { return status_of().value("pending", 0) == 3; })) << status_of().dump();
       EXPECT_EQ(bridge.stop(), 0);

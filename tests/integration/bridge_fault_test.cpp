@@ -155,7 +155,8 @@ TEST_F(BridgeFaultTest, FullJournalHoldsBackAndEventuallyDeliversEverythingOnce_
       << status_of("sess-full").dump();
   const json full = status_of("sess-full");
   EXPECT_EQ(full["pending"], 4);
-  EXPECT_EQ(full["held_back_read"], "agentworks messages read --agent reviewer --after m" + std::to_string(watermark()));
+  EXPECT_EQ(full["held_back_read"],
+            "agentworks messages read --agent reviewer --after m" + std::to_string(watermark()));
   // The person sees it in `agentworks status --agents` (JSON and text).
   const CliResult agents = owner().json({"status", "--agents"});
   ASSERT_EQ(agents.exit_code, 0) << agents.describe();

@@ -408,7 +408,9 @@ void NativeRouter::start_push(Route& r) {
     std::vector<CachedMessage> included(batch.messages.begin(),
                                         batch.messages.begin() + static_cast<std::ptrdiff_t>(text.included));
     std::vector<std::string> left_out;
-    for (std::size_t i = text.included; i < batch.messages.size(); ++i) left_out.push_back(batch.messages[i].message_id);
+    for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
+      left_out.push_back(batch.messages[i].message_id);
+    }
     settle_offers(bridge_, left_out, false);  // offered but not in the text: the next delivery lists them
     st->lost_listed = text.lost_listed;
     st->pushed = true;
