@@ -254,13 +254,14 @@ TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6_Issue
     const CliResult agents = owner().json({"status", "--agents"});
     ASSERT_EQ(agents.exit_code, 0) << agents.describe();
     bool shown = false;
-    for (const auto& row : agents.json()["attachments"]) {
+    const json listed = agents.json();  // a named value: the loop must not iterate a dead temporary
+    for (const auto& row : listed["attachments"]) {
       if (row["session_id"] != session) continue;
       shown = true;
       EXPECT_EQ(row["possibly_lost"], 3);
       EXPECT_EQ(row["possibly_lost_read"], read_cmd);
     }
-    EXPECT_TRUE(shown) << agents.json().dump();
+    EXPECT_TRUE(shown) << listed.dump();
     // The read command names a cursor before the oldest of them: it reads exactly those (and what follows).
     const auto after = read_cmd.substr(read_cmd.rfind(' ') + 1);
     const auto page = http_json(owner_http(), "GET", "/v1/messages?agent_name=" + agent + "&after=" + after,
