@@ -262,6 +262,11 @@ TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6_Issue
       EXPECT_EQ(row["possibly_lost_read"], read_cmd);
     }
     EXPECT_TRUE(shown) << listed.dump();
+    const auto typed = bridge_call(home_, {{"op", "command"}, {"provider", "claude"}, {"session_id", session},
+                                           {"verb", "status"}});
+    ASSERT_TRUE(typed);
+    EXPECT_NE(typed->value("text", "").find("3 earlier deliveries may not have arrived"), std::string::npos)
+        << typed->dump();
     // The read command names a cursor before the oldest of them: it reads exactly those (and what follows).
     const auto after = read_cmd.substr(read_cmd.rfind(' ') + 1);
     const auto page = http_json(owner_http(), "GET", "/v1/messages?agent_name=" + agent + "&after=" + after,

@@ -178,6 +178,13 @@ TEST_F(BridgeFaultTest, FullJournalHoldsBackAndEventuallyDeliversEverythingOnce_
   ASSERT_TRUE(wait_until([&] { return status_of("sess-full").value("held_back", 0) == kSent - 4; }))
       << status_of("sess-full").dump();
 
+  // The person's typed `/agentworks status` says it too.
+  const json typed = call({{"op", "command"}, {"provider", "claude"}, {"session_id", "sess-full"}, {"verb", "status"}});
+  EXPECT_EQ(typed["held_back"], kSent - 4) << typed.dump();
+  EXPECT_NE(typed.value("text", "").find(std::to_string(kSent - 4) + " messages wait on the server"),
+            std::string::npos)
+      << typed.dump();
+
   // The Stop hook's delivery tells the chat.
   const json first = call({{"op", "deliver"}, {"provider", "claude"}, {"session_id", "sess-full"},
                            {"max_continuations", 8}});
