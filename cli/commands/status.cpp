@@ -99,8 +99,12 @@ class Status final : public Command {
       for (const auto& a : status["attachments"]) {
         json row = json::object();
         for (const char* key : {"agent_name", "provider", "session_id", "attachment_id", "state", "stream",
-                                "pending", "offered_not_admitted", "delivery"}) {
+                                "pending", "offered_not_admitted", "delivery", "held_back", "possibly_lost"}) {
           row[key] = a.contains(key) ? a[key] : json(nullptr);
+        }
+        // Only when there is something to read (issue 12.3, 12.7).
+        for (const char* key : {"held_back_read", "possibly_lost_ids", "possibly_lost_read"}) {
+          if (a.contains(key)) row[key] = a[key];
         }
         list.push_back(std::move(row));
       }
@@ -124,6 +128,24 @@ class Status final : public Command {
         if (!d.value("native", false) && !d.value("reason", "").empty()) std::cout << " (" << d.value("reason", "") << ")";
       }
       std::cout << "\n";
+      const auto count = [&a](const char* key) {
+        return a.contains(key) && a[key].is_number_integer() ? a[key].get<long long>() : 0LL;
+      };
+      if (const auto held = count("held_back"); held > 0) {
+        std::cout << "  held back on the server (local cache full): " << held << "; they follow as waiting ones "
+                  << "are delivered. Read them now: " << text_or(a, "held_back_read") << "\n";
+      }
+      if (const auto lost = count("possibly_lost"); lost > 0) {
+        std::cout << "  possibly not arrived (offered while the bridge stopped or the hook went away): " << lost;
+        if (a.contains("possibly_lost_ids") && a["possibly_lost_ids"].is_array()) {
+          std::string ids;
+          for (const auto& id : a["possibly_lost_ids"]) ids += (ids.empty() ? "" : ", ") + id.get<std::string>();
+          std::cout << " (" << ids << (static_cast<long long>(a["possibly_lost_ids"].size()) < lost ? ", ..." : "")
+                    << ")";
+        }
+        std::cout << ". Read them: " << text_or(a, "possibly_lost_read")
+                  << "; acknowledging them or `/agentworks cleanup` clears this\n";
+      }
     }
   }
 

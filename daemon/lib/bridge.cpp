@@ -52,6 +52,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       outbox_(*this),
       cleanup_timer_(new_timer(loop, this)),
       reap_timer_(new_timer(loop, this)),
+      resume_timer_(new_timer(loop, this)),
       native_(std::make_unique<native::NativeRouter>(*this)) {}
 
 Bridge::~Bridge() { shutdown(exit_code_); }
@@ -66,6 +67,12 @@ void Bridge::start() {
   if (removed.processed_removed + removed.offered_removed > 0) {
     log::info("cleanup: removed " + std::to_string(removed.processed_removed) + " processed and " +
               std::to_string(removed.offered_removed) + " old offered messages");
+  }
+  // Issue 12.7: offers the last bridge was handing out when it died may not have reached their chat; the next
+  // delivery to each chat lists them.
+  if (const auto unsure = journal_.unsettled_offers_unsure(); unsure > 0) {
+    log::warn(std::to_string(unsure) + " offered messages were being handed out when the bridge last stopped; "
+              "the next delivery to their chats lists them as possibly not arrived");
   }
   for (const auto& row : journal_.attachments()) {
     if (row.state != "attached") continue;
@@ -108,6 +115,7 @@ void Bridge::shutdown(int exit_code) {
   multi_.close();
   close_timer(cleanup_timer_);
   close_timer(reap_timer_);
+  close_timer(resume_timer_);
   log::info("bridge stopping (exit code " + std::to_string(exit_code_) + ")");
   if (shutdown_hook_) {
     auto hook = std::move(shutdown_hook_);
@@ -166,6 +174,7 @@ void Bridge::open_stream(const AttachmentRow& row) {
     log::info("stream connected: " + agent + " (" + id + ")");
     outbox_.kick();
   };
+  held_.resume(id);  // a new stream starts at the watermark: what was held back comes again
   auto stream = std::make_unique<AttachmentStream>(
       loop_, multi_, join_url(server, "/v1/attachments/" + id + "/stream"), *token, std::move(cb), options_.stream);
   stream->start();
@@ -185,6 +194,33 @@ void Bridge::close_stream(const std::string& attachment_id) {
 }
 
 void Bridge::reap_streams() { retired_.clear(); }
+
+void Bridge::room_freed() {
+  if (resume_timer_ == nullptr || held_.paused_attachments().empty()) return;
+  // Not from inside whatever freed the room (possibly a curl callback): on the next loop turn.
+  uv_timer_start(resume_timer_, [](uv_timer_t* t) { static_cast<Bridge*>(t->data)->resume_held(); }, 0, 0);
+}
+
+void Bridge::resume_held() {
+  if (stopping_) return;
+  try {
+    // Hysteresis: a tenth of the quota must be free, so a large backlog is not fetched again for every message.
+    const auto& limits = journal_.limits();
+    const auto slots = std::max<std::int64_t>(1, limits.max_messages_per_session / 10);
+    const auto bytes = std::max<std::int64_t>(1, limits.max_total_body_bytes / 10);
+    if (journal_.free_body_bytes() < bytes) return;
+    for (const auto& id : held_.paused_attachments()) {
+      const auto row = journal_.attachment(id);
+      if (!row || row->state != "attached") continue;
+      if (journal_.free_slots(id) < slots) continue;
+      log::info("journal room again for " + row->agent_name + " (" + id + "): fetching the " +
+                std::to_string(held_.count(id)) + " held-back messages from the server");
+      open_stream(*row);
+    }
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) fatal(std::string("journal failure while resuming held-back messages: ") + e.what());
+  }
+}
 
 std::string Bridge::stream_state(const std::string& attachment_id) const {
   const auto it = streams_.find(attachment_id);
@@ -232,15 +268,22 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
   try {
     const auto row = journal_.attachment(attachment_id);
     if (!row || row->state != "attached") return;
+    if (held_.paused(attachment_id)) {
+      // R-B9, issue 12.3: the journal is full for this attachment; nothing is journaled and the watermark stays,
+      // so these come again when the stream is reopened with room.
+      for (const auto& msg : batch) held_.dropped(attachment_id, msg.seq);
+      return;
+    }
+    const bool was_held = held_.count(attachment_id) > 0;
     const auto results = journal_.record_received_batch(*row, batch, now());
     if (std::find(results.begin(), results.end(), ReceiveResult::cached) != results.end()) {
       native_->kick(attachment_id);
     }
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (results[i] == ReceiveResult::over_quota) {
-        log::warn("journal quota reached: message " + batch[i].message_id + " for " + row->agent_name +
-                  " stays on the server only (read it with an explicit mailbox read)");
-      }
+    for (std::size_t i = 0; i < results.size(); ++i) held_.received(attachment_id, batch[i].seq, results[i]);
+    if (held_.paused(attachment_id) && !was_held) {
+      log::warn("journal quota reached for " + row->agent_name + " (" + attachment_id +
+                "): further messages wait on the server and are fetched again once delivered ones free room; "
+                "`agentworks status --agents` shows how many");
     }
   } catch (const sql::SqliteError& e) {
     if (e.fatal()) {

@@ -16,6 +16,7 @@
 #include "attachment_stream.hpp"
 #include "child_credentials.hpp"
 #include "curl_multi.hpp"
+#include "held_back.hpp"
 #include "hook_state.hpp"
 #include "http_client.hpp"
 #include "journal.hpp"
@@ -74,9 +75,16 @@ class Bridge {
   // Delivery for this attachment stops at once (fenced, revoked, unauthorised): state `fenced`, stream closed.
   void fence(const std::string& attachment_id, const std::string& reason);
 
+  // Messages waiting on the server because the journal was full (R-B9, issue 12.3).
+  const HeldBack& held_back() const { return held_; }
+  // Something left the quota (an offer, a cleanup): on a later loop turn, every paused attachment with room again
+  // reopens its stream from the watermark, so the server sends what was held back.
+  void room_freed();
+
  private:
   void on_stream_messages(const std::string& attachment_id, const std::vector<StreamEvent>& events);
   void reap_streams();
+  void resume_held();
 
   uv_loop_t* loop_;
   BridgeOptions options_;
@@ -91,6 +99,8 @@ class Bridge {
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;
   uv_timer_t* reap_timer_;
+  uv_timer_t* resume_timer_;
+  HeldBack held_;
   std::unique_ptr<native::NativeRouter> native_;  // Claude's session inbox, Codex's queue
   std::unique_ptr<WaitingWatch> waiting_;  // desktop notifications for messages left waiting (R-B15)
   std::function<void(int)> shutdown_hook_;

@@ -116,17 +116,17 @@ void register_hook_process(Bridge& bridge, const json& request) {
 
 }  // namespace
 
-void dispatch(Bridge& bridge, std::string_view line, const Reply::Sink& sink) {
+void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink) {
   const auto started = std::chrono::steady_clock::now();
   json request = json::parse(line.begin(), line.end(), nullptr, false);
   if (request.is_discarded() || !request.is_object()) {
-    sink(error_line(nullptr, ErrorCode::bad_request, "each request must be one JSON object on one line"));
+    sink(error_line(nullptr, ErrorCode::bad_request, "each request must be one JSON object on one line"), nullptr);
     return;
   }
   json id = nullptr;
   if (const auto it = request.find("id"); it != request.end()) {
     if (!it->is_number_integer() && !it->is_string() && !it->is_null()) {
-      sink(error_line(nullptr, ErrorCode::bad_request, "field 'id' must be an integer or a string"));
+      sink(error_line(nullptr, ErrorCode::bad_request, "field 'id' must be an integer or a string"), nullptr);
       return;
     }
     id = *it;

@@ -33,6 +33,6 @@ const Command* find_command(std::string_view op);
 std::string greeting_line();
 
 // Handles one request line; the answer (exactly one line) goes to `sink`, possibly later.
-void dispatch(Bridge& bridge, std::string_view line, const Reply::Sink& sink);
+void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink);
 
 }  // namespace agentworks::bridge

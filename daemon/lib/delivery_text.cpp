@@ -87,6 +87,61 @@ std::string truncation_note(const DeliveryMessage& m, const DeliveryContext& ctx
          ctx.agent_name + " --inbox " + m.inbox_id + "`.]\n";
 }
 
+// How the agent reads messages after a mailbox cursor: the MCP tool, or the bridge's read op from a shell.
+std::string read_after(const DeliveryContext& ctx, const std::string& cursor) {
+  const std::string p = ctx.provider.empty() ? std::string("PROVIDER") : ctx.provider;
+  const std::string after = cursor.empty() ? std::string("0") : cursor;
+  return "agent_message_read(after \"" + after + "\") or `agentworks bridge message read --provider " + p +
+         " --after " + after + "`";
+}
+
+// Issue 12.3, 12.7: what is held back on the server and which offers may not have arrived; `listed` ids of the
+// possibly lost ones are named. `compact`: one short line each, for tight budgets.
+std::string notices_text(const DeliveryContext& ctx, std::size_t listed, bool compact) {
+  const auto& n = ctx.notices;
+  std::string out;
+  if (n.possibly_lost_total > 0) {
+    const auto total = static_cast<std::size_t>(n.possibly_lost_total);
+    if (compact) {
+      out += "\n[agentworks notice] " + plural(total, "earlier offer", "earlier offers") +
+             " may not have arrived; read with " + read_after(ctx, n.possibly_lost_after) + ".\n";
+    } else {
+      out += "\n[agentworks notice] " +
+             plural(total, "earlier message offered to this chat", "earlier messages offered to this chat") +
+             " may not have arrived (the bridge stopped or the hook went away while handing them out); they are "
+             "not offered again.";
+      if (listed > 0) {
+        out += " Message ids:";
+        for (std::size_t i = 0; i < listed && i < n.possibly_lost.size(); ++i) {
+          out += (i == 0 ? " " : ", ") + n.possibly_lost[i];
+        }
+        if (total > listed) out += " and " + std::to_string(total - listed) + " more";
+        out += ".";
+      }
+      out += " Read them with " + read_after(ctx, n.possibly_lost_after) + ", and acknowledge the ones you handle.\n";
+    }
+  }
+  if (n.held_back > 0) {
+    const auto held = static_cast<std::size_t>(n.held_back);
+    if (compact) {
+      out += "\n[agentworks notice] " + plural(held, "more message waits", "more messages wait") +
+             " on the server (local cache full); read with " + read_after(ctx, n.held_back_after) + ".\n";
+    } else {
+      out += "\n[agentworks notice] " + plural(held, "more message for agent:", "more messages for agent:") +
+             ctx.agent_name + (held == 1 ? " is" : " are") +
+             " held on the server because this computer's message cache is full; they arrive here as the waiting "
+             "ones are delivered and acknowledged. Read them now with " +
+             read_after(ctx, n.held_back_after) + ".\n";
+    }
+  }
+  return out;
+}
+
+std::string notice_header(const DeliveryContext& ctx) {
+  return "[agentworks] notice for agent:" + ctx.agent_name + " (" + ctx.provider + " chat, attachment " +
+         ctx.attachment_id + "); no new messages.\n";
+}
+
 std::string more_waiting(std::size_t count) {
   if (count == 0) return {};
   return "\n" + plural(count, "more message is", "more messages are") +
@@ -122,10 +177,33 @@ std::size_t utf16_units(std::string_view utf8) {
 
 DeliveryText format_delivery(const std::vector<DeliveryMessage>& messages, const DeliveryContext& ctx) {
   DeliveryText out;
-  if (messages.empty()) return out;
   const std::size_t budget = std::max(ctx.max_units, kMinDeliveryBudget);
-  const std::string guide = ctx.guidance ? guidance_text() : std::string();
   const std::string help = hint(ctx);
+  // The notices take what the frame can spare while leaving room for a message: the possibly lost ids (at most
+  // 20; the rest are counted and listed by a later delivery), fewer ids, the compact form, or nothing (they are
+  // told by a later delivery then).
+  constexpr std::size_t kMaxListed = 20;
+  constexpr std::size_t kBodyRoom = 400;
+  const std::size_t frame_units = utf16_units(header(ctx, 1)) +
+                                  utf16_units(ctx.guidance ? guidance_text() : std::string()) + utf16_units(help) +
+                                  kBodyRoom;
+  const auto fits = [&](const std::string& n) { return frame_units + utf16_units(n) <= budget; };
+  std::size_t listed = std::min(kMaxListed, ctx.notices.possibly_lost.size());
+  std::string notes = ctx.notices.empty() ? std::string() : notices_text(ctx, listed, false);
+  while (listed > 0 && !fits(notes)) notes = notices_text(ctx, --listed, false);
+  if (!fits(notes)) notes = notices_text(ctx, 0, true);
+  if (!fits(notes)) notes.clear();
+  out.lost_listed.assign(ctx.notices.possibly_lost.begin(),
+                         ctx.notices.possibly_lost.begin() + static_cast<std::ptrdiff_t>(listed));
+  if (messages.empty()) {
+    if (notes.empty()) {
+      out.lost_listed.clear();
+      return out;
+    }
+    out.text = notice_header(ctx) + notes + help;
+    return out;
+  }
+  const std::string guide = (ctx.guidance ? guidance_text() : std::string()) + notes;
   const std::size_t fixed = utf16_units(guide) + utf16_units(help);
 
   // Grow the prefix while the whole text (whose header and footer depend on the count) still fits.

@@ -24,6 +24,17 @@ struct DeliveryMessage {
 // From the Message object as cached JSON text; fields that are missing or of the wrong type stay empty.
 DeliveryMessage delivery_message_from_json(std::string_view message_json);
 
+// What the chat must be told besides the messages (issue 12.3, 12.7). Cursors are mailbox cursors ("m<N>" or
+// "0") to read after with the bridge's read op.
+struct DeliveryNotices {
+  std::int64_t held_back = 0;            // messages waiting on the server because the local cache is full (R-B9)
+  std::string held_back_after;
+  std::vector<std::string> possibly_lost;  // oldest first: earlier offers that may not have arrived (R-B5, R-B6)
+  std::int64_t possibly_lost_total = 0;    // all of them, listed or not
+  std::string possibly_lost_after;
+  bool empty() const { return held_back == 0 && possibly_lost_total == 0; }
+};
+
 struct DeliveryContext {
   std::string agent_name;     // the attached agent the messages are for
   std::string attachment_id;
@@ -31,6 +42,7 @@ struct DeliveryContext {
   bool guidance = false;      // add the full ack/reply instructions (first offer, then once a day)
   std::size_t max_units = 9500;
   std::size_t waiting_after = 0;  // messages still waiting beyond `messages` (announced with those left out)
+  DeliveryNotices notices{};
 };
 
 // A budget below this is raised to it: the label, the instructions and one (truncated) message always fit.
@@ -40,11 +52,13 @@ struct DeliveryText {
   std::string text;           // empty when `messages` is empty
   std::size_t included = 0;   // the text holds messages[0, included): the longest prefix that fits
   bool truncated = false;     // the single included message was cut to fit the budget
+  std::vector<std::string> lost_listed;  // the possibly lost offers the text lists by id (a prefix of them)
 };
 
 // Oldest first (the order given). The longest prefix whose whole text fits ctx.max_units; when even the first
 // message alone does not fit, it is included cut short, with a line saying how much was shown and how to read
 // it whole. Each body is fenced by lines naming its message id, which a sender cannot know before sending.
+// The notices come after the header; with no messages the text holds the notices alone (empty when none).
 DeliveryText format_delivery(const std::vector<DeliveryMessage>& messages, const DeliveryContext& ctx);
 
 // UTF-16 code units of UTF-8 text.

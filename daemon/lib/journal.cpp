@@ -1,5 +1,7 @@
 #include "journal.hpp"
 
+#include <algorithm>
+
 #include "agentworks/validation.hpp"
 
 namespace agentworks::bridge {
@@ -55,8 +57,9 @@ CREATE TABLE IF NOT EXISTS native_settings(attachment_id TEXT PRIMARY KEY, setti
 )sql";
 
 // Schema versions (PRAGMA user_version): 1 the tables above; 2 adds the provider process key of an attachment;
-// 3 adds native_settings (created by kSchema, nothing to migrate).
-constexpr std::int64_t kSchemaVersion = 3;
+// 3 adds native_settings (created by kSchema, nothing to migrate); 4 adds messages.emit, whether an offer's
+// hand-out is known to have completed (NULL for offers made before: taken as delivered).
+constexpr std::int64_t kSchemaVersion = 4;
 
 int delivery_rank(const std::string& state) {
   if (state == "received" || state == "withheld") return 0;
@@ -93,6 +96,27 @@ std::int64_t scalar(sql::Db& db, const std::string& query, const std::string& ar
   return s.step() ? s.int64(0) : 0;
 }
 
+bool has_column(sql::Db& db, const std::string& table, const std::string& column) {
+  bool found = false;
+  sql::Stmt cols(db, "PRAGMA table_info(" + table + ")");
+  while (cols.step()) found = found || cols.text(1) == column;
+  return found;
+}
+
+// Runs `query` (with ?1 = one message id) for each id in one transaction; returns the rows changed.
+std::int64_t for_each_id(sql::Db& db, const char* query, const std::vector<std::string>& ids) {
+  std::int64_t changed = 0;
+  sql::Transaction tx(db);
+  sql::Stmt s(db, query);
+  for (const auto& id : ids) {
+    s.reset();
+    s.bind(1, id).run();
+    changed += db.changes();
+  }
+  tx.commit();
+  return changed;
+}
+
 }  // namespace
 
 Journal::Journal(const std::string& path, JournalLimits limits) : db_(path), limits_(limits) { migrate(); }
@@ -108,16 +132,11 @@ void Journal::migrate() {
                                   " is newer than this bridge knows (" + std::to_string(kSchemaVersion) +
                                   "); upgrade agentworks");
   }
-  if (version < 2) {
-    bool has_pid = false;
-    sql::Stmt cols(db_, "PRAGMA table_info(attachments)");
-    while (cols.step()) has_pid = has_pid || cols.text(1) == "provider_pid";
-    cols.reset();
-    if (!has_pid) {
-      db_.exec("ALTER TABLE attachments ADD COLUMN provider_pid INTEGER; "
-               "ALTER TABLE attachments ADD COLUMN provider_start TEXT;");
-    }
+  if (version < 2 && !has_column(db_, "attachments", "provider_pid")) {
+    db_.exec("ALTER TABLE attachments ADD COLUMN provider_pid INTEGER; "
+             "ALTER TABLE attachments ADD COLUMN provider_start TEXT;");
   }
+  if (version < 4 && !has_column(db_, "messages", "emit")) db_.exec("ALTER TABLE messages ADD COLUMN emit TEXT;");
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -247,41 +266,47 @@ std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& a
   std::optional<std::int64_t> in_session;
   std::optional<std::int64_t> total;
   std::int64_t over_quota = 0;
+  bool holding = false;  // no room for an earlier message: the rest of the batch waits on the server too
 
-  for (const auto& msg : batch) {
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto& msg = batch[i];
     if (msg.seq <= mark) {
       results.push_back(ReceiveResult::below_watermark);
       continue;
     }
-    mark = msg.seq;  // the watermark moves with the message, whatever happens to the message
+    if (holding) {
+      // The watermark never passes a message that was not journaled: it is fetched again once there is room.
+      results.push_back(ReceiveResult::over_quota);
+      ++over_quota;
+      continue;
+    }
     exists.bind(1, msg.message_id);
     const bool seen = exists.step();
     exists.reset();
-    if (msg.acknowledged) {
-      results.push_back(ReceiveResult::acknowledged);
-      continue;
-    }
-    if (seen) {
-      results.push_back(ReceiveResult::duplicate);
+    if (msg.acknowledged || seen) {
+      mark = msg.seq;
+      results.push_back(msg.acknowledged ? ReceiveResult::acknowledged : ReceiveResult::duplicate);
       continue;
     }
     const auto size = static_cast<std::int64_t>(msg.body.size());
     if (!in_session) in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
     if (*in_session >= limits_.max_messages_per_session) {
-      // Quota pressure: processed metadata goes first (R-B11).
-      sql::Stmt reclaim(db_, "DELETE FROM messages WHERE attachment_id = ?1 AND state = 'processed'");
-      reclaim.bind(1, att.attachment_id).run();
-      in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
+      // Quota pressure: metadata of messages already handed out goes, oldest first (R-B11); enough for the rest
+      // of this batch at once. The watermark keeps them from being cached again (R-B12).
+      const auto want = std::max<std::int64_t>(1, *in_session - limits_.max_messages_per_session + 1);
+      *in_session -= reclaim(att.attachment_id, want + static_cast<std::int64_t>(batch.size() - i - 1));
     }
     if (!total) {
       sql::Stmt bytes(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
       total = bytes.step() ? bytes.int64(0) : 0;
     }
     if (*in_session >= limits_.max_messages_per_session || *total + size > limits_.max_total_body_bytes) {
+      holding = true;
       results.push_back(ReceiveResult::over_quota);
       ++over_quota;
       continue;
     }
+    mark = msg.seq;
     ins.bind(1, msg.message_id).bind(2, att.attachment_id).bind(3, msg.seq).bind(4, msg.body);
     ins.bind(5, size).bind(6, now).run();
     ins.reset();
@@ -317,7 +342,7 @@ OfferBatch Journal::offer(const std::string& attachment_id, const std::vector<st
   sql::Stmt get(db_,
                 "SELECT seq, body FROM messages WHERE message_id = ?1 AND attachment_id = ?2 AND state = 'received'");
   sql::Stmt mark(db_,
-                 "UPDATE messages SET state = 'offered', body = NULL, size = 0, offered_at = ?2 "
+                 "UPDATE messages SET state = 'offered', body = NULL, size = 0, offered_at = ?2, emit = 'pending' "
                  "WHERE message_id = ?1 AND state = 'received'");
   for (const auto& id : message_ids) {
     get.reset();
@@ -349,7 +374,7 @@ std::size_t Journal::return_to_pending(const std::string& attachment_id, const s
   std::size_t n = 0;
   sql::Transaction tx(db_);
   sql::Stmt back(db_,
-                 "UPDATE messages SET state = 'received', body = ?3, size = ?4, offered_at = NULL "
+                 "UPDATE messages SET state = 'received', body = ?3, size = ?4, offered_at = NULL, emit = NULL "
                  "WHERE message_id = ?1 AND attachment_id = ?2 AND state = 'offered'");
   for (const auto& m : messages) {
     back.reset();
@@ -414,18 +439,81 @@ std::optional<std::string> Journal::message_state(const std::string& message_id)
 
 AttachmentCounts Journal::counts(const std::string& attachment_id) {
   AttachmentCounts c;
-  sql::Stmt s(db_, "SELECT state, count(*) FROM messages WHERE attachment_id = ?1 GROUP BY state");
+  sql::Stmt s(db_,
+              "SELECT state, count(*), coalesce(sum(emit IN ('unsure', 'told')), 0) FROM messages "
+              "WHERE attachment_id = ?1 GROUP BY state");
   s.bind(1, attachment_id);
   while (s.step()) {
     const std::string state = s.text(0);
     const std::int64_t n = s.int64(1);
     c.total += n;
     if (state == "received") c.pending = n;
-    if (state == "offered") c.offered_not_admitted = n;
+    if (state == "offered") {
+      c.offered_not_admitted = n;
+      c.possibly_lost = s.int64(2);
+    }
     if (state == "withheld") c.withheld = n;
   }
   return c;
 }
+
+void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {
+  for_each_id(db_,
+              emitted ? "UPDATE messages SET emit = 'done' WHERE message_id = ?1 AND emit = 'pending'"
+                      : "UPDATE messages SET emit = 'unsure' WHERE message_id = ?1 AND emit = 'pending'",
+              message_ids);
+}
+
+std::int64_t Journal::unsettled_offers_unsure() {
+  sql::Stmt s(db_, "UPDATE messages SET emit = 'unsure' WHERE emit = 'pending' AND state = 'offered'");
+  s.run();
+  return db_.changes();
+}
+
+PossiblyLost Journal::possibly_lost(const std::string& attachment_id, int limit, bool include_told) {
+  PossiblyLost out;
+  const std::string which = include_told ? "emit IN ('unsure', 'told')" : "emit = 'unsure'";
+  sql::Stmt n(db_, "SELECT count(*), coalesce(min(seq), 0) FROM messages WHERE attachment_id = ?1 AND "
+                   "state = 'offered' AND " + which);
+  n.bind(1, attachment_id);
+  if (n.step()) {
+    out.count = n.int64(0);
+    out.first_seq = n.int64(1);
+  }
+  if (out.count == 0) return out;
+  sql::Stmt s(db_, "SELECT message_id FROM messages WHERE attachment_id = ?1 AND state = 'offered' AND " + which +
+                       " ORDER BY seq LIMIT ?2");
+  s.bind(1, attachment_id).bind(2, limit);
+  while (s.step()) out.message_ids.push_back(s.text(0));
+  return out;
+}
+
+void Journal::possibly_lost_told(const std::vector<std::string>& message_ids) {
+  for_each_id(db_, "UPDATE messages SET emit = 'told' WHERE message_id = ?1 AND emit = 'unsure'", message_ids);
+}
+
+std::int64_t Journal::possibly_lost_read(const std::vector<std::string>& message_ids) {
+  return for_each_id(db_, "UPDATE messages SET emit = 'done' WHERE message_id = ?1 AND emit IN ('unsure', 'told')",
+                     message_ids);
+}
+
+std::int64_t Journal::reclaim(const std::string& attachment_id, std::int64_t n) {
+  sql::Stmt s(db_,
+              "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE attachment_id = ?1 AND state IN "
+              "('processed', 'admitted', 'offered') ORDER BY CASE WHEN state = 'processed' THEN 0 "
+              "WHEN state = 'admitted' THEN 1 WHEN coalesce(emit, 'done') IN ('done', 'pending') THEN 2 ELSE 3 END, "
+              "seq LIMIT ?2)");
+  s.bind(1, attachment_id).bind(2, n).run();
+  return db_.changes();
+}
+
+std::int64_t Journal::free_slots(const std::string& attachment_id) {
+  return limits_.max_messages_per_session -
+         scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1 AND state IN ('received', 'withheld')",
+                attachment_id);
+}
+
+std::int64_t Journal::free_body_bytes() { return limits_.max_total_body_bytes - total_body_bytes(); }
 
 std::int64_t Journal::total_body_bytes() {
   sql::Stmt s(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
@@ -442,6 +530,10 @@ CleanupResult Journal::cleanup(std::int64_t now) {
                    "AND offered_at <= ?1");
   o.bind(1, now - limits_.offered_retention_seconds).run();
   r.offered_removed = db_.changes();
+  // The person cleaned up: offers that may not have arrived are no longer reported (issue 12.7).
+  sql::Stmt lost(db_, "UPDATE messages SET emit = 'done' WHERE state = 'offered' AND emit IN ('unsure', 'told')");
+  lost.run();
+  r.possibly_lost_cleared = db_.changes();
   sql::Stmt ob(db_, "DELETE FROM outbox WHERE state != 'queued' AND done_at <= ?1");
   ob.bind(1, now - limits_.offered_retention_seconds).run();
   tx.commit();

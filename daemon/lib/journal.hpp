@@ -3,6 +3,10 @@
 //
 // Message states: received (pending, body cached) -> offered (persisted BEFORE it is handed out; body cleared)
 // -> admitted -> processed; `withheld` when the server's release check refused it (body kept for recovery).
+// An offer also records whether its hand-out is known to have completed (the `emit` column, issue 12.7):
+// pending (persisted, being handed out) -> done, or unsure (it may not have arrived: the bridge restarted or the
+// client went away first) -> told (a later delivery text listed it). Unsure and told offers count as possibly
+// lost until they are acknowledged, read through the bridge or cleared by cleanup.
 // The receive watermark (highest mailbox sequence seen for an agent on a server) is written in the same
 // transaction as the message, only grows, and survives cleanup, detach and restart: a message at or below it is
 // never cached again. SQLite errors propagate as sql::SqliteError; fatal() ones must stop the bridge.
@@ -45,7 +49,8 @@ enum class ReceiveResult {
   acknowledged,     // already admitted/processed on the server: watermark advanced, nothing cached (R-B4)
   below_watermark,  // seq <= watermark: ignored (R-B12)
   duplicate,        // message id already journaled: watermark advanced, nothing else
-  over_quota,       // no room (R-B9): watermark advanced, message stays readable on the server
+  over_quota,       // no room (R-B9): NOT journaled and the watermark stays before it (the stream must fetch it
+                    // again later); so is every later message of the same batch
 };
 
 struct IncomingMessage {
@@ -72,11 +77,20 @@ struct AttachmentCounts {
   std::int64_t offered_not_admitted = 0;
   std::int64_t withheld = 0;
   std::int64_t total = 0;
+  std::int64_t possibly_lost = 0;  // offered, not acknowledged, and not known to have arrived (issue 12.7)
+};
+
+// Offers that may not have reached the chat (issue 12.7).
+struct PossiblyLost {
+  std::vector<std::string> message_ids;  // oldest first, at most the limit asked for
+  std::int64_t count = 0;                // all of them, listed or not
+  std::int64_t first_seq = 0;            // mailbox sequence of the oldest of them (0 when none)
 };
 
 struct CleanupResult {
   std::int64_t processed_removed = 0;
   std::int64_t offered_removed = 0;
+  std::int64_t possibly_lost_cleared = 0;
 };
 
 struct OutboxItem {
@@ -120,6 +134,7 @@ class Journal {
   // Offering. pending() reads; offer() moves exactly those still `received` to `offered` in one transaction,
   // returning their bodies, and decides the guidance flag (R-B5, R-B10, R-B17).
   std::vector<CachedMessage> pending(const std::string& attachment_id, int limit);
+  // Offered messages start with emit `pending`: settle_offers() records whether the hand-out completed.
   OfferBatch offer(const std::string& attachment_id, const std::vector<std::string>& message_ids,
                    std::int64_t now);
   // Whether an offer made at `now` carries the instructions (R-B17); offer() decides with the same rule.
@@ -129,6 +144,24 @@ class Journal {
   // `received` again with their bodies, for the Stop hook. Returns how many moved back.
   std::size_t return_to_pending(const std::string& attachment_id, const std::vector<CachedMessage>& messages);
   void withhold(const std::vector<std::string>& message_ids, const std::string& reason);
+
+  // The hand-out of these offers completed (emitted) or may not have (not emitted: they become possibly lost).
+  // Only offers still `pending` change.
+  void settle_offers(const std::vector<std::string>& message_ids, bool emitted);
+  // At bridge start: every offer still `pending` was being handed out when the last bridge died. Returns how many.
+  std::int64_t unsettled_offers_unsure();
+  // Those no delivery text has listed yet; with `include_told` also those already listed.
+  PossiblyLost possibly_lost(const std::string& attachment_id, int limit, bool include_told = false);
+  // A delivery text that reached the chat listed these possibly lost offers (they are listed once).
+  void possibly_lost_told(const std::vector<std::string>& message_ids);
+  // The agent read these messages explicitly: no longer possibly lost. Returns how many changed.
+  std::int64_t possibly_lost_read(const std::vector<std::string>& message_ids);
+
+  // Quota room of an attachment (R-B9): message slots not held by pending or withheld rows (the others are
+  // reclaimed on demand), and body bytes still free in all.
+  std::int64_t free_slots(const std::string& attachment_id);
+  std::int64_t free_body_bytes();
+  const JournalLimits& limits() const { return limits_; }
   // Receiver acknowledgements; a state never goes backwards. Returns false for an unknown id.
   bool set_delivery(const std::string& message_id, const std::string& delivery, std::int64_t now);
   std::optional<std::string> message_state(const std::string& message_id);
@@ -149,6 +182,9 @@ class Journal {
 
  private:
   void migrate();
+  // Deletes up to `n` reclaimable rows of the attachment, processed first, then admitted, then offered (known
+  // delivered before possibly lost), oldest first (R-B11). Returns how many went.
+  std::int64_t reclaim(const std::string& attachment_id, std::int64_t n);
   bool guidance_expired(std::optional<std::int64_t> given_at, std::int64_t now) const;
   sql::Db db_;
   JournalLimits limits_;

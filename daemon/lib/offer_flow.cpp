@@ -45,6 +45,9 @@ void hand_out(Bridge& bridge, const Reply& reply, const OfferState& st, const st
     for (const auto& m : releasable) chosen.push_back(m.message_id);
   }
   const auto batch = bridge.journal().offer(st.attachment_id, chosen, now);
+  std::vector<std::string> offered;
+  for (const auto& m : batch.messages) offered.push_back(m.message_id);
+  if (!offered.empty()) bridge.room_freed();  // offered rows are reclaimable: held-back messages may fit now
   AGENTWORKS_FAILPOINT("bridge.after_offer_commit");
   json answer;
   try {
@@ -53,13 +56,43 @@ void hand_out(Bridge& bridge, const Reply& reply, const OfferState& st, const st
     // R-B17: the answer could not be built, so nothing reached the chat: the next offer still carries the
     // instructions. Once the answer is being written the outcome is ambiguous: keep the timestamp.
     if (batch.guidance) bridge.journal().restore_guidance(st.attachment_id, batch.previous_guidance);
+    // Issue 12.7: they stay offered (invariant 1); the chat's next delivery says so.
+    bridge.journal().settle_offers(offered, false);
     throw;
   }
   AGENTWORKS_FAILPOINT("bridge.before_take_reply");
-  reply.ok(answer);
+  if (!st.handlers.answer_delivers) {
+    reply.ok(answer);
+    return;
+  }
+  reply.ok(answer, [&bridge, offered, after = st.handlers.written](bool written) {
+    settle_offers(bridge, offered, written);
+    if (!after) return;
+    try {
+      after(written);
+    } catch (const sql::SqliteError& e) {
+      if (e.fatal()) bridge.fatal(std::string("journal failure after an answer: ") + e.what());
+      log::error(std::string("journal error after an answer: ") + e.what());
+    }
+  });
 }
 
 }  // namespace
+
+void settle_offers(Bridge& bridge, const std::vector<std::string>& message_ids, bool emitted) {
+  if (message_ids.empty()) return;
+  try {
+    bridge.journal().settle_offers(message_ids, emitted);
+    if (!emitted) {
+      log::warn(std::to_string(message_ids.size()) +
+                " offered messages may not have reached their chat; its next "
+                "delivery lists them");
+    }
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) bridge.fatal(std::string("journal failure while settling offers: ") + e.what());
+    log::error(std::string("journal error while settling offers: ") + e.what());
+  }
+}
 
 void release_and_offer(Bridge& bridge, const Reply& reply, const AttachmentRow& row, const std::string& token,
                        std::vector<CachedMessage> pending, OfferHandlers handlers) {

@@ -26,7 +26,16 @@ struct OfferHandlers {
   std::function<nlohmann::json(const AttachmentRow& row, const OfferBatch& batch)> answer;
   // The answer fields when the release check could not be asked: `held` messages wait.
   std::function<nlohmann::json(const AttachmentRow& row, std::size_t held)> held;
+  // Issue 12.7: the answer line is what reaches the chat (take, deliver), so its offers count as arrived once
+  // it is written to the client and as possibly lost when the client went away first. A native push is not its
+  // answer line: the router settles those offers from the push's outcome.
+  bool answer_delivers = true;
+  // After the answer's offers were settled: whether it was written (answer_delivers only).
+  std::function<void(bool written)> written;
 };
+
+// Offers that reached their chat (or may not have): recorded in the journal, a journal failure stops the bridge.
+void settle_offers(Bridge& bridge, const std::vector<std::string>& message_ids, bool emitted);
 
 // `pending` is what the caller read from the journal (oldest first, at most 100); `token` is the child token.
 void release_and_offer(Bridge& bridge, const Reply& reply, const AttachmentRow& row, const std::string& token,

@@ -6,6 +6,7 @@
 #include "bridge.hpp"
 #include "native/native_router.hpp"
 #include "command_table.hpp"
+#include "delivery_notices.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
 
@@ -44,6 +45,7 @@ void op_status(Bridge& bridge, const json&, const Reply& reply) {
                     {"offered_not_admitted", counts.offered_not_admitted},
                     {"withheld", counts.withheld},
                     {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
+    add_held_and_lost(bridge, row, counts, list.back());
   }
   reply.ok({{"pid", ::getpid()},
             {"version", bridge.options().version},
@@ -70,7 +72,9 @@ void op_lookup(Bridge& bridge, const json& req, const Reply& reply) {
 
 void op_cleanup(Bridge& bridge, const json&, const Reply& reply) {
   const auto r = bridge.journal().cleanup(Bridge::now());
-  reply.ok({{"processed_removed", r.processed_removed}, {"offered_removed", r.offered_removed}});
+  bridge.room_freed();
+  reply.ok({{"processed_removed", r.processed_removed}, {"offered_removed", r.offered_removed},
+            {"possibly_lost_cleared", r.possibly_lost_cleared}});
 }
 
 void op_shutdown(Bridge& bridge, const json&, const Reply& reply) {

@@ -7,6 +7,7 @@
 
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
+#include "delivery_notices.hpp"
 #include "login_config.hpp"
 #include "native/native_router.hpp"
 #include "op_guard.hpp"
@@ -176,6 +177,15 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
     if (counts.offered_not_admitted > 0) {
       text += " " + std::to_string(counts.offered_not_admitted) + " delivered not yet acknowledged.";
     }
+    if (const auto held = bridge.held_back().count(row->attachment_id); held > 0) {
+      text += " " + std::to_string(held) + (held == 1 ? " message waits" : " messages wait") +
+              " on the server because the local cache is full; they follow as waiting ones are delivered.";
+    }
+    if (counts.possibly_lost > 0) {
+      text += " " + std::to_string(counts.possibly_lost) +
+              (counts.possibly_lost == 1 ? " earlier delivery" : " earlier deliveries") +
+              " may not have arrived; `agentworks status --agents` shows how to read them.";
+    }
     text += " " + native::route_sentence(route, "Messages");
     if (!route.last.empty()) text += " Last native push: " + route.last + ".";
   } else if (row->state == "offline") {
@@ -186,18 +196,20 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
            " was taken over by another chat or ended; nothing is delivered here. Type " +
            typed(key.provider, "attach " + row->agent_name) + " to take the name back.";
   }
-  reply.ok({{"verb", "status"},
-            {"attached", row->state == "attached"},
-            {"state", row->state},
-            {"agent_name", row->agent_name},
-            {"attachment_id", row->attachment_id},
-            {"purpose", row->purpose},
-            {"stream", stream},
-            {"pending", counts.pending},
-            {"offered_not_admitted", counts.offered_not_admitted},
-            {"withheld", counts.withheld},
-            {"delivery", native::route_json(route)},
-            {"text", text}});
+  json out = {{"verb", "status"},
+              {"attached", row->state == "attached"},
+              {"state", row->state},
+              {"agent_name", row->agent_name},
+              {"attachment_id", row->attachment_id},
+              {"purpose", row->purpose},
+              {"stream", stream},
+              {"pending", counts.pending},
+              {"offered_not_admitted", counts.offered_not_admitted},
+              {"withheld", counts.withheld},
+              {"delivery", native::route_json(route)},
+              {"text", text}};
+  add_held_and_lost(bridge, *row, counts, out);
+  reply.ok(out);
 }
 
 }  // namespace

@@ -15,11 +15,20 @@ namespace agentworks::bridge {
 class Reply {
  public:
   using Sink = std::function<void(std::string line)>;  // receives one compact JSON line ending in "\n"
+  // Told once whether the line was written whole to the client (false: the client went away first).
+  using Written = std::function<void(bool written)>;
+  // A sink that reports when its line was written (the socket server's); `written` may be empty.
+  using Transport = std::function<void(std::string line, Written written)>;
 
+  // A plain sink (in-process callers): a line handed to it counts as written.
   Reply(std::shared_ptr<const nlohmann::json> id, Sink sink);
+  Reply(std::shared_ptr<const nlohmann::json> id, Transport transport);
 
   // {"id":N,"ok":true, ...fields}; `fields` must be an object (or null for none).
   void ok(const nlohmann::json& fields) const;
+  // The same, and `written` learns whether the answer reached the client's socket (issue 12.7: an offer is
+  // confirmed only then). Called exactly once, maybe later; false also when the answer was already sent.
+  void ok(const nlohmann::json& fields, Written written) const;
   // {"id":N,"error":{"code","message"}}
   void error(ErrorCode code, const std::string& message) const;
   bool sent() const { return state_->sent; }
@@ -30,7 +39,7 @@ class Reply {
  private:
   struct State {
     std::shared_ptr<const nlohmann::json> id;
-    Sink sink;
+    Transport sink;
     bool sent = false;
   };
   std::shared_ptr<State> state_;

@@ -102,7 +102,7 @@ int run_bridge(const RunOptions& options) {
       bridge = std::make_unique<Bridge>(&loop, bo);
       Bridge* b = bridge.get();
       server = std::make_unique<SocketServer>(&loop, instance.listener.release(), greeting_line(),
-                                              [b](std::string_view line, const Reply::Sink& sink) {
+                                              [b](std::string_view line, const Reply::Transport& sink) {
                                                 dispatch(*b, line, sink);
                                               });
       SocketServer* s = server.get();

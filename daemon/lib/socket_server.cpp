@@ -20,6 +20,7 @@ constexpr std::size_t kMaxQueuedWriteBytes = 64u << 20;  // a client that never 
 struct WriteRequest {
   uv_write_t req;
   std::string data;
+  Reply::Written written;
 };
 
 void close_pipe(uv_pipe_t* pipe) {
@@ -51,21 +52,46 @@ struct SocketServer::Connection : std::enable_shared_from_this<Connection> {
   std::array<char, 65536> buffer{};
   bool closing = false;
 
-  void write(std::string line) {
-    if (closing) return;
+  // `written` (may be empty) learns whether the whole line went into the socket.
+  void write(std::string line, Reply::Written written = nullptr) {
+    if (closing) {
+      if (written) written(false);
+      return;
+    }
     if (uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(pipe)) > kMaxQueuedWriteBytes) {
       log::warn("local client does not read its answers; dropping it");
       shutdown_and_close();
+      if (written) written(false);
       return;
     }
+    // Straight into the socket when nothing is queued: the answer counts as written before the loop moves on
+    // (an offer is confirmed at once, issue 12.7); what does not fit is queued.
+    std::size_t sent = 0;
+    auto* stream = reinterpret_cast<uv_stream_t*>(pipe);
+    if (uv_stream_get_write_queue_size(stream) == 0) {
+      uv_buf_t whole = uv_buf_init(line.data(), static_cast<unsigned>(line.size()));
+      const int n = uv_try_write(stream, &whole, 1);
+      if (n > 0) sent = static_cast<std::size_t>(n);
+      if (sent == line.size()) {
+        if (written) written(true);
+        return;
+      }
+    }
     auto* w = new WriteRequest{};
-    w->data = std::move(line);
+    w->data = line.substr(sent);
+    w->written = std::move(written);
     uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
-    const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(pipe), &buf, 1,
-                            [](uv_write_t* req, int) { delete reinterpret_cast<WriteRequest*>(req); });
+    const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(pipe), &buf, 1, [](uv_write_t* req, int status) {
+      auto* done = reinterpret_cast<WriteRequest*>(req);
+      auto report = std::move(done->written);
+      delete done;
+      if (report) report(status == 0);
+    });
     if (rc != 0) {
+      auto failed = std::move(w->written);
       delete w;
       shutdown_and_close();
+      if (failed) failed(false);
     }
   }
 
@@ -157,8 +183,12 @@ void SocketServer::accept_one() {
           return;
         }
         std::weak_ptr<Connection> weak = c;
-        const Reply::Sink sink = [weak](std::string line) {
-          if (auto alive = weak.lock()) alive->write(std::move(line));
+        const Reply::Transport sink = [weak](std::string line, const Reply::Written& written) {
+          if (auto alive = weak.lock()) {
+            alive->write(std::move(line), written);
+          } else if (written) {
+            written(false);  // the client went away before its answer
+          }
         };
         c->reader.feed(
             std::string_view(buf->base, static_cast<std::size_t>(nread)),
@@ -167,7 +197,8 @@ void SocketServer::accept_one() {
             },
             [&] {
               sink(error_line(nullptr, ErrorCode::payload_too_large,
-                              "request line over 1 MiB; it was skipped, the connection stays usable"));
+                              "request line over 1 MiB; it was skipped, the connection stays usable"),
+                   nullptr);
             });
       });
 }

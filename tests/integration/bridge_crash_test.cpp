@@ -198,5 +198,108 @@ TEST_F(BridgeCrashTest, KillNineWhileMessagesFlowAndAreTaken_RB5_RB6_Invariant1)
   EXPECT_GT(failpoint_kills, 0);
 }
 
+// Issue 12.7, R-B5, R-B6: a SIGKILL between the offer's commit and its answer (both failpoints) loses the batch
+// to the chat, and the rule stays: it is never offered again. But the bridge is truthful about it: after the
+// restart, status (bridge op and `agentworks status --agents`) counts those offers with their ids and the read
+// command, the next delivery to that chat lists them once, and reading them through the bridge clears them.
+TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6_Issue12_7) {
+  int n = 0;
+  for (const char* point : {"bridge.after_offer_commit", "bridge.before_take_reply"}) {
+    SCOPED_TRACE(point);
+    const std::string agent = "lost" + std::to_string(n);
+    const std::string session = "sess-lost" + std::to_string(n++);
+    const json deliver = {{"op", "deliver"}, {"provider", "claude"}, {"session_id", session}};
+    const auto status_of = [&]() {
+      const auto status = bridge_call(home_, {{"op", "status"}});
+      if (status) {
+        for (const auto& a : (*status)["attachments"]) {
+          if (a["session_id"] == session) return a;
+        }
+      }
+      return json();
+    };
+    std::vector<std::string> lost;
+    {
+      BridgeProcess bridge(home_);
+      bridge.start();
+      if (!bridge_call(home_, {{"op", "ping"}})->value("failpoints", false)) {
+        GTEST_SKIP() << "bridge built without failpoints";
+      }
+      const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
+                                         {"agent_name", agent}, {"purpose", "possibly lost"}});
+      ASSERT_TRUE(a && a->value("ok", false)) << (a ? a->dump() : "no answer");
+      for (int i = 0; i < 3; ++i) {
+        const json receipt = send_as(owner(), "worker", "agent:" + agent, "lost " + std::to_string(i));
+        lost.push_back(receipt.value("message_id", ""));
+      }
+      ASSERT_TRUE(wait_until([&] { return status_of().value("pending", 0) == 3; })) << status_of().dump();
+      EXPECT_EQ(bridge.stop(), 0);
+    }
+    {
+      BridgeProcess crashing(home_, {{"AGENTWORKS_FAILPOINT", std::string(point)}});
+      crashing.start();
+      EXPECT_FALSE(bridge_call(home_, deliver));  // killed before its answer
+      const auto code = crashing.child().wait_exit(std::chrono::seconds(20));
+      ASSERT_TRUE(code);
+      EXPECT_EQ(*code, 128 + SIGKILL);
+    }
+    BridgeProcess bridge(home_);
+    bridge.start();
+    json st = status_of();
+    EXPECT_EQ(st["pending"], 0);
+    EXPECT_EQ(st["possibly_lost"], 3) << st.dump();
+    EXPECT_EQ(st["possibly_lost_ids"], json(lost));
+    const std::string read_cmd = st.value("possibly_lost_read", "");
+    EXPECT_EQ(read_cmd.rfind("agentworks messages read --agent " + agent + " --after ", 0), 0u) << read_cmd;
+    const CliResult agents = owner().json({"status", "--agents"});
+    ASSERT_EQ(agents.exit_code, 0) << agents.describe();
+    bool shown = false;
+    const json listed = agents.json();  // a named value: the loop must not iterate a dead temporary
+    for (const auto& row : listed["attachments"]) {
+      if (row["session_id"] != session) continue;
+      shown = true;
+      EXPECT_EQ(row["possibly_lost"], 3);
+      EXPECT_EQ(row["possibly_lost_read"], read_cmd);
+    }
+    EXPECT_TRUE(shown) << listed.dump();
+    const auto typed = bridge_call(home_, {{"op", "command"}, {"provider", "claude"}, {"session_id", session},
+                                           {"verb", "status"}});
+    ASSERT_TRUE(typed);
+    EXPECT_NE(typed->value("text", "").find("3 earlier deliveries may not have arrived"), std::string::npos)
+        << typed->dump();
+    // The read command names a cursor before the oldest of them: it reads exactly those (and what follows).
+    const auto after = read_cmd.substr(read_cmd.rfind(' ') + 1);
+    const auto page = http_json(owner_http(), "GET", "/v1/messages?agent_name=" + agent + "&after=" + after,
+                                std::nullopt, 200);
+    ASSERT_FALSE(page["messages"].empty());
+    EXPECT_EQ(page["messages"][0]["message_id"], lost[0]);
+
+    // The next delivery to that chat (nothing new is waiting) lists them with the read command, once.
+    const auto told = bridge_call(home_, deliver);
+    ASSERT_TRUE(told && told->value("ok", false)) << (told ? told->dump() : "no answer");
+    const std::string text = told->value("text", "");
+    EXPECT_NE(text.find("3 earlier messages offered to this chat may not have arrived"), std::string::npos) << text;
+    for (const auto& id : lost) EXPECT_NE(text.find(id), std::string::npos) << id << "\n" << text;
+    EXPECT_NE(text.find("agentworks bridge message read --provider claude --after " + after), std::string::npos);
+    EXPECT_TRUE((*told)["message_ids"].empty());  // nothing offered again (R-B5)
+    EXPECT_EQ((*told)["possibly_lost"], json(lost));
+    send_as(owner(), "worker", "agent:" + agent, "after the notice");
+    ASSERT_TRUE(wait_until([&] { return status_of().value("pending", 0) == 1; })) << status_of().dump();
+    const auto next = bridge_call(home_, deliver);
+    ASSERT_TRUE(next && next->value("ok", false));
+    EXPECT_NE(next->value("text", "").find("after the notice"), std::string::npos);
+    EXPECT_EQ(next->value("text", "").find(lost[0]), std::string::npos) << "listed twice";
+    EXPECT_EQ(status_of()["possibly_lost"], 3);  // counted until read, acknowledged or cleaned up
+
+    // The agent reads them through the bridge: no longer possibly lost.
+    const auto read = bridge_call(home_, {{"op", "read"}, {"provider", "claude"}, {"session_id", session},
+                                          {"after", after}});
+    ASSERT_TRUE(read && read->value("ok", false)) << (read ? read->dump() : "no answer");
+    EXPECT_EQ(status_of()["possibly_lost"], 0);
+    EXPECT_EQ(status_of()["offered_not_admitted"], 4);
+    EXPECT_EQ(bridge.stop(), 0);
+  }
+}
+
 }  // namespace
 }  // namespace agentworks::testing

@@ -3,6 +3,7 @@
 // the provider process key (R-H11) and a journal written by the previous schema opening (migration).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <set>
 
@@ -236,8 +237,11 @@ TEST_F(BridgeHookOpsTest, OfferedMessageNeverRedeliveredAcrossRestart_RB5) {
   start_bridge();
   ASSERT_TRUE(wait_until([&] { return stream_connected("s4"); }, std::chrono::seconds(20)));
   const json after = deliver("s4");
-  EXPECT_EQ(after["text"], "");
-  EXPECT_TRUE(after["message_ids"].empty());
+  EXPECT_TRUE(after["message_ids"].empty());  // never offered again
+  // Issue 12.7: but the chat is told, by id, that it may not have arrived.
+  EXPECT_NE(after.value("text", "").find("may not have arrived"), std::string::npos) << after.dump();
+  EXPECT_NE(after.value("text", "").find(id), std::string::npos);
+  EXPECT_EQ(after.value("text", "").find("exactly once\n"), std::string::npos);
   const std::string id2 = send("after the restart");
   ASSERT_TRUE(wait_pending("s4", 1));
   EXPECT_EQ(deliver("s4")["message_ids"], json::array({id2}));
@@ -362,8 +366,62 @@ TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
   EXPECT_EQ(status_of("legacy")["state"], "offline");
   EXPECT_EQ(deliver("legacy")["state"], "offline");
   JournalReader j(dir / "journal.db");
-  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "3");
+  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "4");
   EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
+}
+
+// Issue 12.7, R-B5, R-B6: the hook went away before its answer was written (a killed or timed-out hook). The
+// offer stays offered and is never offered again, but it counts as possibly lost, and the chat's next delivery
+// lists it with the read command.
+TEST_F(BridgeHookOpsTest, ClientGoneBeforeTheAnswerMakesTheOfferPossiblyLost_Issue12_7) {
+  start_bridge();
+  attach_connected("sess-gone");
+  const std::string id = send("gone before the answer");
+  ASSERT_TRUE(wait_pending("sess-gone", 1));
+  {
+    BridgeClient client(bridge_socket(home_));
+    client.greeting();
+    client.mark_greeted();
+    const json req = {{"id", 1}, {"op", "deliver"}, {"provider", "claude"}, {"session_id", "sess-gone"}};
+    ASSERT_TRUE(client.send_raw(req.dump() + "\n"));
+  }  // closed at once, before the release check answers
+  ASSERT_TRUE(wait_until([&] { return status_of("sess-gone").value("possibly_lost", 0) == 1; }))
+      << status_of("sess-gone").dump();
+  EXPECT_EQ(status_of("sess-gone")["offered_not_admitted"], 1);
+  EXPECT_EQ(status_of("sess-gone")["possibly_lost_ids"], json::array({id}));
+  const json d = deliver("sess-gone");
+  ASSERT_EQ(d["ok"], true) << d.dump();
+  EXPECT_TRUE(d["message_ids"].empty());
+  EXPECT_NE(d.value("text", "").find("1 earlier message offered to this chat may not have arrived"),
+            std::string::npos)
+      << d.dump();
+  EXPECT_NE(d.value("text", "").find(id), std::string::npos);
+  // Told once: the next delivery (nothing waiting) is quiet again; cleanup clears the count.
+  EXPECT_EQ(deliver("sess-gone").value("text", "x"), "");
+  EXPECT_EQ(status_of("sess-gone")["possibly_lost"], 1);
+  EXPECT_EQ(call({{"op", "cleanup"}})["possibly_lost_cleared"], 1);
+  EXPECT_EQ(status_of("sess-gone")["possibly_lost"], 0);
+}
+
+// Issue 12.6: an attach whose config path is a FIFO (or a directory) is refused with a clear bad_request at once;
+// opening it never blocks the bridge's only loop, which still answers `status`. Nothing is attached.
+TEST_F(BridgeHookOpsTest, AttachWithAFifoConfigIsRefusedAndTheBridgeKeepsAnswering_Issue12_6) {
+  start_bridge();
+  const auto fifo = home_.path("config.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-fifo"},
+                       {"agent_name", "reviewer"}, {"purpose", "p"}, {"config", fifo.string()}});
+  EXPECT_EQ(a["error"]["code"], "bad_request") << a.dump();
+  EXPECT_NE(a["error"]["message"].get<std::string>().find("is not a regular file"), std::string::npos) << a.dump();
+  // The typed command takes the same path.
+  const json c = command("sess-fifo", "attach", {{"name", "reviewer"}, {"config", fifo.string()}});
+  EXPECT_EQ(c["error"]["code"], "bad_request") << c.dump();
+  const json dir = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-fifo"},
+                         {"agent_name", "reviewer"}, {"purpose", "p"}, {"config", home_.path("").string()}});
+  EXPECT_EQ(dir["error"]["code"], "bad_request") << dir.dump();
+  const json status = call({{"op", "status"}});
+  EXPECT_EQ(status["ok"], true);
+  EXPECT_TRUE(status["attachments"].empty());
 }
 
 }  // namespace

@@ -193,23 +193,47 @@ TEST_F(JournalTest, AcknowledgedMessageIsNeverOffered_RB10) {
   EXPECT_FALSE(j.set_delivery("msg_1", "offered", 1005));
 }
 
-// R-B9: at most N messages per session; processed metadata is reclaimed first under pressure (R-B11).
-TEST_F(JournalTest, PerSessionQuotaReclaimsProcessedFirst_RB9_RB11) {
+// R-B9, R-B11, R-B12, issue 12.3: at most N messages per session. Under pressure the metadata of handed-out
+// messages goes, processed first, then admitted, then offered, oldest first; a pending row never. With no room
+// the message is not journaled and the watermark stays before it, so the stream fetches it again later.
+TEST_F(JournalTest, QuotaReclaimsHandedOutOldestFirstAndHoldsTheRest_RB9_RB11_RB12) {
   JournalLimits limits;
   limits.max_messages_per_session = 3;
   Journal j(db_path(), limits);
   j.upsert_attachment(row());
   for (int i = 1; i <= 3; ++i) EXPECT_EQ(j.record_received(row(), msg(i), 1000), ReceiveResult::cached);
   EXPECT_EQ(j.record_received(row(), msg(4), 1000), ReceiveResult::over_quota);
-  j.offer("att_1", {"msg_1"}, 1001);
-  j.set_delivery("msg_1", "processed", 1002);
+  EXPECT_FALSE(j.message_state("msg_4"));
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 3);  // not past the message that was not journaled
+  EXPECT_EQ(j.free_slots("att_1"), 0);
+
+  j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, 1001);
+  j.set_delivery("msg_2", "processed", 1002);
+  j.set_delivery("msg_3", "admitted", 1002);
+  EXPECT_EQ(j.free_slots("att_1"), 3);  // every row is reclaimable now
+  EXPECT_EQ(j.record_received(row(), msg(4), 1003), ReceiveResult::cached);
+  EXPECT_FALSE(j.message_state("msg_2"));  // processed first
+  EXPECT_EQ(j.message_state("msg_3"), "admitted");
   EXPECT_EQ(j.record_received(row(), msg(5), 1003), ReceiveResult::cached);
-  EXPECT_FALSE(j.message_state("msg_1"));  // reclaimed
-  EXPECT_FALSE(j.message_state("msg_4"));  // never cached; the watermark still passed it
-  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 5);
+  EXPECT_FALSE(j.message_state("msg_3"));  // then admitted
+  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  EXPECT_EQ(j.record_received(row(), msg(6), 1003), ReceiveResult::cached);
+  EXPECT_FALSE(j.message_state("msg_1"));  // then offered
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 6);
+
+  // All three pending: nothing is reclaimed; an acknowledged message after a held one does not move the
+  // watermark past it either.
+  IncomingMessage acked = msg(8);
+  acked.acknowledged = true;
+  const auto results = j.record_received_batch(row(), {msg(7), acked}, 1004);
+  EXPECT_EQ(results, (std::vector<ReceiveResult>{ReceiveResult::over_quota, ReceiveResult::over_quota}));
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 6);
+  EXPECT_EQ(ids(j.pending("att_1", 20)), (std::vector<std::string>{"msg_4", "msg_5", "msg_6"}));
+  // The old ids stay below the watermark: never cached again (R-B12).
+  EXPECT_EQ(j.record_received(row(), msg(2), 1005), ReceiveResult::below_watermark);
 }
 
-// R-B9: 32 MiB of cached bodies in all (scaled down here).
+// R-B9: 32 MiB of cached bodies in all (scaled down here); the message that did not fit comes again.
 TEST_F(JournalTest, TotalBytesQuota_RB9) {
   JournalLimits limits;
   limits.max_total_body_bytes = 100;
@@ -217,8 +241,71 @@ TEST_F(JournalTest, TotalBytesQuota_RB9) {
   j.upsert_attachment(row());
   EXPECT_EQ(j.record_received(row(), msg(1, std::string(60, 'a')), 1000), ReceiveResult::cached);
   EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1000), ReceiveResult::over_quota);
+  EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 1);
+  EXPECT_LT(j.free_body_bytes(), 60);
   j.offer("att_1", {"msg_1"}, 1001);  // offering clears the body, freeing room
-  EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::cached);
+  EXPECT_EQ(j.free_body_bytes(), 100);
+  EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1002), ReceiveResult::cached);
+  EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::over_quota);
+}
+
+// Issue 12.7, R-B5, R-B6: an offer is `pending` until its hand-out is settled; one that may not have arrived
+// (not written, or still pending when the bridge restarted) is possibly lost: listed once, counted until it is
+// acknowledged, read or cleaned up. It is never offered again.
+TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_7) {
+  {
+    Journal j(db_path());
+    j.upsert_attachment(row());
+    for (int i = 1; i <= 5; ++i) j.record_received(row(), msg(i), 1000);
+    j.offer("att_1", {"msg_1"}, 1001);
+    j.settle_offers({"msg_1"}, true);
+    EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
+    j.offer("att_1", {"msg_2", "msg_3"}, 1002);
+    j.settle_offers({"msg_2", "msg_3"}, false);
+    j.settle_offers({"msg_2"}, true);  // settled once: a later answer changes nothing
+    EXPECT_EQ(j.counts("att_1").possibly_lost, 2);
+    j.offer("att_1", {"msg_4"}, 1003);  // the bridge dies before settling it
+  }
+  Journal j(db_path());
+  EXPECT_EQ(j.unsettled_offers_unsure(), 1);
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 3);
+  auto lost = j.possibly_lost("att_1", 2);
+  EXPECT_EQ(lost.message_ids, (std::vector<std::string>{"msg_2", "msg_3"}));
+  EXPECT_EQ(lost.count, 3);
+  EXPECT_EQ(lost.first_seq, 2);
+  j.possibly_lost_told({"msg_2", "msg_3"});
+  lost = j.possibly_lost("att_1", 20);
+  EXPECT_EQ(lost.message_ids, std::vector<std::string>{"msg_4"});  // listed once
+  EXPECT_EQ(j.possibly_lost("att_1", 20, true).count, 3);
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 3);  // still counted until read, acknowledged or cleaned up
+  EXPECT_EQ(j.possibly_lost_read({"msg_2"}), 1);
+  EXPECT_TRUE(j.set_delivery("msg_3", "admitted", 1004));
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 1);
+  EXPECT_TRUE(j.offer("att_1", {"msg_4"}, 1005).messages.empty());  // never offered again
+  EXPECT_EQ(j.cleanup(1006).possibly_lost_cleared, 1);
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
+  EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
+}
+
+// Schema v3 -> v4 (messages.emit): offers made before the column existed count as delivered.
+TEST_F(JournalTest, MigratesSchemaThreeKeepingOldOffers) {
+  {
+    sql::Db db(db_path());
+    db.exec("CREATE TABLE messages(message_id TEXT PRIMARY KEY, attachment_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+            "state TEXT NOT NULL, body TEXT, size INTEGER NOT NULL DEFAULT 0, reason TEXT, received_at INTEGER NOT "
+            "NULL, offered_at INTEGER, admitted_at INTEGER, processed_at INTEGER);"
+            "INSERT INTO messages(message_id, attachment_id, seq, state, received_at, offered_at) "
+            "VALUES('msg_old', 'att_1', 1, 'offered', 1000, 1000);"
+            "PRAGMA user_version = 3;");
+  }
+  Journal j(db_path());
+  sql::Stmt v(j.db(), "PRAGMA user_version");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.int64(0), 4);
+  EXPECT_EQ(j.unsettled_offers_unsure(), 0);
+  EXPECT_EQ(j.counts("att_1").offered_not_admitted, 1);
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
+  EXPECT_EQ(j.integrity_check(), "ok");
 }
 
 // R-B11: offered metadata goes after 7 days; pending bodies stay for explicit recovery (R-B10).

@@ -68,7 +68,10 @@ class DispatchTest : public ::testing::Test {
   // One request line -> its one answer line, parsed.
   json call(const std::string& line) {
     std::vector<std::string> out;
-    dispatch(*bridge_, line, [&](std::string l) { out.push_back(std::move(l)); });
+    dispatch(*bridge_, line, [&](std::string l, const Reply::Written& written) {
+      out.push_back(std::move(l));
+      if (written) written(true);
+    });
     EXPECT_EQ(out.size(), 1u) << line;
     if (out.empty()) return json();
     EXPECT_EQ(out[0].back(), '\n');

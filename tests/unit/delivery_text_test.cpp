@@ -152,6 +152,65 @@ TEST(DeliveryText, BudgetBelowTheMinimumIsRaised) {
   EXPECT_NE(out.text.find("How to handle"), std::string::npos);
 }
 
+DeliveryNotices notices(std::int64_t held, std::size_t lost) {
+  DeliveryNotices n;
+  n.held_back = held;
+  n.held_back_after = "m41";
+  for (std::size_t i = 0; i < lost; ++i) n.possibly_lost.push_back("msg_lost" + std::to_string(i));
+  n.possibly_lost_total = static_cast<std::int64_t>(lost);
+  n.possibly_lost_after = "m9";
+  return n;
+}
+
+// Issue 12.3 (R-B9) and 12.7 (R-B5, R-B6): the text says how many messages wait on the server because the cache
+// is full and which earlier offers may not have arrived, each with the read command; the ids it lists are
+// reported back (they are listed once).
+TEST(DeliveryText, NoticesHeldBackAndPossiblyLost_Issue12_3_Issue12_7) {
+  DeliveryContext c = ctx(false);
+  c.notices = notices(7, 2);
+  const auto out = format_delivery({msg("msg_a", "hello")}, c);
+  EXPECT_EQ(out.included, 1u);
+  EXPECT_NE(out.text.find("7 more messages for agent:reviewer are held on the server because this computer's "
+                          "message cache is full"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("agent_message_read(after \"m41\") or `agentworks bridge message read --provider claude "
+                          "--after m41`"),
+            std::string::npos);
+  EXPECT_NE(out.text.find("2 earlier messages offered to this chat may not have arrived"), std::string::npos);
+  EXPECT_NE(out.text.find("Message ids: msg_lost0, msg_lost1."), std::string::npos);
+  EXPECT_NE(out.text.find("--after m9`"), std::string::npos);
+  EXPECT_EQ(out.lost_listed, (std::vector<std::string>{"msg_lost0", "msg_lost1"}));
+  // The notices come before the messages.
+  EXPECT_LT(out.text.find("[agentworks notice]"), out.text.find("--- message msg_a"));
+
+  // No message at all: the notices alone; nothing to say: no text.
+  const auto alone = format_delivery({}, c);
+  EXPECT_EQ(alone.included, 0u);
+  EXPECT_EQ(alone.text.rfind("[agentworks] notice for agent:reviewer", 0), 0u) << alone.text;
+  EXPECT_NE(alone.text.find("msg_lost1"), std::string::npos);
+  EXPECT_TRUE(format_delivery({}, ctx(false)).text.empty());
+}
+
+// At most 20 ids are listed (the rest counted); at the smallest budget with the instructions the text still
+// fits, the notice shrinks instead, and ids it does not list are not reported as listed.
+TEST(DeliveryText, NoticesShrinkToTheBudget_Issue12_7) {
+  DeliveryContext c = ctx(false);
+  c.notices = notices(0, 30);
+  c.notices.possibly_lost.resize(20);  // the journal hands at most 20
+  const auto many = format_delivery({msg("msg_a", "x")}, c);
+  EXPECT_NE(many.text.find("msg_lost19 and 10 more."), std::string::npos) << many.text;
+  EXPECT_EQ(many.lost_listed.size(), 20u);
+
+  DeliveryContext tight = ctx(true, 2000);
+  tight.notices = notices(5, 20);
+  const auto out = format_delivery({msg("msg_long", std::string(5000, 'z'))}, tight);
+  EXPECT_EQ(out.included, 1u);
+  EXPECT_LE(utf16_units(out.text), kMinDeliveryBudget) << out.text;
+  EXPECT_LT(out.lost_listed.size(), 20u);
+  for (const auto& id : out.lost_listed) EXPECT_NE(out.text.find(id), std::string::npos);
+}
+
 TEST(DeliveryText, ParsesTheServerMessageObject) {
   const auto m = delivery_message_from_json(
       R"({"message_id":"msg_1","conversation_id":"cnv_1","inbox_id":"inb_1","cursor":"m4","direction":"to_agent",)"

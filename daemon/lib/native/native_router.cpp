@@ -14,6 +14,7 @@
 #include "claude_inbox.hpp"
 #include "codex_queue.hpp"
 #include "delivery_batch.hpp"
+#include "delivery_notices.hpp"
 #include "log.hpp"
 #include "notify.hpp"
 #include "offer_flow.hpp"
@@ -145,6 +146,7 @@ struct PushState {
   std::optional<CodexBinding> codex;
   bool pushed = false;
   bool held = false;
+  std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
 };
 
 NativeRouter::NativeRouter(Bridge& bridge)
@@ -390,19 +392,27 @@ void NativeRouter::start_push(Route& r) {
   });
 
   OfferHandlers h;
-  h.select = [this, st, att = *row](const std::vector<CachedMessage>& releasable, bool guidance) {
+  h.answer_delivers = false;  // the push's outcome settles the offers (settle())
+  const auto notices = notices_for(bridge_, *row);
+  h.select = [this, st, att = *row, notices](const std::vector<CachedMessage>& releasable, bool guidance) {
     const Route* current = find(st->attachment_id);
     if (current == nullptr || current->generation != st->generation || current->state != Route::State::on) {
       return std::vector<std::string>{};  // unbound while the server was asked: nothing is offered
     }
-    return fitting_prefix(bridge_.journal(), att, releasable, guidance, kBudget);
+    return fitting_prefix(bridge_.journal(), att, releasable, guidance, kBudget, notices);
   };
-  h.answer = [this, st](const AttachmentRow& att, const OfferBatch& batch) {
+  h.answer = [this, st, notices](const AttachmentRow& att, const OfferBatch& batch) {
     const auto still = bridge_.journal().counts(att.attachment_id).pending;
-    const auto text = batch_text(att, batch, kBudget, still);
+    const auto text = batch_text(att, batch, kBudget, still, notices);
     if (text.text.empty()) return json::object();
     std::vector<CachedMessage> included(batch.messages.begin(),
                                         batch.messages.begin() + static_cast<std::ptrdiff_t>(text.included));
+    std::vector<std::string> left_out;
+    for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
+      left_out.push_back(batch.messages[i].message_id);
+    }
+    settle_offers(bridge_, left_out, false);  // offered but not in the text: the next delivery lists them
+    st->lost_listed = text.lost_listed;
     st->pushed = true;
     const auto guidance = batch.guidance;
     const auto previous = batch.previous_guidance;
@@ -428,9 +438,13 @@ void NativeRouter::start_push(Route& r) {
 void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>& included, bool guidance,
                           std::optional<std::int64_t> previous_guidance, const PushResult& result) {
   std::string summary;
+  std::vector<std::string> ids;
+  for (const auto& m : included) ids.push_back(m.message_id);
   try {
     switch (result.outcome) {
       case PushOutcome::accepted:
+        settle_offers(bridge_, ids, true);
+        bridge_.journal().possibly_lost_told(st.lost_listed);
         summary = "delivered " + count_words(included.size()) + " through " + route_name(st.provider);
         if (st.provider == "codex") record_queue_admission(st, included);
         break;
@@ -445,7 +459,9 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
         }
         break;
       case PushOutcome::ambiguous:
-        // R-N2, R-B14: it may have arrived: never pushed again; the person can read them explicitly.
+        // R-N2, R-B14: it may have arrived: never pushed again; the person can read them explicitly, and the
+        // chat's next delivery lists them (issue 12.7).
+        settle_offers(bridge_, ids, false);
         summary = "uncertain (" + result.detail + "); " + count_words(included.size()) +
                   " stay readable with `agentworks messages read`";
         notifier_.notify(waiting_title(), uncertain_text(st.agent_name));
