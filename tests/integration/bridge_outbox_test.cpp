@@ -61,7 +61,8 @@ class BridgeOutboxTest : public BridgeTest {
   }
 
   bool stream_connected() {
-    for (const auto& att : call({{"op", "status"}})["attachments"]) {
+    const json status = call({{"op", "status"}});
+    for (const auto& att : status["attachments"]) {
       if (att["session_id"] == kSession) return att["stream"] == "connected";
     }
     return false;
@@ -120,7 +121,9 @@ TEST_F(BridgeOutboxTest, EveryRequestIsAnsweredQueuedWhileTheServerIsDown_RB2_Is
     if (i % 2 == 0) req["submission_id"] = "ob-" + std::to_string(i);  // the caller's own id; else minted
     const json a = outbox_call(req);
     expect_queued(a, "send " + std::to_string(i));
-    if (i % 2 == 0) EXPECT_EQ(a.value("submission_id", ""), "ob-" + std::to_string(i));
+    if (i % 2 == 0) {
+      EXPECT_EQ(a.value("submission_id", ""), "ob-" + std::to_string(i));
+    }
     ids.insert(a.value("submission_id", ""));
   }
   for (int i = 0; i < 2; ++i) {

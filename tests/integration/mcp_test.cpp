@@ -363,7 +363,8 @@ TEST_F(McpTest, ClaudeChannelPushesEachMessageOnce_RC3_RC4_RB5) {
 // on a retry never stores the message twice. The schema documents the argument on all three outbox tools.
 TEST_F(McpTest, ToolsReturnASubmissionIdAndARetryWithItIsStoredOnce_RB2_Issue12_2) {
   McpDriver& d = driver();
-  for (const auto& t : d.ok({{"op", "list"}})["tools"]) {
+  const json listed = d.ok({{"op", "list"}});
+  for (const auto& t : listed["tools"]) {
     const std::string name = t["name"];
     if (name == "agent_message_ack" || name == "agent_message_reply" || name == "agent_message_send") {
       EXPECT_TRUE(t["inputSchema"]["properties"].contains("submission_id")) << t.dump();

@@ -60,7 +60,8 @@ TEST(McpSubmissionId, AckToolAcceptsASubmissionId_RB2_Issue12_2) {
   const json args = {{"message_id", "msg_1"}, {"delivery", "admitted"}, {"submission_id", "ack-1"}};
   EXPECT_EQ(mcp::prepare_tool_call("agent_message_ack", args, fields), "ack");
   EXPECT_EQ(fields["submission_id"], "ack-1");
-  for (const auto& t : mcp::tool_list()["tools"]) {
+  const json listed = mcp::tool_list();
+  for (const auto& t : listed["tools"]) {
     const std::string name = t["name"];
     const bool outbox = name == "agent_message_ack" || name == "agent_message_reply" || name == "agent_message_send";
     EXPECT_EQ(t["inputSchema"]["properties"].contains("submission_id"), outbox) << name;
