@@ -1,4 +1,4 @@
-// agentworks bridge message ack --provider P --message-id ID --delivery admitted|processed
+// agentworks bridge message ack --provider P --message-id ID --delivery admitted|processed [--submission-id ID]
 #include <CLI/CLI.hpp>
 
 #include <nlohmann/json.hpp>
@@ -18,9 +18,12 @@ class BridgeMessageAck final : public BridgeMessageCommand {
     app.add_option("--delivery", delivery_, "admitted (it reached you) or processed (you handled it)")
         ->required()
         ->check(CLI::IsMember({"admitted", "processed"}));
+    define_submission_id(app);
   }
   json run(const Context& /*ctx*/) override {
-    return call({{"message_id", message_id_}, {"delivery", delivery_}, {"via", "agent"}});
+    json fields = {{"message_id", message_id_}, {"delivery", delivery_}, {"via", "agent"}};
+    add_submission_id(fields);
+    return call(std::move(fields));
   }
 
  private:

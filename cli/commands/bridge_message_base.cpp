@@ -23,7 +23,8 @@ void BridgeMessageCommand::define_provider(CLI::App& app) {
 
 void BridgeMessageCommand::define_submission_id(CLI::App& app) {
   app.add_option("--submission-id", submission_id_,
-                 "Your id for this message (1-200 printable ASCII) so a retry is not stored twice");
+                 "Your id for this request (1-200 printable ASCII) so a retry is never stored twice; without it one "
+                 "is made and printed: pass that one to retry");
 }
 
 void BridgeMessageCommand::add_submission_id(json& fields) const {

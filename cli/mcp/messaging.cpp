@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
 
 namespace agentworks::cli::mcp {
 
@@ -26,11 +28,17 @@ std::string sender_of(const json& m) {
   return name.empty() ? "a person (" + str(sender, "connection_id", "unknown connection") + ")" : name;
 }
 
-// "queued" answers: the server was unreachable; the bridge retries (R-B2).
+// Per attempt: the bridge answers an outbox op within seconds (docs/protocol.md "Outbox answers"); a reply by
+// message id may first wait for a one-message server lookup (15 s at most).
+constexpr std::chrono::seconds kBridgeTimeout{25};
+// Before the one retry of a request that got no answer or met a full backlog.
+constexpr std::chrono::milliseconds kRetryPause{300};
+
+// "queued" answers: journaled by the bridge, which sends it later (R-B2); the note says why it is not sent yet.
 std::string queued_text(const json& answer) {
-  return "Queued (the server cannot be reached right now); the bridge sends it automatically, oldest first. "
-         "submission_id " +
-         str(answer, "submission_id", "?") + ".";
+  const auto note = str(answer, "note", "the bridge sends it automatically, oldest first");
+  return "Queued, not sent yet: " + note + ". submission_id " + str(answer, "submission_id", "?") +
+         " (to retry this call, pass the same submission_id: it is never stored twice).";
 }
 
 std::string read_text(const json& a) {
@@ -67,13 +75,42 @@ std::string peers_text(const json& a) {
 
 }  // namespace
 
+bool is_outbox_op(const std::string& op) { return op == "ack" || op == "reply" || op == "send"; }
+
+std::string ensure_submission_id(const std::string& op, json& fields) {
+  if (!is_outbox_op(op)) return {};
+  if (!fields.is_object()) fields = json::object();
+  if (const auto it = fields.find("submission_id"); it != fields.end() && it->is_string()) return it->get<std::string>();
+  const std::string id = new_id("sub");
+  fields["submission_id"] = id;
+  return id;
+}
+
+json send_with_retry(const std::string& op, const json& request, const BridgeSend& send) {
+  const bool outbox = is_outbox_op(op);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return send(request);
+    } catch (const Error& e) {
+      const bool unknown_outcome = dynamic_cast<const bridge_client::NoAnswer*>(&e) != nullptr;
+      if (!outbox || (!unknown_outcome && e.code() != ErrorCode::busy)) throw;
+      if (attempt == 0) {
+        std::this_thread::sleep_for(kRetryPause);
+        continue;
+      }
+      throw Error(e.code(), std::string(e.what()) + " (submission_id " + request.value("submission_id", "?") +
+                                ": retry with the same submission_id; it is never stored twice)");
+    }
+  }
+}
+
 json call_messaging_op(const std::string& op, json fields, const CallerIdentity& caller,
                        const std::optional<std::string>& thread_id) {
   json request = fields.is_object() ? std::move(fields) : json::object();
+  ensure_submission_id(op, request);
   request["op"] = op;
   add_session_selector(request, caller, thread_id);
-  // Outbox ops answer after the first attempt, which may wait for the server's own timeout.
-  return bridge_client::call(request, std::chrono::seconds(30));
+  return send_with_retry(op, request, [](const json& r) { return bridge_client::call(r, kBridgeTimeout); });
 }
 
 std::string describe_answer(const std::string& op, const json& answer) {
@@ -83,11 +120,12 @@ std::string describe_answer(const std::string& op, const json& answer) {
   const json server = answer.value("answer", json::object());
   if (op == "ack") {
     const json delivery = server.value("delivery", json::object());
-    return "Receipt recorded: message " + str(server, "message_id", "?") + " is " + str(delivery, "state", "?") + ".";
+    return "Receipt recorded: message " + str(server, "message_id", "?") + " is " + str(delivery, "state", "?") +
+           " (submission_id " + str(answer, "submission_id", "?") + ").";
   }
   const std::string what = op == "reply" ? "Reply" : "Message";
   return what + " stored by the server (message_id " + str(server, "message_id", "?") + ", inbox " +
-         str(server, "inbox_id", "?") +
+         str(server, "inbox_id", "?") + ", submission_id " + str(answer, "submission_id", "?") +
          "). This is a receipt, not an answer: an answer arrives as a new message.";
 }
 

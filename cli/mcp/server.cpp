@@ -128,6 +128,8 @@ class Server {
     const std::string name = params["name"].get<std::string>();
     json fields;
     const std::string op = prepare_tool_call(name, params.contains("arguments") ? params["arguments"] : json(), fields);
+    // Minted here, once per tool call, so the result can name it even when the call fails.
+    const std::string submission_id = ensure_submission_id(op, fields);
     try {
       const json answer = call_messaging_op(op, fields, caller_, codex_thread(params));
       json structured = answer;
@@ -139,8 +141,10 @@ class Server {
     } catch (const Error& e) {
       const std::string code(code_name(e.code()));
       log_line(name + " refused: " + e.what() + " (" + code + ")");
+      json structured = {{"error", {{"code", code}, {"message", e.what()}}}};
+      if (!submission_id.empty()) structured["submission_id"] = submission_id;
       return {{"content", json::array({{{"type", "text"}, {"text", describe_error(code, e.what())}}})},
-              {"structuredContent", {{"error", {{"code", code}, {"message", e.what()}}}}},
+              {"structuredContent", structured},
               {"isError", true}};
     }
   }

@@ -62,7 +62,9 @@ void add_submission_id(const std::string& tool_name, const json& args, json& fie
 }
 
 const char* const kSubmissionHelp =
-    "Optional id you choose (1-200 printable ASCII) so a retry of the same call is not stored twice.";
+    "Optional id (1-200 printable ASCII) that makes a retry of this call safe: it is never stored twice. Every "
+    "result carries the call's submission_id (one is made for you when you give none); to retry a call that "
+    "failed or timed out, pass that same id.";
 
 }  // namespace
 
@@ -73,7 +75,8 @@ json tool_list() {
       "Acknowledge a message another agent sent you: delivery=\"admitted\" as soon as it reaches you, "
       "\"processed\" once you have handled it. The sender sees the receipt.",
       {{"message_id", string_prop("The message_id of the message (msg_...).")},
-       {"delivery", {{"type", "string"}, {"enum", {"admitted", "processed"}}, {"description", "admitted or processed"}}}},
+       {"delivery", {{"type", "string"}, {"enum", {"admitted", "processed"}}, {"description", "admitted or processed"}}},
+       {"submission_id", string_prop(kSubmissionHelp)}},
       {"message_id", "delivery"}));
   tools.push_back(tool(
       "agent_message_reply",
@@ -114,12 +117,13 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
   if (!args.is_object()) bad(name, "arguments must be an object");
   fields = json::object();
   if (name == "agent_message_ack") {
-    only_known(name, args, {"message_id", "delivery"});
+    only_known(name, args, {"message_id", "delivery", "submission_id"});
     fields["message_id"] = req_str(name, args, "message_id");
     const auto delivery = req_str(name, args, "delivery");
     if (delivery != "admitted" && delivery != "processed") bad(name, "'delivery' must be \"admitted\" or \"processed\"");
     fields["delivery"] = delivery;
     fields["via"] = "agent";
+    add_submission_id(name, args, fields);
     return "ack";
   }
   if (name == "agent_message_reply") {

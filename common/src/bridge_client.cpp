@@ -40,8 +40,8 @@ int ms_left(Clock::time_point deadline) {
   return left <= 0 ? 0 : static_cast<int>(left);
 }
 
-Error timed_out(const std::filesystem::path& socket) {
-  return Error(ErrorCode::unreachable, "the agentworks bridge at " + socket.string() +
+NoAnswer timed_out(const std::filesystem::path& socket) {
+  return NoAnswer(ErrorCode::unreachable, "the agentworks bridge at " + socket.string() +
                                            " did not answer in time; see `agentworks daemon logs`, or restart it "
                                            "with `agentworks daemon stop` and `agentworks daemon start`");
 }
@@ -94,7 +94,7 @@ void send_all(int fd, const std::string& bytes, Clock::time_point deadline, cons
       ::poll(&p, 1, ms_left(deadline));
       continue;
     }
-    throw Error(ErrorCode::unreachable, "the agentworks bridge closed the connection; see `agentworks daemon logs`");
+    throw NoAnswer(ErrorCode::unreachable, "the agentworks bridge closed the connection; see `agentworks daemon logs`");
   }
 }
 
@@ -125,8 +125,8 @@ class LineReader {
       if (n > 0) {
         buffer_.append(buf, static_cast<std::size_t>(n));
       } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        throw Error(ErrorCode::unreachable,
-                    "the agentworks bridge closed the connection before answering; see `agentworks daemon logs`");
+        throw NoAnswer(ErrorCode::unreachable,
+                       "the agentworks bridge closed the connection before answering; see `agentworks daemon logs`");
       }
     }
   }

@@ -10,9 +10,21 @@ namespace agentworks::bridge {
 
 using nlohmann::json;
 
-Outbox::Outbox(Bridge& bridge) : bridge_(bridge), retry_timer_(new uv_timer_t), rng_(std::random_device{}()) {
+namespace {
+
+void close_timer(uv_timer_t* t) {
+  uv_timer_stop(t);
+  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+}
+
+}  // namespace
+
+Outbox::Outbox(Bridge& bridge)
+    : bridge_(bridge), retry_timer_(new uv_timer_t), wait_timer_(new uv_timer_t), rng_(std::random_device{}()) {
   uv_timer_init(bridge.loop(), retry_timer_);
   retry_timer_->data = this;
+  uv_timer_init(bridge.loop(), wait_timer_);
+  wait_timer_->data = this;
 }
 
 Outbox::~Outbox() { stop(); }
@@ -20,11 +32,13 @@ Outbox::~Outbox() { stop(); }
 void Outbox::stop() {
   if (stopped_) return;
   stopped_ = true;
-  uv_timer_stop(retry_timer_);
-  uv_close(reinterpret_cast<uv_handle_t*>(retry_timer_),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  for (auto& [seq, reply] : waiting_) {
-    reply.ok({{"queued", true}, {"state", "queued"}, {"note", "the bridge is stopping; it retries after a restart"}});
+  close_timer(retry_timer_);
+  close_timer(wait_timer_);
+  for (auto& [seq, waiter] : waiting_) {
+    waiter.reply.ok({{"queued", true},
+                     {"state", "queued"},
+                     {"submission_id", waiter.submission_id},
+                     {"note", "the bridge is stopping; it retries after a restart"}});
   }
   waiting_.clear();
 }
@@ -43,9 +57,19 @@ void Outbox::submit(const std::string& attachment_id, const std::string& kind, c
   item.method = "POST";
   item.path = path;
   item.body = body.dump();
-  const auto seq = bridge_.journal().outbox_add(item, Bridge::now());  // persisted before the first attempt
-  waiting_.emplace(seq, reply);
-  kick();
+  const auto seq = bridge_.journal().outbox_add(item, Bridge::now());  // persisted before any answer or attempt
+  if (unreachable_ || stopped_) {
+    // The line is waiting for the backoff (or a restart): nothing would tell this caller more by waiting.
+    reply.ok({{"queued", true},
+              {"state", "queued"},
+              {"submission_id", submission_id},
+              {"note", "the server could not be reached at the last attempt; the bridge retries it, oldest first"}});
+    if (!stopped_ && !in_flight_ && !uv_is_active(reinterpret_cast<uv_handle_t*>(retry_timer_))) schedule_retry();
+    return;
+  }
+  waiting_.emplace(seq, Waiter{reply, submission_id, uv_now(bridge_.loop()) + kAnswerWaitMs});
+  arm_wait_timer();
+  if (!in_flight_) attempt_next();  // else the attempt in flight goes on to this item when it ends
 }
 
 void Outbox::kick() {
@@ -61,6 +85,32 @@ void Outbox::schedule_retry() {
   uv_timer_start(retry_timer_, [](uv_timer_t* t) { static_cast<Outbox*>(t->data)->kick(); }, delay + 50, 0);
 }
 
+void Outbox::answer_queued(std::int64_t seq, const std::string& note) {
+  const auto it = waiting_.find(seq);
+  if (it == waiting_.end()) return;
+  const Waiter waiter = it->second;
+  waiting_.erase(it);
+  waiter.reply.ok({{"queued", true}, {"state", "queued"}, {"submission_id", waiter.submission_id}, {"note", note}});
+}
+
+void Outbox::arm_wait_timer() {
+  if (stopped_ || waiting_.empty() || uv_is_active(reinterpret_cast<uv_handle_t*>(wait_timer_))) return;
+  // Deadlines grow with seq (both are taken at submit), so the first waiter is always the next one due.
+  const auto now = uv_now(bridge_.loop());
+  const auto due = waiting_.begin()->second.deadline_ms;
+  uv_timer_start(wait_timer_, [](uv_timer_t* t) { static_cast<Outbox*>(t->data)->answer_overdue(); },
+                 due > now ? due - now : 0, 0);
+}
+
+void Outbox::answer_overdue() {
+  const auto now = uv_now(bridge_.loop());
+  while (!waiting_.empty() && waiting_.begin()->second.deadline_ms <= now) {
+    answer_queued(waiting_.begin()->first,
+                  "the server has not answered yet (earlier items go first); the bridge sends it, oldest first");
+  }
+  arm_wait_timer();
+}
+
 void Outbox::attempt_next() {
   if (stopped_ || bridge_.stopping()) return;
   std::vector<OutboxItem> items;
@@ -72,6 +122,7 @@ void Outbox::attempt_next() {
   }
   if (items.empty()) {
     failures_ = 0;
+    unreachable_ = false;  // nothing waits for a retry, so the next item is tried (and answered) at once
     return;
   }
   const OutboxItem item = items.front();
@@ -79,7 +130,7 @@ void Outbox::attempt_next() {
                                                         const json& answer) {
     bridge_.journal().outbox_finish(seq, state, answer.dump(), Bridge::now());
     if (auto it = waiting_.find(seq); it != waiting_.end()) {
-      const Reply reply = it->second;
+      const Reply reply = it->second.reply;
       waiting_.erase(it);
       if (state == "done") {
         reply.ok({{"state", "sent"}, {"submission_id", submission}, {"answer", answer}});
@@ -109,16 +160,14 @@ void Outbox::attempt_next() {
         const std::string why = r.reached() ? "HTTP " + std::to_string(r.status) : r.transport_error;
         bridge_.journal().outbox_attempted(item.seq, why);
         log::info("outbox " + item.kind + " " + item.submission_id + " waits: " + why);
-        if (auto it = waiting_.find(item.seq); it != waiting_.end()) {
-          it->second.ok({{"queued", true},
-                         {"state", "queued"},
-                         {"submission_id", item.submission_id},
-                         {"note", "the server is unreachable (" + why + "); the bridge retries it, oldest first"}});
-          waiting_.erase(it);
-        }
+        // Every item waits behind this one until the backoff ends: tell all their callers now.
+        unreachable_ = true;
+        const std::string note = "the server is unreachable (" + why + "); the bridge retries it, oldest first";
+        while (!waiting_.empty()) answer_queued(waiting_.begin()->first, note);
         schedule_retry();
         return;
       }
+      unreachable_ = false;
       failures_ = 0;
       bridge_.journal().outbox_attempted(item.seq, "");
       json answer = json::parse(r.body, nullptr, false);

@@ -68,16 +68,6 @@ class BridgeDeliveryTest : public BridgeTest {
       return l.value("pending", -1L) == n;
     });
   }
-
-  // Kills the server (a crash) and starts it again on the same port and data, as after an outage.
-  void kill_server() { server_->kill(); }
-  void restart_server_same_port() {
-    ServerOptions o;
-    o.data_dir = server_->data_dir();
-    o.listen = "127.0.0.1:" + std::to_string(server_->port());
-    o.env = home_.env();
-    server_ = std::make_unique<ServerProcess>(o);
-  }
 };
 
 // R-B5, R-B6, R-B12, R-H1: a message sent to the attached agent is handed out by `take` once and never again,

@@ -8,26 +8,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <set>
+
 #include "bridge_test_client.hpp"
 #include "harness/binaries.hpp"
 #include "mcp_driver.hpp"
 #include "support/bridge_fixture.hpp"
+#include "support/process_key.hpp"
 
 namespace agentworks::testing {
 namespace {
-// {"pid","start"} of this test process: the provider ancestor of the CLI commands it runs directly.
-json own_process_key() {
-  const std::string stat = read_file("/proc/self/stat");
-  std::string rest = stat.substr(stat.rfind(')') + 2);
-  int field = 3;
-  std::size_t pos = 0;
-  while (field < 22) {
-    pos = rest.find(' ', pos) + 1;
-    ++field;
-  }
-  return {{"pid", static_cast<long>(::getpid())}, {"start", rest.substr(pos, rest.find(' ', pos) - pos)}};
-}
-
 std::string text_of(const json& tool_result) {
   std::string out;
   for (const auto& c : tool_result.value("content", json::array())) out += c.value("text", "");
@@ -365,6 +356,61 @@ TEST_F(McpTest, ClaudeChannelPushesEachMessageOnce_RC3_RC4_RB5) {
   }
   EXPECT_EQ(pushes_of_first, 1);
   EXPECT_EQ(d.notifications().size(), 2u);
+}
+
+// R-B2, issue 12.2: with the server down every messaging tool call is answered "queued" (not only the first),
+// and each result carries a submission_id: minted by the tool layer when the model gives none, so passing it back
+// on a retry never stores the message twice. The schema documents the argument on all three outbox tools.
+TEST_F(McpTest, ToolsReturnASubmissionIdAndARetryWithItIsStoredOnce_RB2_Issue12_2) {
+  McpDriver& d = driver();
+  const json listed = d.ok({{"op", "list"}});
+  for (const auto& t : listed["tools"]) {
+    const std::string name = t["name"];
+    if (name == "agent_message_ack" || name == "agent_message_reply" || name == "agent_message_send") {
+      EXPECT_TRUE(t["inputSchema"]["properties"].contains("submission_id")) << t.dump();
+    }
+  }
+  attach("claude", "sess-q", "queuer", d.process_key());
+  const json incoming = send_as(owner(), "worker", "agent:queuer", "question before the outage");
+  ASSERT_TRUE(wait_pending("claude", "sess-q", 1));
+  kill_server();
+
+  const json first = tool_ok(d, "agent_message_send", {{"target", "worker"}, {"message", "mcp during outage"}});
+  EXPECT_EQ(first["structuredContent"]["state"], "queued") << first.dump();
+  const std::string id = first["structuredContent"].value("submission_id", "");
+  ASSERT_EQ(id.rfind("sub_", 0), 0u) << first.dump();
+  EXPECT_NE(text_of(first).find(id), std::string::npos) << text_of(first);
+  // The model retries with the id it was given: answered from the journal.
+  const json retry = tool_ok(d, "agent_message_send", {{"target", "worker"}, {"message", "mcp during outage"},
+                                                       {"submission_id", id}});
+  EXPECT_EQ(retry["structuredContent"]["state"], "queued") << retry.dump();
+  EXPECT_EQ(retry["structuredContent"]["submission_id"], id);
+  // Later calls are answered too, each with its own id.
+  const json second = tool_ok(d, "agent_message_send", {{"target", "worker"}, {"message", "mcp second"}});
+  EXPECT_EQ(second["structuredContent"]["state"], "queued") << second.dump();
+  const json reply = tool_ok(d, "agent_message_reply", {{"inbox", incoming["inbox_id"]}, {"message", "mcp reply"}});
+  EXPECT_EQ(reply["structuredContent"]["state"], "queued") << reply.dump();
+  const json ack = tool_ok(d, "agent_message_ack", {{"message_id", incoming["message_id"]}, {"delivery", "admitted"},
+                                                    {"submission_id", "mcp-ack-1"}});
+  EXPECT_EQ(ack["structuredContent"]["submission_id"], "mcp-ack-1") << ack.dump();
+  const std::set<std::string> ids = {id, second["structuredContent"].value("submission_id", ""),
+                                     reply["structuredContent"].value("submission_id", ""), "mcp-ack-1"};
+  EXPECT_EQ(ids.size(), 4u);
+  // The same id for a different message is refused, and says which id it was.
+  const json conflict = tool(d, "agent_message_send", {{"target", "worker"}, {"message", "other"}, {"submission_id", id}});
+  EXPECT_TRUE(conflict.value("isError", false)) << conflict.dump();
+  EXPECT_EQ(conflict["structuredContent"]["error"]["code"], "conflict");
+  EXPECT_EQ(conflict["structuredContent"]["submission_id"], id);
+
+  restart_server_same_port();
+  ASSERT_TRUE(wait_until([&] { return call({{"op", "status"}})["outbox_queued"] == 0; }, std::chrono::seconds(90),
+                         std::chrono::milliseconds(200)));
+  const auto texts = texts_of(read_mailbox(owner(), "worker"));
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "mcp during outage"), 1);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "mcp second"), 1);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "mcp reply"), 1);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "other"), 0);
+  EXPECT_EQ(delivery_of(incoming["message_id"])["state"], "admitted");
 }
 
 // R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test

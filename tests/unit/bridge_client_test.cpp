@@ -127,6 +127,8 @@ TEST(BridgeClient, TalksToAPeerAndHonoursTheDeadline) {
     ADD_FAILURE() << "no throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::unreachable);
+    // The request reached the bridge but got no answer: the kind a caller may retry with the same submission id.
+    EXPECT_NE(dynamic_cast<const bc::NoAnswer*>(&e), nullptr);
   }
   peer.join();
   ::close(listener);

@@ -11,7 +11,16 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agentworks/error.hpp"
+
 namespace agentworks::bridge_client {
+
+// An unreachable Error for a request that may have reached the bridge but got no answer: the deadline passed or
+// the connection closed first. Its outcome is unknown, so a caller may retry it with the same submission id.
+class NoAnswer : public Error {
+ public:
+  using Error::Error;
+};
 
 // paths::runtime_dir()/bridge.sock: the same for every process of this user, whatever its environment.
 std::filesystem::path socket_path();
@@ -21,8 +30,9 @@ std::string not_running_message();
 
 // Sends `request` (an object with at least "op"; "id" is set here) and returns the bridge's success answer.
 // Before sending, checks the socket's directory and the listener's uid (private_socket.hpp): Error(forbidden)
-// when they are not this user's. Throws Error: unreachable when no bridge listens (no socket, connection refused) or it does not answer before
-// `timeout`; the bridge's own code when it answers with an error object; internal for a malformed answer.
+// when they are not this user's; nothing is sent then. Throws Error: unreachable when no bridge listens (no
+// socket, connection refused), NoAnswer (unreachable) when it does not answer before `timeout` or closes the
+// connection first; the bridge's own code when it answers with an error object; internal for a malformed answer.
 nlohmann::json call(const nlohmann::json& request, std::chrono::milliseconds timeout = std::chrono::seconds(5),
                     const std::filesystem::path& socket = socket_path());
 
