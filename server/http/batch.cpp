@@ -6,6 +6,7 @@
 #include "http/hub.hpp"
 #include "http/reply.hpp"
 #include "store/store.hpp"
+#include "store/store_failure.hpp"
 
 namespace agentworks::server {
 
@@ -34,10 +35,13 @@ void Batch::on_flush(int, short, void* arg) { static_cast<Batch*>(arg)->flush();
 void Batch::flush() {
   scheduled_ = false;
   bool ok = true;
+  ErrorCode failure = ErrorCode::internal;
   try {
     store_.commit_batch();
   } catch (const std::exception& e) {
-    spdlog::error("group commit failed, answering {} request(s) with internal: {}", parked_.size(), e.what());
+    failure = store_failure_code(e);
+    spdlog::error("group commit failed, answering {} request(s) with {}: {}", parked_.size(), code_name(failure),
+                  e.what());
     ok = false;
     try {
       store_.rollback_batch();
@@ -51,7 +55,9 @@ void Batch::flush() {
   for (auto& p : parked) {
     try {
       if (!ok) {
-        send_error(p.req, ErrorCode::internal, "the server could not store this request; retry");
+        send_error(p.req, failure,
+                   failure == ErrorCode::unavailable ? kStoreUnavailableMessage
+                                                     : "the server could not store this request; retry");
       } else if (p.response.stream) {
         hub_.start_stream(p.req, *p.response.stream);
       } else if (p.response.long_poll) {
