@@ -62,7 +62,7 @@ TEST_F(ServerDiskFull, SendsAnswerUnavailableAndRecoverWhenSpaceReturns_Issue12_
 
   // Space returns: the same server takes the refused sends again, no restart.
   disk->release();
-  for (const std::string sid : {refused, std::string("cli-full")}) {
+  for (const std::string& sid : {refused, std::string("cli-full")}) {
     HttpResponse r;
     ASSERT_TRUE(wait_until([&] { return (r = send(sid, text_of(sid))).status / 100 == 2; },
                            std::chrono::seconds(20), std::chrono::milliseconds(100)))

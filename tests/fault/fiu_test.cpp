@@ -75,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(Calls, ServerFiu,
                          ::testing::Values(Injected{"FdatasyncEIO", "enable name=posix/io/sync/fdatasync,failinfo=5"},
                                            Injected{"PwriteENOSPC", "enable name=posix/io/rw/pwrite,failinfo=28"},
                                            Injected{"PwriteEIO", "enable name=posix/io/rw/pwrite,failinfo=5"}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 class BridgeFiu : public BridgeTest {
  protected:
