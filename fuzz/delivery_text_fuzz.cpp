@@ -4,7 +4,8 @@
 // start and the truncation note) and its close fence, then the footer; each fence line occurs once, so a body can
 // neither close its fence early nor forge another message's header. Message ids are the server's: a sender cannot
 // know them before sending, so here they are derived from a hash of the whole input, which the fuzzer cannot put
-// into a body. Bodies are valid UTF-8 (the server refuses anything else).
+// into a body. Bodies are valid UTF-8 and agent names obey R-M4 (the server refuses anything else); everything
+// else a sender controls is arbitrary.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -48,6 +49,15 @@ std::string valid_utf8(const std::string& raw) {
   return out;
 }
 
+// An agent name as the server accepts it (R-M4: [A-Za-z0-9._-], starting with a letter or digit), or empty.
+std::string agent_name(FuzzedDataProvider& in) {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+  std::string name = in.ConsumeRandomLengthString(64);
+  for (std::size_t i = 0; i < name.size(); ++i)
+    name[i] = kChars[static_cast<unsigned char>(name[i]) % (i == 0 ? 62 : sizeof kChars - 1)];
+  return name;
+}
+
 std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
   for (auto at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
@@ -60,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string secret = agentworks::sha256_hex(std::string(reinterpret_cast<const char*>(data), size));
   FuzzedDataProvider in(data, size);
   DeliveryContext ctx;
-  ctx.agent_name = valid_utf8(in.ConsumeRandomLengthString(70));
+  ctx.agent_name = agent_name(in);
+  if (ctx.agent_name.empty()) ctx.agent_name = "reviewer";
   ctx.attachment_id = "att_" + secret.substr(0, 8);
   ctx.provider = in.PickValueInArray({"claude", "codex", "cursor"});
   ctx.guidance = in.ConsumeBool();
@@ -73,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     m.message_id = "msg_" + secret.substr(0, 24) + "_" + std::to_string(i);
     m.conversation_id = "conv_" + secret.substr(24, 8);
     m.inbox_id = "inbox_" + secret.substr(32, 8);
-    m.sender_agent = valid_utf8(in.ConsumeRandomLengthString(70));
+    m.sender_agent = agent_name(in);
     m.sender_connection = in.ConsumeBool() ? "conn_" + secret.substr(40, 8) : std::string();
     m.text = valid_utf8(in.ConsumeRandomLengthString(30000));
     messages.push_back(std::move(m));
