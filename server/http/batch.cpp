@@ -7,6 +7,7 @@
 #include "http/hub.hpp"
 #include "http/reply.hpp"
 #include "store/store.hpp"
+#include "store/store_failure.hpp"
 
 namespace agentworks::server {
 
@@ -36,10 +37,13 @@ void Batch::on_flush(int, short, void* arg) { static_cast<Batch*>(arg)->flush();
 void Batch::flush() {
   scheduled_ = false;
   bool ok = true;
+  ErrorCode failure = ErrorCode::internal;
   try {
     store_.commit_batch();
   } catch (const std::exception& e) {
-    spdlog::error("group commit failed, answering {} request(s) with internal: {}", parked_.size(), e.what());
+    failure = store_failure_code(e);
+    spdlog::error("group commit failed, answering {} request(s) with {}: {}", parked_.size(), code_name(failure),
+                  e.what());
     ok = false;
     try {
       store_.rollback_batch();
@@ -55,7 +59,9 @@ void Batch::flush() {
     if (conn == nullptr) continue;  // the client went away; its answer has nowhere to go
     try {
       if (!ok) {
-        send_error(*conn, ErrorCode::internal, "the server could not store this request; retry");
+        send_error(*conn, failure,
+                   failure == ErrorCode::unavailable ? kStoreUnavailableMessage
+                                                     : "the server could not store this request; retry");
       } else if (p.response.stream) {
         hub_.start_stream(*conn, *p.response.stream);
       } else if (p.response.long_poll) {

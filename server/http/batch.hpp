@@ -1,8 +1,8 @@
 // Group commit: every store-touching request runs inside one open transaction and parks its answer.
 // A deferred flush (event_active) commits once per loop iteration, then sends the parked answers, starts
 // streams and parks long polls, and finally hands the committed events to the Hub. A failed commit rolls
-// back and answers every parked request with `internal`: no receipt is ever sent for a message that is not
-// durable (R-M1).
+// back and answers every parked request with an error, `unavailable` (503, retryable) when the disk is full or
+// failing, else `internal`: no receipt is ever sent for a message that is not durable (R-M1).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,9 @@
 #include "store/store.hpp"
 
+#include <sqlite3.h>
+
 #include "store/schema.hpp"
+#include "store/store_failure.hpp"
 
 namespace agentworks::server {
 
@@ -31,7 +34,15 @@ void Store::begin_batch() {
   in_batch_ = true;
 }
 
+bool Store::transaction_open() const { return sqlite3_get_autocommit(db_->handle()) == 0; }
+
 void Store::commit_batch() {
+  if (batch_lost_) {
+    // SQLite rolled the whole batch back under a failing request: the requests answered "ok" so far in this
+    // batch are parked and must not be told they were stored.
+    batch_lost_ = false;
+    throw Error(ErrorCode::unavailable, "the batch's transaction was rolled back by a failed write");
+  }
   if (!in_batch_) return;
   db_->exec("COMMIT");
   in_batch_ = false;
@@ -39,9 +50,11 @@ void Store::commit_batch() {
 
 void Store::rollback_batch() {
   events_ = StoreEvents{};
+  batch_lost_ = false;
   if (!in_batch_) return;
   in_batch_ = false;
-  db_->exec("ROLLBACK");
+  // A failed COMMIT on a full disk or an I/O error may already have rolled back.
+  if (transaction_open()) db_->exec("ROLLBACK");
 }
 
 StoreEvents Store::take_events() {
@@ -51,16 +64,28 @@ StoreEvents Store::take_events() {
 }
 
 void Store::in_request(const std::function<void()>& f) {
-  begin_batch();
-  db_->exec("SAVEPOINT req");
+  try {
+    begin_batch();
+    db_->exec("SAVEPOINT req");
+  } catch (...) {
+    rethrow_store_failure();
+  }
   request_events_ = StoreEvents{};
   try {
     f();
     db_->exec("RELEASE req");
   } catch (...) {
-    db_->exec("ROLLBACK TO req; RELEASE req");
     request_events_ = StoreEvents{};
-    throw;
+    if (!transaction_open()) {
+      // SQLite rolled back the whole batch (it may on SQLITE_FULL / SQLITE_IOERR): every request of this batch
+      // is lost, and the batch must fail instead of committing nothing and answering "stored".
+      in_batch_ = false;
+      batch_lost_ = true;
+      events_ = StoreEvents{};
+    } else {
+      db_->exec("ROLLBACK TO req; RELEASE req");
+    }
+    rethrow_store_failure();
   }
   for (auto& m : request_events_.messages) events_.messages.push_back(std::move(m));
   for (auto& x : request_events_.fenced) events_.fenced.push_back(std::move(x));

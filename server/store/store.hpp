@@ -156,7 +156,9 @@ class Store {
   std::filesystem::path path_;
   std::unique_ptr<sql::Db> db_;
   std::unordered_map<const char*, std::unique_ptr<sql::Stmt>> stmts_;
+  bool transaction_open() const;
   bool in_batch_ = false;
+  bool batch_lost_ = false;  // SQLite rolled the open batch back under a failed request: its commit must fail
   int savepoint_depth_ = 0;
   StoreEvents events_;          // this batch, committed ones
   StoreEvents request_events_;  // current request, merged into events_ when its savepoint is released

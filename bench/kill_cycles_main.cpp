@@ -1,0 +1,354 @@
+// SIGKILL cycle benchmark (issue 12.3): a real server and bridge in a temp HOME; each cycle sends messages with
+// the CLI (every send with a submission id), takes them through the bridge socket, and SIGKILLs the bridge, the
+// server or both at a random moment, then restarts them. After every kill the killed process's SQLite file
+// passes PRAGMA integrity_check. At the end, with both clean: every submission is accepted (a send whose answer
+// was lost is retried with its id), the server stores each accepted send exactly once (0 lost, 0 doubled), and
+// the bridge offered no message twice and has every accepted message persisted as offered (0 lost).
+// Bounded by --cycles and --max-seconds; exits 1 on any loss, duplicate or integrity failure, 2 when it measured
+// nothing. docs/benchmarks.md has the command and results.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "bridge_socket_client.hpp"
+#include "kill_procs.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace agentworks::bench {
+namespace {
+
+struct Options {
+  long cycles = 1000;
+  double max_seconds = 3600;
+  std::uint32_t seed = 0;
+  std::string server_bin, bridge_bin, cli_bin, parent = "/tmp";
+};
+
+std::string sibling(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? name : (self.parent_path().parent_path() / dir / name).string();
+}
+
+std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
+  std::vector<std::vector<std::string>> rows;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    throw std::runtime_error("cannot open " + db_path);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    const std::string msg = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    throw std::runtime_error("bad query " + sql + ": " + msg);
+  }
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::vector<std::string> row;
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      const auto* t = sqlite3_column_text(st, i);
+      row.emplace_back(t != nullptr ? reinterpret_cast<const char*>(t) : "");
+    }
+    rows.push_back(std::move(row));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rows;
+}
+
+class Rig {
+ public:
+  explicit Rig(const Options& o) : opt_(o) {
+    std::string templ = o.parent + "/aw-kc-XXXXXX";  // short: the bridge socket path must fit in sun_path
+    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp in " + o.parent);
+    root_ = templ;
+    env_ = temp_home_env(root_);
+    fs::create_directories(root_ + "/server");
+    port_ = free_port();
+    url_ = "http://127.0.0.1:" + std::to_string(port_);
+  }
+  ~Rig() {
+    kill_child(bridge_);
+    kill_child(server_);
+    if (std::getenv("AGENTWORKS_BENCH_KEEP_DATA") == nullptr) fs::remove_all(root_);
+  }
+
+  bool server_up() { return child_alive(server_); }
+  bool bridge_up() { return child_alive(bridge_); }
+  void kill_server() { kill_child(server_); }
+  void kill_bridge() { kill_child(bridge_); }
+  std::string server_db() const { return root_ + "/server/server.db"; }
+  std::string journal_db() const { return root_ + "/state/agentworks/journal.db"; }
+  std::string socket() const { return root_ + "/run/agentworks/bridge.sock"; }
+  const std::string& root() const { return root_; }
+
+  // The same port every run, so the CLI config and the bridge's attachment stay valid across restarts.
+  void start_server() {
+    const std::string out = root_ + "/server.out" + std::to_string(++server_runs_);
+    // One conversation carries every send: lift its hourly rate and history limits out of the way.
+    server_ = spawn_child({opt_.server_bin, "--listen", "127.0.0.1:" + std::to_string(port_), "--data",
+                           root_ + "/server", "--rate-limit-per-hour", "100000000", "--inbox-history", "100000000"},
+                          env_, out);
+    const auto deadline = Clock::now() + 30s;
+    while (Clock::now() < deadline) {
+      if (!child_alive(server_)) break;
+      std::ifstream in(out);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find("listening on") != std::string::npos) return;
+      std::this_thread::sleep_for(5ms);
+    }
+    throw std::runtime_error("the server did not start (" + out + ")");
+  }
+  void start_bridge() {
+    const std::string out = root_ + "/bridge.out" + std::to_string(++bridge_runs_);
+    // Every send goes to one session: lift the bridge's 2,000-message per-session journal quota (R-B9) too, or
+    // messages past it stay on the server only and the count of offers would stop there.
+    std::vector<std::string> env = env_;
+    env.push_back("AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION=100000000");
+    bridge_ = spawn_child({opt_.bridge_bin, "--foreground"}, env, out);
+    const auto deadline = Clock::now() + 30s;
+    while (Clock::now() < deadline) {
+      if (!child_alive(bridge_)) break;
+      BridgeSocketClient c;
+      std::string ignored;
+      if (c.connect(socket(), &ignored)) {
+        try {
+          if (c.call({{"op", "ping"}}, 2s).value("pid", 0) == bridge_) return;
+        } catch (const std::exception&) {
+        }
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    throw std::runtime_error("the bridge did not start (" + out + ")");
+  }
+  RunResult cli(const std::vector<std::string>& args, const std::optional<std::string>& input = std::nullopt) {
+    std::vector<std::string> argv = {opt_.cli_bin};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_capture(argv, env_, input, 20s);
+  }
+  void setup() {
+    std::ifstream in(root_ + "/server/owner.token");
+    std::string token;
+    std::getline(in, token);
+    if (cli({"login", "--server", url_, "--token-stdin"}, token).exit_code != 0) throw std::runtime_error("login failed");
+    for (const char* a : {"worker", "reviewer"})
+      if (cli({"messages", "register", "--agent", a, "--json"}).exit_code != 0) throw std::runtime_error("register failed");
+    BridgeSocketClient c;
+    std::string error;
+    if (!c.connect(socket(), &error)) throw std::runtime_error(error);
+    const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "kc"}, {"agent_name", "reviewer"},
+                           {"purpose", "kill cycles"}});
+    if (!a.value("ok", false)) throw std::runtime_error("attach failed: " + a.dump());
+  }
+
+ private:
+  const Options& opt_;
+  std::string root_, url_;
+  std::vector<std::string> env_;
+  int port_ = 0;
+  pid_t server_ = -1, bridge_ = -1;
+  int server_runs_ = 0, bridge_runs_ = 0;
+};
+
+// What the clients saw: accepted submissions and offered messages.
+struct Ledger {
+  std::map<std::string, std::string> accepted;  // submission id -> message id
+  std::deque<std::string> unsure;               // sends without an answer: retried with the same id
+  std::map<std::string, int> offered;           // message id -> times a take handed it out
+  long next = 0, send_calls = 0, take_calls = 0, doubled_receipts = 0;
+  std::map<std::string, long> refusals;  // error code -> count, for sends that got an answer that was not a receipt
+
+  void send(Rig& rig) {
+    std::string sid;
+    if (!unsure.empty()) {
+      sid = unsure.front();
+      unsure.pop_front();
+    } else {
+      sid = "kc-" + std::to_string(next++);
+    }
+    ++send_calls;
+    const RunResult r = rig.cli({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message",
+                                 "message " + sid, "--submission-id", sid, "--json"});
+    const json j = json::parse(r.out, nullptr, false);
+    if (r.exit_code == 0 && j.is_object() && j.contains("message_id")) {
+      const std::string id = j["message_id"].get<std::string>();
+      const auto [it, fresh] = accepted.emplace(sid, id);
+      if (!fresh && it->second != id) ++doubled_receipts;  // the same submission got two messages
+    } else {
+      const std::string code = j.is_object() && j.contains("error") ? j["error"].value("code", "?") : "no answer";
+      ++refusals[code];
+      unsure.push_back(sid);
+    }
+  }
+  void take(BridgeSocketClient& c, Rig& rig) {
+    std::string ignored;
+    if (!c.connected() && !c.connect(rig.socket(), &ignored)) return;
+    ++take_calls;
+    try {
+      const json t = c.call({{"op", "take"}, {"provider", "claude"}, {"session_id", "kc"}}, 5s);
+      for (const auto& m : t.value("messages", json::array())) ++offered[m.value("message_id", "")];
+    } catch (const std::exception&) {
+      c.close();
+    }
+  }
+};
+
+int run(const Options& opt) {
+  Rig rig(opt);
+  Ledger ledger;
+  std::mt19937 rng(opt.seed);
+  rig.start_server();
+  rig.start_bridge();
+  rig.setup();
+  const auto start = Clock::now();
+  long cycles = 0, bridge_kills = 0, server_kills = 0, integrity_checks = 0, integrity_failures = 0;
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+
+  for (; cycles < opt.cycles && elapsed() < opt.max_seconds; ++cycles) {
+    if (!rig.server_up()) rig.start_server();
+    if (!rig.bridge_up()) rig.start_bridge();
+    std::atomic<bool> stop{false};
+    std::thread worker([&, seed = rng()] {
+      std::mt19937 local(seed);
+      BridgeSocketClient c;
+      while (!stop) {
+        if (local() % 5 < 3) ledger.send(rig); else ledger.take(c, rig);
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 400));
+    const auto victim = rng() % 3;  // 0 bridge, 1 server, 2 both
+    if (victim != 1) {
+      rig.kill_bridge();
+      ++bridge_kills;
+    }
+    if (victim != 0) {
+      rig.kill_server();
+      ++server_kills;
+    }
+    stop = true;
+    worker.join();
+    for (const auto& [what, path] : {std::pair{victim != 1, rig.journal_db()}, std::pair{victim != 0, rig.server_db()}}) {
+      if (!what || !fs::exists(path)) continue;
+      ++integrity_checks;
+      const std::string r = integrity_of(path);
+      if (r != "ok") {
+        ++integrity_failures;
+        std::cerr << "cycle " << cycles << ": integrity_check of " << path << ": " << r << "\n";
+      }
+    }
+    if (cycles % 50 == 0) {
+      std::cout << "cycle " << cycles << " accepted=" << ledger.accepted.size() << " offered=" << ledger.offered.size()
+                << " elapsed_s=" << static_cast<long>(elapsed()) << std::endl;
+    }
+  }
+
+  // Settle: both up, every unanswered submission retried until accepted, every accepted message taken.
+  if (!rig.server_up()) rig.start_server();
+  if (!rig.bridge_up()) rig.start_bridge();
+  const auto settle = Clock::now() + 120s;
+  while (!ledger.unsure.empty() && Clock::now() < settle) ledger.send(rig);
+  BridgeSocketClient c;
+  std::set<std::string> offered_in_journal;
+  while (Clock::now() < settle) {
+    ledger.take(c, rig);
+    offered_in_journal.clear();
+    for (const auto& row : query(rig.journal_db(), "SELECT message_id FROM messages WHERE state = 'offered'"))
+      offered_in_journal.insert(row[0]);
+    bool all = true;
+    for (const auto& [sid, id] : ledger.accepted) all = all && offered_in_journal.count(id) == 1;
+    if (all) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  c.close();
+  rig.kill_bridge();
+  rig.kill_server();
+  const std::string journal_ok = integrity_of(rig.journal_db());
+  const std::string server_ok = integrity_of(rig.server_db());
+
+  // Server side: each accepted submission stored exactly once, under the message id its receipt named.
+  std::map<std::string, int> stored_bodies;
+  for (const auto& row : query(rig.server_db(), "SELECT body FROM messages")) ++stored_bodies[row[0]];
+  std::map<std::string, std::string> submissions;
+  for (const auto& row : query(rig.server_db(), "SELECT submission_id, message_id FROM submissions"))
+    submissions[row[0]] = row[1];
+  long lost_on_server = 0, doubled_on_server = 0, lost_by_bridge = 0, offered_twice = 0;
+  for (const auto& [sid, id] : ledger.accepted) {
+    const int n = stored_bodies.count("message " + sid) ? stored_bodies["message " + sid] : 0;
+    if (n == 0 || submissions[sid] != id) ++lost_on_server;
+    if (n > 1) ++doubled_on_server;
+    if (offered_in_journal.count(id) == 0) ++lost_by_bridge;
+  }
+  for (const auto& [body, n] : stored_bodies) doubled_on_server += n > 1 ? 1 : 0;
+  for (const auto& [id, n] : ledger.offered) offered_twice += n > 1 ? 1 : 0;
+
+  std::cout << "kill_cycles: cycles=" << cycles << " seconds=" << static_cast<long>(elapsed())
+            << " seed=" << opt.seed << "\n"
+            << "  kills: bridge=" << bridge_kills << " server=" << server_kills << "\n"
+            << "  sends: calls=" << ledger.send_calls << " accepted=" << ledger.accepted.size()
+            << " unanswered_at_end=" << ledger.unsure.size() << " stored_on_server=" << stored_bodies.size() << "\n"
+            << "  takes: calls=" << ledger.take_calls << " handed_out=" << ledger.offered.size()
+            << " persisted_offered=" << offered_in_journal.size() << "\n"
+            << "  integrity_check: after_kills=" << integrity_checks << " failed=" << integrity_failures
+            << " journal_end=" << journal_ok << " server_end=" << server_ok << "\n"
+            << "  lost_on_server=" << lost_on_server << " doubled_on_server=" << doubled_on_server
+            << " doubled_receipts=" << ledger.doubled_receipts << " lost_by_bridge=" << lost_by_bridge
+            << " offered_twice=" << offered_twice << "\n  refused sends (retried with their id):";
+  for (const auto& [code, n] : ledger.refusals) std::cout << " " << code << "=" << n;
+  std::cout << std::endl;
+  if (cycles == 0 || ledger.accepted.empty() || ledger.offered.empty()) {
+    std::cerr << "kill_cycles: measured nothing\n";
+    return 2;
+  }
+  // Only crash-shaped refusals are expected; a rule refusal means the benchmark itself is set up wrong.
+  long rule_refusals = 0;
+  for (const auto& [code, n] : ledger.refusals)
+    if (code != "no answer" && code != "unreachable" && code != "unavailable" && code != "internal") rule_refusals += n;
+  const bool bad = rule_refusals || lost_on_server || doubled_on_server || ledger.doubled_receipts || lost_by_bridge || offered_twice ||
+                   integrity_failures || !ledger.unsure.empty() || journal_ok != "ok" || server_ok != "ok";
+  if (bad) std::cerr << "kill_cycles: FAILED (data: " << rig.root() << ")\n";
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace agentworks::bench
+
+int main(int argc, char** argv) {
+  agentworks::bench::Options opt;
+  opt.seed = std::random_device{}();
+  CLI::App app{"agentworks-bench-kill-cycles: SIGKILL server and bridge at random moments; count losses and doubles"};
+  app.add_option("--cycles", opt.cycles, "kill cycles")->check(CLI::Range(1L, 1000000L));
+  app.add_option("--max-seconds", opt.max_seconds, "stop starting cycles after this long")->check(CLI::Range(1.0, 86400.0));
+  app.add_option("--seed", opt.seed, "random seed (printed; rerun with it)");
+  app.add_option("--server", opt.server_bin, "agentworks-server (default: ../server/ next to this binary)");
+  app.add_option("--bridge", opt.bridge_bin, "agentworks-bridge (default: ../daemon/)");
+  app.add_option("--cli", opt.cli_bin, "agentworks (default: ../cli/)");
+  app.add_option("--data-parent", opt.parent, "where the temp HOME goes");
+  CLI11_PARSE(app, argc, argv);
+  if (opt.server_bin.empty()) opt.server_bin = agentworks::bench::sibling("server", "agentworks-server");
+  if (opt.bridge_bin.empty()) opt.bridge_bin = agentworks::bench::sibling("daemon", "agentworks-bridge");
+  if (opt.cli_bin.empty()) opt.cli_bin = agentworks::bench::sibling("cli", "agentworks");
+  try {
+    return agentworks::bench::run(opt);
+  } catch (const std::exception& e) {
+    std::cerr << "kill_cycles: " << e.what() << "\n";
+    return 1;
+  }
+}
