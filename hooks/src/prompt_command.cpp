@@ -73,10 +73,8 @@ PromptParse parse_words(const std::vector<std::string>& words) {
       positional.push_back(w);
     }
   }
-  if (cmd.confirm && !positional.empty()) {  // `attach NAME --confirm` is `attach NAME --take`
-    cmd.confirm = false;
-    cmd.take = true;
-  }
+  // Not an alias of --take: `attach --confirm now` would otherwise take the name "now" from a live chat.
+  if (cmd.confirm && !positional.empty()) return PromptUsage{"`attach --confirm` takes no name or purpose"};
   if (cmd.take && positional.empty()) return PromptUsage{"`--take` needs the name: attach NAME --take"};
   if (positional.empty()) return cmd;  // propose a name and purpose (or confirm the proposal)
   if (positional[0].empty()) return PromptUsage{"the name is empty"};

@@ -123,8 +123,8 @@ TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_R
   // Its status keeps saying who took the name.
   EXPECT_TRUE(has(type("codex", codex, "agentworks status"), "lost the name cxagent to a Claude chat")) << notice;
 
-  // `--confirm` after a name is the same as `--take`: the Codex chat takes the name back.
-  const std::string back = type("codex", codex, "agentworks attach cxagent --confirm");
+  // The Codex chat takes the name back the way its notice said.
+  const std::string back = type("codex", codex, "agentworks attach cxagent --take");
   EXPECT_TRUE(has(back, "Attached this chat as cxagent")) << back;
   EXPECT_TRUE(has(back, "The name was held by a connected Claude chat")) << back;
 }
