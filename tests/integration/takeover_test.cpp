@@ -91,7 +91,9 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_RH4_RH7) {
   const std::string codex = "019ad2f0-1111-7000-8000-00000000c0de";
   const std::string claude = "7c1e2a90-2222-4000-8000-0000000c1a0d";
-  ASSERT_TRUE(has(type("codex", codex, "agentworks attach cxagent \"Codex work\""), "Attached this chat as cxagent"));
+  // --no-native: the Codex route check would run this test program (the hook's provider ancestor) as `codex`.
+  ASSERT_TRUE(has(type("codex", codex, "agentworks attach cxagent \"Codex work\" --no-native"),
+                  "Attached this chat as cxagent"));
   ASSERT_TRUE(wait_connected(codex));
 
   const std::string asked = type("claude", claude, "/agentworks attach cxagent");
@@ -124,7 +126,7 @@ TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_R
   EXPECT_TRUE(has(type("codex", codex, "agentworks status"), "lost the name cxagent to a Claude chat")) << notice;
 
   // The Codex chat takes the name back the way its notice said.
-  const std::string back = type("codex", codex, "agentworks attach cxagent --take");
+  const std::string back = type("codex", codex, "agentworks attach cxagent --take --no-native");
   EXPECT_TRUE(has(back, "Attached this chat as cxagent")) << back;
   EXPECT_TRUE(has(back, "The name was held by a connected Claude chat")) << back;
 }
