@@ -119,7 +119,7 @@ class Status final : public Command {
         }
         // Only when there is something to read (issue 12.3, 12.7).
         for (const char* key : {"pending_source", "pending_more", "held_back_read", "possibly_lost_ids",
-                                "possibly_lost_read"}) {
+                                "possibly_lost_read", "lost_to", "lost_at"}) {
           if (a.contains(key)) row[key] = a[key];
         }
         list.push_back(std::move(row));
@@ -180,6 +180,9 @@ class Status final : public Command {
       const auto count = [&a](const char* key) {
         return a.contains(key) && a[key].is_number_integer() ? a[key].get<long long>() : 0LL;
       };
+      if (a.contains("lost_to")) {
+        std::cout << "  lost the name to " << text_or(a, "lost_to") << " at " << format_time(a["lost_at"]) << "\n";
+      }
       if (const auto held = count("held_back"); held > 0) {
         std::cout << "  held back on the server (local cache full): " << held << "; they follow as waiting ones "
                   << "are delivered. Read them now: " << text_or(a, "held_back_read") << "\n";

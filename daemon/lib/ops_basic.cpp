@@ -106,6 +106,10 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply) {
                     {"withheld", counts.withheld},
                     {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
     add_held_and_lost(bridge, row, counts, list.back());
+    if (const auto loss = bridge.journal().name_loss(row.attachment_id)) {  // issue 13.3: who took the name
+      list.back()["lost_to"] = loss->taken_by.empty() ? std::string("another chat") : loss->taken_by;
+      list.back()["lost_at"] = loss->taken_at;
+    }
   }
   if (optional_bool(req, "server_counts", false)) {
     count_on_server(bridge, std::move(list), rows, reply);

@@ -125,6 +125,10 @@ TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_R
   // Its status keeps saying who took the name.
   EXPECT_TRUE(has(type("codex", codex, "agentworks status"), "lost the name cxagent to a Claude chat")) << notice;
 
+  // The terminal's status says it too.
+  const auto agents = owner().run({"status", "--agents"});
+  EXPECT_TRUE(has(agents.out, "lost the name to a Claude chat (session 7c1e2a90\u20261a0d) at ")) << agents.out;
+
   // The Codex chat takes the name back the way its notice said.
   const std::string back = type("codex", codex, "agentworks attach cxagent --take --no-native");
   EXPECT_TRUE(has(back, "Attached this chat as cxagent")) << back;
