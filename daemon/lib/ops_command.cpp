@@ -41,7 +41,14 @@ std::string described(const std::string& agent, const std::string& purpose) {
 // The answer when another connected chat holds the name and the person did not say `--take`: nothing changes.
 json take_needed(const SessionKey& key, const AttachProposal& choice, bool purpose_typed, const NameHolder& holder) {
   std::string again = "attach " + choice.agent_name;
-  if (purpose_typed) again += " \"" + choice.purpose + "\"";
+  if (purpose_typed) {  // quoted the way the hook reads it back
+    again += " \"";
+    for (const char c : choice.purpose) {
+      if (c == '"' || c == '\\') again += '\\';
+      again += c;
+    }
+    again += "\"";
+  }
   again += " --take";
   return {{"verb", "attach"},
           {"attached", false},
