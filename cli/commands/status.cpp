@@ -4,7 +4,10 @@
 // running).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/bridge_client.hpp"
@@ -50,7 +53,17 @@ class Status final : public Command {
     }
     const std::string url = logged_in ? config->server_url : record->url;
     ServerClient client(url, logged_in ? config->token : std::string());
-    json health = client.get("/v1/health");  // unreachable -> exit 6
+    json health;
+    try {
+      health = client.get("/v1/health");  // unreachable -> exit 6
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::unreachable) throw;
+      // Issue 13.8: this IS `agentworks status`; say what brings the server back instead.
+      throw Error(ErrorCode::unreachable,
+                  "the agentworks server at " + url + " does not answer; start the embedded server with "
+                  "`agentworks up` (after `agentworks down` it stays stopped), or log in to a running server with "
+                  "`agentworks login --server URL --token-stdin`");
+    }
 
     Config shown = logged_in ? *config : Config{};
     shown.server_url = url;
@@ -93,7 +106,9 @@ class Status final : public Command {
  private:
   // Each attachment with the fields of the contract (docs/protocol.md, "CLI machine output").
   static json agents() {
-    const json status = bridge_client::call(json{{"op", "status"}}, std::chrono::seconds(5));
+    // server_counts: a chat whose stream is down is counted on the server, never shown as a false 0 (issue 13.4).
+    const json status =
+        bridge_client::call(json{{"op", "status"}, {"server_counts", true}}, std::chrono::seconds(10));
     json list = json::array();
     if (status.contains("attachments") && status["attachments"].is_array()) {
       for (const auto& a : status["attachments"]) {
@@ -103,7 +118,8 @@ class Status final : public Command {
           row[key] = a.contains(key) ? a[key] : json(nullptr);
         }
         // Only when there is something to read (issue 12.3, 12.7).
-        for (const char* key : {"held_back_read", "possibly_lost_ids", "possibly_lost_read"}) {
+        for (const char* key : {"pending_source", "pending_more", "held_back_read", "possibly_lost_ids",
+                                "possibly_lost_read", "lost_to", "lost_at"}) {
           if (a.contains(key)) row[key] = a[key];
         }
         list.push_back(std::move(row));
@@ -112,25 +128,61 @@ class Status final : public Command {
     return json{{"bridge_pid", status.value("pid", 0)}, {"attachments", list}};
   }
 
+  // "3", "100+ (on the server)", "unknown while offline": never a 0 the bridge cannot know (issue 13.4).
+  static std::string pending_cell(const json& a) {
+    const std::string source = a.value("pending_source", "bridge");
+    if (source == "unknown" || !a.contains("pending") || !a["pending"].is_number_integer()) {
+      return a.value("state", "") == "offline" ? "unknown while offline" : "unknown (server unreachable)";
+    }
+    std::string cell = std::to_string(a["pending"].get<long long>());
+    if (a.value("pending_more", false)) cell += "+";
+    if (source == "server") cell += " (on the server)";
+    return cell;
+  }
+
+  static std::string route_cell(const json& a) {
+    if (!a.contains("delivery") || !a["delivery"].is_object()) return "-";
+    const auto& d = a["delivery"];
+    std::string cell = d.value("route", "?");
+    if (!d.value("native", false) && !d.value("reason", "").empty()) cell += " (" + d.value("reason", "") + ")";
+    return cell;
+  }
+
   static void print_agents(const json& r) {
     if (r["attachments"].empty()) {
       std::cout << "no attached chats (bridge pid " << r.value("bridge_pid", 0) << ")\n";
       return;
     }
+    // A table with headers (issue 13.8); the route, the widest, comes last.
+    std::vector<std::vector<std::string>> rows = {
+        {"AGENT", "CHAT", "ATTACHMENT", "STATE/STREAM", "PENDING", "NOT ACKED", "ROUTE"}};
     for (const auto& a : r["attachments"]) {
-      std::cout << text_or(a, "agent_name") << "  " << text_or(a, "provider") << ":" << text_or(a, "session_id")
-                << "  " << text_or(a, "attachment_id") << "  " << text_or(a, "state") << "/" << text_or(a, "stream")
-                << "  pending " << a.value("pending", 0) << ", offered not admitted "
-                << a.value("offered_not_admitted", 0);
-      if (a.contains("delivery") && a["delivery"].is_object()) {
-        const auto& d = a["delivery"];
-        std::cout << "  route " << d.value("route", "?");
-        if (!d.value("native", false) && !d.value("reason", "").empty()) std::cout << " (" << d.value("reason", "") << ")";
+      rows.push_back({text_or(a, "agent_name"), text_or(a, "provider") + ":" + text_or(a, "session_id"),
+                      text_or(a, "attachment_id"), text_or(a, "state") + "/" + text_or(a, "stream"), pending_cell(a),
+                      std::to_string(a.value("offered_not_admitted", 0)), route_cell(a)});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    const auto print_row = [&width](const std::vector<std::string>& row) {
+      std::string line;
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        line += row[c];
+        if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
       }
-      std::cout << "\n";
+      std::cout << line << "\n";
+    };
+    print_row(rows[0]);
+    std::size_t index = 1;
+    for (const auto& a : r["attachments"]) {
+      print_row(rows[index++]);
       const auto count = [&a](const char* key) {
         return a.contains(key) && a[key].is_number_integer() ? a[key].get<long long>() : 0LL;
       };
+      if (a.contains("lost_to")) {
+        std::cout << "  lost the name to " << text_or(a, "lost_to") << " at " << format_time(a["lost_at"]) << "\n";
+      }
       if (const auto held = count("held_back"); held > 0) {
         std::cout << "  held back on the server (local cache full): " << held << "; they follow as waiting ones "
                   << "are delivered. Read them now: " << text_or(a, "held_back_read") << "\n";

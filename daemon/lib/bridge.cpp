@@ -230,6 +230,13 @@ std::string Bridge::stream_state(const std::string& attachment_id) const {
 void Bridge::fence(const std::string& attachment_id, const std::string& reason) {
   log::warn("attachment " + attachment_id + " stopped: " + reason + "; no further deliveries");
   try {
+    const auto row = journal_.attachment(attachment_id);
+    if (row && row->state != "fenced" && reason == "fenced:superseded") {
+      // Issue 13.3: another chat took the name. Its turn end and status tell the losing chat (the taking attach
+      // on this bridge records who took it); the person also gets a desktop notice naming the agent (R-B15).
+      journal_.record_name_loss(attachment_id, "", now());
+      DesktopNotifier(loop_).notify(waiting_title(), name_moved_text(row->agent_name));
+    }
     journal_.set_attachment_state(attachment_id, "fenced");
     native_->forget(attachment_id);
   } catch (const sql::SqliteError& e) {

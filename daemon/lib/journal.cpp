@@ -54,11 +54,15 @@ CREATE TABLE IF NOT EXISTS outbox(
   done_at INTEGER);
 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS native_settings(attachment_id TEXT PRIMARY KEY, settings TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS name_losses(attachment_id TEXT PRIMARY KEY, taken_by TEXT NOT NULL, taken_at INTEGER NOT NULL,
+                                       told INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS attachment_projects(attachment_id TEXT PRIMARY KEY, cwd TEXT NOT NULL);
 )sql";
 
 // Schema versions (PRAGMA user_version): 1 the tables above; 2 adds the provider process key of an attachment;
 // 3 adds native_settings (created by kSchema, nothing to migrate); 4 adds messages.emit, whether an offer's
 // hand-out is known to have completed (NULL for offers made before: taken as delivered).
+// name_losses and attachment_projects (created by kSchema, nothing to migrate; an older bridge ignores them) need no new version.
 constexpr std::int64_t kSchemaVersion = 4;
 
 int delivery_rank(const std::string& state) {
@@ -215,6 +219,10 @@ void Journal::remove_attachment(const std::string& attachment_id) {
   a.bind(1, attachment_id).run();
   sql::Stmt n(db_, "DELETE FROM native_settings WHERE attachment_id = ?1");
   n.bind(1, attachment_id).run();
+  sql::Stmt l(db_, "DELETE FROM name_losses WHERE attachment_id = ?1");
+  l.bind(1, attachment_id).run();
+  sql::Stmt p(db_, "DELETE FROM attachment_projects WHERE attachment_id = ?1");
+  p.bind(1, attachment_id).run();
   tx.commit();
 }
 

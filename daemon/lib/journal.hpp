@@ -87,6 +87,12 @@ struct PossiblyLost {
   std::int64_t first_seq = 0;            // mailbox sequence of the oldest of them (0 when none)
 };
 
+struct NameLoss {
+  std::string taken_by;  // e.g. "a Claude chat (session 1a2b3c4d…9f0e)"; "" when the server did not say
+  std::int64_t taken_at = 0;
+  bool told = false;
+};
+
 struct CleanupResult {
   std::int64_t processed_removed = 0;
   std::int64_t offered_removed = 0;
@@ -121,6 +127,15 @@ class Journal {
   // The person's and the provider's settings for the native routes (JSON text, native_router.cpp); "" = none.
   void set_native_settings(const std::string& attachment_id, const std::string& settings_json);
   std::string native_settings(const std::string& attachment_id);
+  // Another chat took this attachment's name (issue 13.3): who (a description for the person, "" when unknown)
+  // and when, kept until the attachment is removed; `told` once a turn end of the losing chat showed it.
+  void record_name_loss(const std::string& attachment_id, const std::string& taken_by, std::int64_t at);
+  std::optional<NameLoss> name_loss(const std::string& attachment_id);
+  void name_loss_told(const std::string& attachment_id);
+  // The folder the chat ran in when a typed attach made the attachment ("" = not known), so a new chat of the same
+  // project can be told which names its predecessors held (issue 13.9).
+  void set_attachment_cwd(const std::string& attachment_id, const std::string& cwd);
+  std::string attachment_cwd(const std::string& attachment_id);
   // Detach: the attachment and its messages go; the agent's watermark stays (R-B12, R-B22).
   void remove_attachment(const std::string& attachment_id);
 

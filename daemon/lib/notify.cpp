@@ -87,6 +87,11 @@ std::string uncertain_text(std::string_view agent_name) {
          " may not have reached the chat: read them with `agentworks messages read`";
 }
 
+std::string name_moved_text(std::string_view agent_name) {
+  return "Agent " + std::string(agent_name) +
+         " moved to another chat; the chat that held it no longer receives its messages";
+}
+
 std::vector<std::string> notifier_argv(const std::string& program, std::string_view title, std::string_view text) {
   const std::string name = basename_of(program);
   if (name == "notify-send") return {program, "--app-name=agentworks", std::string(title), std::string(text)};

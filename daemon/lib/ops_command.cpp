@@ -9,12 +9,14 @@
 #include "bridge.hpp"
 #include "delivery_notices.hpp"
 #include "login_config.hpp"
+#include "name_holder.hpp"
 #include "native/native_router.hpp"
 #include "op_guard.hpp"
 #include "ops.hpp"
 #include "proposal_name.hpp"
 #include "request_fields.hpp"
 #include "server_call.hpp"
+#include "waiting_count.hpp"
 
 namespace agentworks::bridge {
 
@@ -36,68 +38,108 @@ std::string described(const std::string& agent, const std::string& purpose) {
   return purpose.empty() ? agent : agent + " (" + purpose + ")";
 }
 
-// After an attach: messages stored for the name and not yet acknowledged (on the server after the receive
-// watermark, plus those already cached locally), for the sentence the person sees. Best effort.
-void count_waiting(Bridge& bridge, const json& attached, const Reply& reply, std::function<void(std::optional<std::int64_t>)> done) {
-  const auto row = bridge.journal().attachment(attached.value("attachment_id", ""));
-  const auto token = row ? bridge.token_for(*row) : std::nullopt;
-  if (!row || !token) {
-    done(std::nullopt);
-    return;
+// The answer when another connected chat holds the name and the person did not say `--take`: nothing changes.
+json take_needed(const SessionKey& key, const AttachProposal& choice, bool purpose_typed, const NameHolder& holder) {
+  std::string again = "attach " + choice.agent_name;
+  if (purpose_typed) {  // quoted the way the hook reads it back
+    again += " \"";
+    for (const char c : choice.purpose) {
+      if (c == '"' || c == '\\') again += '\\';
+      again += c;
+    }
+    again += "\"";
   }
-  const std::int64_t local = bridge.journal().counts(row->attachment_id).pending;
-  const auto mark = bridge.journal().watermark(row->server_url, row->agent_name);
-  call_server(
-      bridge, "GET", row->server_url,
-      "/v1/messages?agent_name=" + row->agent_name + "&after=" + (mark > 0 ? "m" + std::to_string(mark) : "0") +
-          "&limit=100",
-      *token, nullptr,
-      [&bridge, reply, local, done](const ServerAnswer& a) {
-        guarded(bridge, reply, [&] {
-          if (a.error != nullptr) {
-            done(std::nullopt);
-            return;
-          }
-          std::int64_t stored = 0;
-          for (const auto& m : a.body->value("messages", json::array())) {
-            if (m.is_object() && m.contains("delivery") && m["delivery"].is_object() &&
-                m["delivery"].value("state", "") == "stored") {
-              ++stored;
-            }
-          }
-          done(local + stored);
-        });
-      },
-      5000);
+  again += " --take";
+  return {{"verb", "attach"},
+          {"attached", false},
+          {"take_needed", true},
+          {"agent_name", choice.agent_name},
+          {"held_by", holder_json(holder)},
+          {"text", "The name " + choice.agent_name + " is held by " + holder_description(holder) +
+                       ". Attaching this chat under it would detach that chat. Nothing changed; to take the name, "
+                       "type " + typed(key.provider, again) + "."}};
+}
+
+// The sentences after an attach that moved a name: from whom, and the name this chat held before.
+std::string moved_sentences(Bridge& bridge, const SessionKey& key, const json& fields,
+                            const std::optional<NameHolder>& holder, const std::optional<AttachmentRow>& previous,
+                            json& out) {
+  std::string text;
+  const std::string agent = fields.value("agent_name", "");
+  if (holder && !fields.value("already_attached", false)) {
+    out["took_from"] = holder_json(*holder);
+    text += " The name was held by " + holder_description(*holder) + "; that chat is now detached from it" +
+            (holder->local ? " and is told so at its next turn end." : ".");
+    if (holder->local) {
+      // The losing chat's turn end and status say who took the name (the fence event may come before or after).
+      bridge.journal().record_name_loss(holder->attachment_id, chat_description(key.provider, key.session_id),
+                                        Bridge::now());
+      // An offline holder has no stream to hear the server's fence: it is fenced here (a live one hears it too).
+      bridge.fence(holder->attachment_id, "fenced:superseded");
+    }
+  }
+  if (previous && previous->state != "fenced" && fold_name(previous->agent_name) != fold_name(agent)) {
+    out["released"] = previous->agent_name;
+    text += " This chat's previous name " + previous->agent_name + " was released: messages to agent:" +
+            previous->agent_name + " wait on the server until a chat attaches it.";
+  }
+  return text;
 }
 
 void run_attach(Bridge& bridge, const json& req, const SessionKey& key, const AttachProposal& choice,
-                const Reply& reply) {
+                const std::optional<NameHolder>& holder, const Reply& reply) {
   json inner = {{"provider", key.provider}, {"session_id", key.session_id}, {"agent_name", choice.agent_name},
                 {"purpose", choice.purpose}};
   if (!choice.config.empty()) inner["config"] = choice.config;
   for (const char* field : {"process", "native", "native_remote", "provider_home"}) {
     if (req.contains(field)) inner[field] = req[field];
   }
-  op_attach(bridge, inner, reply.then([&bridge, key, reply](const json& fields) {
+  const auto previous = bridge.journal().find_attachment(key.provider, key.session_id);
+  const std::string cwd = optional_string(req, "cwd", 4096).value_or("");
+  op_attach(bridge, inner, reply.then([&bridge, key, reply, holder, previous, cwd](const json& fields) {
     bridge.hook_state().forget(key);
     json out = fields;
     out["verb"] = "attach";
     const std::string agent = fields.value("agent_name", "");
+    if (!cwd.empty()) bridge.journal().set_attachment_cwd(fields.value("attachment_id", ""), cwd);
     std::string text = fields.value("already_attached", false) ? "This chat is already attached as " : "Attached this chat as ";
     const auto route = bridge.native().view(fields.value("attachment_id", ""));
     text += described(agent, fields.value("purpose", "")) + ". " +
             native::route_sentence(route, "Messages to agent:" + agent);
+    text += moved_sentences(bridge, key, fields, holder, previous, out);
     out["delivery"] = native::route_json(route);
-    count_waiting(bridge, fields, reply, [reply, out, text](std::optional<std::int64_t> waiting) mutable {
+    const auto row = bridge.journal().attachment(fields.value("attachment_id", ""));
+    if (!row) {
+      out["text"] = text;
+      reply.ok(out);
+      return;
+    }
+    count_waiting(bridge, *row, reply, [reply, out, text](std::optional<WaitingCount> waiting) mutable {
       if (waiting) {
-        out["waiting"] = *waiting;
-        text += " " + waiting_sentence(*waiting);
+        out["waiting"] = waiting->count;
+        text += " " + waiting_sentence(waiting->count);
       }
       out["text"] = text;
       reply.ok(out);
     });
   }));
+}
+
+// Asks the server who holds the name first: another connected chat keeps it unless the person said `--take`.
+void attach_checked(Bridge& bridge, const json& req, const SessionKey& key, const AttachProposal& choice,
+                    bool purpose_typed, const Reply& reply) {
+  json login = json::object();
+  if (!choice.config.empty()) login["config"] = choice.config;
+  const auto cfg = login_config(login);  // fails early when nobody is logged in
+  const bool take = optional_bool(req, "take", false);
+  find_name_holder(bridge, cfg, key, choice.agent_name, reply,
+                   [&bridge, req, key, choice, purpose_typed, take, reply](std::optional<NameHolder> holder) {
+                     if (holder && holder->connected && !take) {
+                       reply.ok(take_needed(key, choice, purpose_typed, *holder));
+                       return;
+                     }
+                     run_attach(bridge, req, key, choice, holder, reply);
+                   });
 }
 
 void propose(Bridge& bridge, const json& req, const SessionKey& key, const Reply& reply) {
@@ -145,16 +187,17 @@ void command_attach(Bridge& bridge, const json& req, const SessionKey& key, cons
       throw Error(ErrorCode::not_found,
                   "there is no proposal to confirm for this chat; type " + typed(key.provider, "attach") + " first");
     }
-    run_attach(bridge, req, key, *p, reply);
+    attach_checked(bridge, req, key, *p, false, reply);
     return;
   }
   if (name && !name->empty()) {
     AttachProposal choice;
     choice.agent_name = *name;
     choice.purpose = optional_string(req, "purpose", 4 * kMaxPurposeChars).value_or("");
+    const bool purpose_typed = !choice.purpose.empty();
     if (choice.purpose.empty()) choice.purpose = default_purpose(key.provider, optional_string(req, "cwd").value_or(""));
     choice.config = optional_string(req, "config", 4096).value_or("");
-    run_attach(bridge, req, key, choice, reply);
+    attach_checked(bridge, req, key, choice, purpose_typed, reply);
     return;
   }
   propose(bridge, req, key, reply);
@@ -191,6 +234,9 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
   } else if (row->state == "offline") {
     text = "This chat's attachment " + row->agent_name + " is offline; messages wait on the server. Type " +
            typed(key.provider, "resume") + " to reconnect it.";
+  } else if (const auto loss = bridge.journal().name_loss(row->attachment_id)) {
+    text = name_loss_sentence(*row, *loss);
+    text[0] = 'T';
   } else {
     text = "This chat's attachment " + row->agent_name +
            " was taken over by another chat or ended; nothing is delivered here. Type " +
@@ -210,6 +256,44 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
               {"text", text}};
   add_held_and_lost(bridge, *row, counts, out);
   reply.ok(out);
+}
+
+// One folder is the other or inside it: a chat started in a subfolder is of the same project.
+bool same_project(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  const auto inside = [](const std::string& child, const std::string& parent) {
+    return child.size() > parent.size() && child.compare(0, parent.size(), parent) == 0 &&
+           (parent.back() == '/' || child[parent.size()] == '/');
+  };
+  return a == b || inside(a, b) || inside(b, a);
+}
+
+// `resume` in a chat that never attached (issue 13.9): resume reconnects only the same chat (R-H11), so say which
+// offline names this project's chats held and the exact command that attaches one of them here.
+json resume_unattached(Bridge& bridge, const json& req, const SessionKey& key) {
+  const std::string cwd = optional_string(req, "cwd", 4096).value_or("");
+  json names = json::array();
+  std::string listed;
+  std::string first;
+  for (const auto& row : bridge.journal().attachments()) {
+    if (row.state != "offline" || !same_project(bridge.journal().attachment_cwd(row.attachment_id), cwd)) continue;
+    names.push_back({{"agent_name", row.agent_name}, {"provider", row.provider}, {"session_id", row.session_id},
+                     {"attachment_id", row.attachment_id}, {"purpose", row.purpose}});
+    listed += (listed.empty() ? "" : ", ") + row.agent_name + " (" + chat_description(row.provider, row.session_id) +
+              ")";
+    if (first.empty()) first = row.agent_name;
+  }
+  std::string text = "This chat was never attached, so there is nothing to resume here (resume reconnects the chat "
+                     "that held a name).";
+  if (first.empty()) {
+    text += " No chat of this project holds an offline name. Type " + typed(key.provider, "attach") +
+            " to attach this chat.";
+  } else {
+    text += " Offline names this project's chats held: " + listed + ". To attach this chat under one of them, type " +
+            typed(key.provider, "attach " + first) + (names.size() > 1 ? " (or another of the names)" : "") +
+            "; its waiting messages arrive here.";
+  }
+  return {{"verb", "resume"}, {"attached", false}, {"offline_names", names}, {"text", text}};
 }
 
 }  // namespace
@@ -232,6 +316,10 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
       reply.ok(out);
     }));
   } else if (verb == "resume") {
+    if (!bridge.journal().find_attachment(key.provider, key.session_id)) {
+      reply.ok(resume_unattached(bridge, req, key));
+      return;
+    }
     op_resume(bridge, req, reply.then([&bridge, reply, key](const json& fields) {
       json out = fields;
       out["verb"] = "resume";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bridge.hpp"
+#include "name_holder.hpp"
 #include "delivery_batch.hpp"
 #include "delivery_notices.hpp"
 #include "log.hpp"
@@ -85,7 +86,13 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
     return;
   }
   if (row->state != "attached") {
-    reply.ok(quiet_answer(bridge, *row, 0, false));  // offline or fenced: nothing is delivered here
+    json out = quiet_answer(bridge, *row, 0, false);  // offline or fenced: nothing is delivered here
+    // Issue 13.3: the first turn end after another chat took the name tells the person (not the model) who did.
+    if (const auto loss = bridge.journal().name_loss(row->attachment_id); loss && !loss->told) {
+      out["notice"] = name_loss_sentence(*row, *loss);
+      bridge.journal().name_loss_told(row->attachment_id);
+    }
+    reply.ok(out);
     return;
   }
   // R-H2: at most max_continuations deliveries in one chain of stops; the rest waits for the next turn.

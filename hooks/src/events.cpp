@@ -48,6 +48,10 @@ std::string on_stop(const HookContext& ctx) {
   r["max_chars"] = kMaxChars;
   const json a = ctx.call(r, kDeliverTimeout);
   if (a.value("attached", false) != true) return {};
+  // For the person, not the model: another chat took this chat's name (issue 13.3).
+  if (const std::string notice = string_of(a, "notice"); !notice.empty()) {
+    return tell_person(ctx.provider, for_person(notice));
+  }
   const std::string text = string_of(a, "text");
   return text.empty() ? std::string() : continue_with(ctx.provider, text);
 }
@@ -62,6 +66,7 @@ std::string run_command(const HookContext& ctx, const PromptCommand& cmd) {
   if (cmd.name) r["name"] = *cmd.name;
   if (cmd.purpose) r["purpose"] = *cmd.purpose;
   if (cmd.confirm) r["confirm"] = true;
+  if (cmd.take) r["take"] = true;
   if (cmd.no_native) r["native"] = false;
   if (cmd.native_remote) r["native_remote"] = *cmd.native_remote;
   if (!ctx.input.cwd.empty()) r["cwd"] = ctx.input.cwd;

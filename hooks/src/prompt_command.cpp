@@ -60,6 +60,8 @@ PromptParse parse_words(const std::vector<std::string>& words) {
     const auto& w = words[i];
     if (w == "--confirm") {
       cmd.confirm = true;
+    } else if (w == "--take") {
+      cmd.take = true;
     } else if (w == "--no-native") {
       cmd.no_native = true;
     } else if (w == "--native-remote") {
@@ -71,7 +73,9 @@ PromptParse parse_words(const std::vector<std::string>& words) {
       positional.push_back(w);
     }
   }
+  // Not an alias of --take: `attach --confirm now` would otherwise take the name "now" from a live chat.
   if (cmd.confirm && !positional.empty()) return PromptUsage{"`attach --confirm` takes no name or purpose"};
+  if (cmd.take && positional.empty()) return PromptUsage{"`--take` needs the name: attach NAME --take"};
   if (positional.empty()) return cmd;  // propose a name and purpose (or confirm the proposal)
   if (positional[0].empty()) return PromptUsage{"the name is empty"};
   if (positional.size() > 2) return PromptUsage{"put the purpose in quotes: attach NAME \"PURPOSE\""};
@@ -161,6 +165,7 @@ std::string usage_text(Provider provider, std::string_view problem) {
   text += "  " + c + " attach                    propose a name and purpose for this chat\n";
   text += "  " + c + " attach --confirm          attach under the proposal\n";
   text += "  " + c + " attach NAME \"PURPOSE\"     attach under NAME\n";
+  text += "  " + c + " attach NAME --take        take NAME from the connected chat that holds it\n";
   text += "      options: --no-native (deliver at the end of turns only)";
   if (provider == Provider::codex) text += ", --native-remote unix:///ABSOLUTE/SOCKET";
   text += "\n";

@@ -20,6 +20,7 @@ struct PromptCommand {
   std::optional<std::string> name;     // attach NAME
   std::optional<std::string> purpose;  // attach NAME "PURPOSE"
   bool confirm = false;                // attach --confirm
+  bool take = false;                   // attach NAME --take: move a name another connected chat holds
   bool no_native = false;              // attach --no-native: no native push for this attachment
   std::optional<std::string> native_remote;  // attach --native-remote unix:///ABS (Codex app-server)
   bool operator==(const PromptCommand&) const = default;

@@ -292,14 +292,25 @@ TEST_F(BridgeHookOpsTest, SecondSessionTakesTheNameStatusAndDetach_RH7_RH8) {
             0u);
   const std::string waiting = send("waiting for whoever holds the name");
   ASSERT_TRUE(wait_pending("old", 1));
-  const json moved = attach("new", "reviewer");
+  // Issue 13.3: the old session is connected, so the name moves only with `take`; without it nothing changes.
+  const json asked = attach("new", "reviewer");
+  EXPECT_EQ(asked["take_needed"], true) << asked.dump();
+  EXPECT_EQ(asked["held_by"]["session_id"], "old");
+  EXPECT_EQ(asked["held_by"]["connected"], true);
+  EXPECT_EQ(status_of("old").value("state", ""), "attached");
+  EXPECT_TRUE(status_of("new").is_null());
+  const json moved =
+      command("new", "attach", {{"name", "reviewer"}, {"purpose", "Review PRs"}, {"process", kProcess}, {"take", true}});
+  ASSERT_EQ(moved.value("ok", false), true) << moved.dump();
+  EXPECT_EQ(moved["took_from"]["session_id"], "old");
   EXPECT_NE(moved["text"].get<std::string>().find("1 message is waiting."), std::string::npos) << moved.dump();
   ASSERT_TRUE(wait_until([&] { return status_of("old").value("state", "") == "fenced"; }, std::chrono::seconds(20)))
       << status_of("old").dump();
   const json old_deliver = deliver("old");
   EXPECT_EQ(old_deliver["state"], "fenced");
   EXPECT_EQ(old_deliver["text"], "");
-  EXPECT_NE(command("old", "status")["text"].get<std::string>().find("was taken over by another chat"),
+  EXPECT_NE(command("old", "status")["text"].get<std::string>().find("This chat lost the name reviewer to a Claude "
+                                                                      "chat (session new) at "),
             std::string::npos);
   EXPECT_EQ(deliver("new")["message_ids"], json::array({waiting}));
 

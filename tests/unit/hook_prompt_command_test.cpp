@@ -168,5 +168,19 @@ TEST(HookPromptCommand, UsageNamesTheProvidersForm) {
   EXPECT_NE(claude.find("/agentworks attach --confirm"), std::string::npos);
 }
 
+// Issue 13.3: `--take` moves a name another connected chat holds; it needs the name.
+TEST(HookPromptCommand, AttachTakeNeedsTheName_RH5) {
+  PromptCommand take = attach_named("cxagent");
+  take.take = true;
+  EXPECT_EQ(parse_prompt("/agentworks attach cxagent --take", Provider::claude), PromptParse(take));
+  EXPECT_EQ(parse_prompt("agentworks attach --take cxagent", Provider::codex), PromptParse(take));
+  PromptCommand with_purpose = attach_named("cxagent", "Codex work");
+  with_purpose.take = true;
+  EXPECT_EQ(parse_prompt("/agentworks attach cxagent \"Codex work\" --take", Provider::claude),
+            PromptParse(with_purpose));
+  EXPECT_TRUE(is_usage(parse_prompt("/agentworks attach --take", Provider::claude)));
+  EXPECT_NE(usage_text(Provider::codex, "x").find("agentworks attach NAME --take"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace agentworks::hook
