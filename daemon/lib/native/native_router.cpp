@@ -270,7 +270,8 @@ void NativeRouter::bind(Route& r) {
     return turn_off(r, "the provider process that ran this session has ended; the next hook event of the "
                        "session binds its new process");
   }
-  if (row->provider == "codex") watch_codex_tui(r);
+  // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
+  if (row->provider == "codex" && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
   if (row->provider == "claude") {
     const auto dir = claude_sessions_dir(settings.home, paths::home_dir().string());
     auto found = bind_claude_session(dir, r.process.pid, r.process.start, row->session_id);
