@@ -306,6 +306,41 @@ TEST_F(CodexQueueE2eTest, QuitDaemonTuiGoesOfflineAtOnceAndTheMessageWaits_RH11_
   EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
 }
 
+// R-H11, R-N1: a `--no-daemon` TUI killed outright (SIGKILL: no SessionEnd can run) is seen ending by the same
+// watch: the attachment goes offline and a message sent then waits on the server.
+TEST_F(CodexQueueE2eTest, KilledNoDaemonTuiGoesOfflineWithoutSessionEnd_RH11_RN1) {
+  if (native_codex().empty()) GTEST_SKIP() << "no native linux-x64 Codex binary";
+  const fs::path native = fs::canonical(native_codex());  // what /proc/PID/exe shows
+  auto& t = no_daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+
+  // The TUI: the native Codex running with this test's CODEX_HOME.
+  const std::string home_var = "CODEX_HOME=" + *env_.at("CODEX_HOME");
+  int killed = 0;
+  std::error_code walk;
+  for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
+    const std::string pid = entry->path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec;
+    if (fs::read_symlink(entry->path() / "exe", ec) != native || ec) continue;
+    std::ifstream environ(entry->path() / "environ", std::ios::binary);
+    bool ours = false;
+    for (std::string var; std::getline(environ, var, '\0');) ours = ours || var == home_var;
+    if (!ours) continue;
+    if (::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+  }
+  ASSERT_EQ(killed, 1) << "expected exactly one Codex TUI of this test";
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("codex", session).value("state", "") == "offline"; },
+                                  20s, 100ms))
+      << attachment("codex", session).dump();
+  EXPECT_EQ(attachment("codex", session).value("agent_name", ""), "reviewer");
+  const std::string id = send_from_terminal("reviewer", "Sent after the kill");
+  EXPECT_EQ(str(receipt(id), "state"), "stored") << receipt(id).dump();
+  EXPECT_TRUE(turns_with(id).empty()) << model_->describe();
+}
+
 // R-N3: a Codex whose version the bridge does not know (here the real binary answering 0.170.9) keeps the route
 // off with the reason in status; the Stop hook delivers.
 TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
