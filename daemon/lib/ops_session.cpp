@@ -4,6 +4,7 @@
 #include "bridge.hpp"
 #include "log.hpp"
 #include "native/native_router.hpp"
+#include "offline.hpp"
 #include "ops.hpp"
 #include "request_fields.hpp"
 
@@ -24,12 +25,7 @@ AttachmentRow attached_row(Bridge& bridge, const json& req) {
 
 void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
   const auto row = attached_row(bridge, req);
-  if (row.state == "attached") {
-    bridge.journal().set_attachment_state(row.attachment_id, "offline");
-    bridge.close_stream(row.attachment_id);
-    bridge.native().forget(row.attachment_id);
-    log::info("offline: " + row.agent_name + " (" + row.attachment_id + ")");
-  }
+  take_offline(bridge, row.attachment_id, "the session ended (SessionEnd)");
   reply.ok({{"attachment_id", row.attachment_id},
             {"agent_name", row.agent_name},
             {"state", row.state == "attached" ? std::string("offline") : row.state}});

@@ -261,6 +261,86 @@ TEST_F(CodexQueueE2eTest, NoDaemonTuiAlsoReceives_RN2_RH1) {
   EXPECT_EQ(str(receipt(id), "via"), "codex-queue");
 }
 
+// R-H11, R-N1, R-B16: `/quit` in a TUI whose hooks run in Codex's daemon. The daemon keeps the thread loaded for
+// about 60 s and only then runs SessionEnd, so the route is bound to the TUI process that shows the chat: its exit
+// takes the attachment offline at once (name kept), a message sent then waits on the server (never queued into
+// the daemon, never recorded admitted, no model turn), and the resumed TUI gets it once.
+TEST_F(CodexQueueE2eTest, QuitDaemonTuiGoesOfflineAtOnceAndTheMessageWaits_RH11_RN1_RB16) {
+  auto& t = daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+  ASSERT_FALSE(session.empty());
+
+  t.type("/quit");
+  ASSERT_TRUE(t.wait_screen("/quit", 10s)) << t.screen();
+  t.press("Enter");
+  ASSERT_TRUE(testing::wait_until([&] { return !t.running(); }, 30s, 100ms)) << t.screen();
+  // Well inside the daemon's ~60 s: only the TUI's own end can have taken it offline.
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("codex", session).value("state", "") == "offline"; },
+                                  20s, 100ms))
+      << attachment("codex", session).dump();
+  const json away = attachment("codex", session);
+  EXPECT_EQ(away.value("agent_name", ""), "reviewer") << away.dump();
+  EXPECT_FALSE(flag(away.value("delivery", json::object()), "native", true)) << away.dump();
+
+  // Offline: the stream is closed, nothing is cached or pushed; the message is stored on the server only.
+  const std::string id = send_from_terminal("reviewer", "Sent after quit: nobody is watching");
+  ASSERT_FALSE(id.empty());
+  const json waiting = receipt(id);
+  EXPECT_EQ(str(waiting, "state"), "stored") << waiting.dump();
+  EXPECT_NE(str(waiting, "via"), "codex-queue") << waiting.dump();
+  EXPECT_TRUE(turns_with(id).empty()) << "a headless turn ran: " << model_->describe();
+
+  // R-H11: `codex resume` plus the typed `agentworks resume` binds the new TUI; the message then arrives once.
+  auto& back = tui("b", {codex_binary().string(), "resume", session}, env_);
+  ASSERT_TRUE(say(back, "agentworks resume", [&] {
+    return attachment("codex", session).value("state", "") == "attached";
+  })) << back.screen();
+  const auto delivered = model_->wait_for([&](const ModelRequest& r) {
+    return r.main_turn && r.last_user.find(id) != std::string::npos;
+  });
+  ASSERT_TRUE(delivered) << model_->describe();
+  ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
+  ASSERT_TRUE(back.wait_screen(kComposerReady, 60s)) << back.screen();
+  EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
+}
+
+// R-H11, R-N1: a `--no-daemon` TUI killed outright (SIGKILL: no SessionEnd can run) is seen ending by the same
+// watch: the attachment goes offline and a message sent then waits on the server.
+TEST_F(CodexQueueE2eTest, KilledNoDaemonTuiGoesOfflineWithoutSessionEnd_RH11_RN1) {
+  if (native_codex().empty()) GTEST_SKIP() << "no native linux-x64 Codex binary";
+  const fs::path native = fs::canonical(native_codex());  // what /proc/PID/exe shows
+  auto& t = no_daemon_tui("a");
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
+  const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+
+  // The TUI: the native Codex running with this test's CODEX_HOME.
+  const std::string home_var = "CODEX_HOME=" + *env_.at("CODEX_HOME");
+  int killed = 0;
+  std::error_code walk;
+  for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
+    const std::string pid = entry->path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec;
+    if (fs::read_symlink(entry->path() / "exe", ec) != native || ec) continue;
+    std::ifstream environ(entry->path() / "environ", std::ios::binary);
+    bool ours = false;
+    for (std::string var; std::getline(environ, var, '\0');) ours = ours || var == home_var;
+    if (!ours) continue;
+    if (::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+  }
+  ASSERT_EQ(killed, 1) << "expected exactly one Codex TUI of this test";
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("codex", session).value("state", "") == "offline"; },
+                                  20s, 100ms))
+      << attachment("codex", session).dump();
+  EXPECT_EQ(attachment("codex", session).value("agent_name", ""), "reviewer");
+  const std::string id = send_from_terminal("reviewer", "Sent after the kill");
+  EXPECT_EQ(str(receipt(id), "state"), "stored") << receipt(id).dump();
+  EXPECT_TRUE(turns_with(id).empty()) << model_->describe();
+}
+
 // R-N3: a Codex whose version the bridge does not know (here the real binary answering 0.170.9) keeps the route
 // off with the reason in status; the Stop hook delivers.
 TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {

@@ -13,11 +13,14 @@
 #include "bridge.hpp"
 #include "claude_inbox.hpp"
 #include "codex_queue.hpp"
+#include "codex_tui.hpp"
 #include "delivery_batch.hpp"
 #include "delivery_notices.hpp"
 #include "log.hpp"
 #include "notify.hpp"
 #include "offer_flow.hpp"
+#include "offline.hpp"
+#include "process_watch.hpp"
 #include "push_result.hpp"
 
 namespace agentworks::bridge::native {
@@ -130,6 +133,10 @@ struct NativeRouter::Route {
   process::ProcessKey process;
   std::optional<ClaudeBinding> claude;
   std::optional<CodexBinding> codex;
+  // Codex: the TUI that shows the chat (the provider itself with --no-daemon) and the watch on its end.
+  std::optional<process::ProcessKey> tui;
+  std::string no_tui_reason;
+  std::unique_ptr<ProcessWatch> tui_watch;
   bool in_flight = false;
   std::optional<Clock::time_point> due;
   double tokens = kBurst;
@@ -144,6 +151,7 @@ struct PushState {
   std::string provider;
   std::optional<ClaudeBinding> claude;
   std::optional<CodexBinding> codex;
+  std::optional<process::ProcessKey> tui;
   bool pushed = false;
   bool held = false;
   std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
@@ -159,6 +167,7 @@ NativeRouter::~NativeRouter() { stop(); }
 
 void NativeRouter::stop() {
   stopped_ = true;
+  for (auto& [id, r] : routes_) r->tui_watch.reset();  // their handles must not keep the loop alive
   if (timer_ == nullptr) return;
   uv_timer_stop(timer_);
   uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
@@ -240,6 +249,9 @@ void NativeRouter::bind(Route& r) {
   r.generation = next_generation_++;
   r.claude.reset();
   r.codex.reset();
+  r.tui.reset();
+  r.no_tui_reason.clear();
+  r.tui_watch.reset();
   const auto row = bridge_.journal().attachment(r.attachment_id);
   if (!row) return turn_off(r, "the attachment is gone");
   r.provider = row->provider;
@@ -258,6 +270,8 @@ void NativeRouter::bind(Route& r) {
     return turn_off(r, "the provider process that ran this session has ended; the next hook event of the "
                        "session binds its new process");
   }
+  // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
+  if (row->provider == "codex" && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
   if (row->provider == "claude") {
     const auto dir = claude_sessions_dir(settings.home, paths::home_dir().string());
     auto found = bind_claude_session(dir, r.process.pid, r.process.start, row->session_id);
@@ -273,6 +287,7 @@ void NativeRouter::bind(Route& r) {
   if (codex_exec_process(r.process.pid)) {
     return turn_off(r, "a `codex exec` session has no live queue endpoint; messages arrive at its Stop hook");
   }
+  if (!r.tui) return turn_off(r, r.no_tui_reason);
   const auto exe = executable_of(r.process.pid);
   if (!exe) return turn_off(r, "the Codex executable of the session could not be read from /proc");
   if (!settings.remote.empty() && !valid_remote(settings.remote)) {
@@ -296,6 +311,35 @@ void NativeRouter::bind(Route& r) {
       log::error(std::string("native route: ") + e.what());
     }
   });
+}
+
+void NativeRouter::watch_codex_tui(Route& r) {
+  auto choice = find_codex_tui(r.process.pid);
+  if (!choice.tui) {
+    r.no_tui_reason = std::move(choice.reason);
+    return;
+  }
+  r.tui = *choice.tui;
+  if (r.tui->pid != r.process.pid) {
+    log::info("native route of " + r.attachment_id + ": the chat is shown by Codex TUI pid " +
+              std::to_string(r.tui->pid) + " (hooks run in pid " + std::to_string(r.process.pid) + ")");
+  }
+  const std::string id = r.attachment_id;
+  const auto gen = r.generation;
+  r.tui_watch = std::make_unique<ProcessWatch>(bridge_.loop(), *r.tui, [this, id, gen] { tui_ended(id, gen); });
+}
+
+void NativeRouter::tui_ended(const std::string& attachment_id, std::uint64_t generation) {
+  Route* r = find(attachment_id);
+  if (r == nullptr || r->generation != generation || stopped_ || bridge_.stopping()) return;
+  const std::string pid = r->tui ? std::to_string(r->tui->pid) : std::string("?");
+  // A detach by exit, as SessionEnd would do (R-H11): the name stays for resume, messages wait on the server.
+  try {
+    take_offline(bridge_, attachment_id, "the Codex TUI that showed this chat (pid " + pid + ") ended");
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) bridge_.fatal(std::string("journal failure while going offline: ") + e.what());
+    log::error(std::string("native route: ") + e.what());
+  }
 }
 
 void NativeRouter::kick(const std::string& attachment_id) {
@@ -361,6 +405,8 @@ void NativeRouter::start_push(Route& r) {
     return turn_off(r, "the provider process that ran this session has ended; the next hook event of the "
                        "session binds its new process");
   }
+  // Never queue into a thread whose TUI is gone: Codex's daemon would run it with nobody watching (issue 13.5).
+  if (r.tui && !alive(*r.tui)) return tui_ended(r.attachment_id, r.generation);  // r is gone after this
   const auto now = Clock::now();
   r.tokens = std::min(kBurst, r.tokens + std::chrono::duration<double>(now - r.refilled).count() * kRefillPerSecond);
   r.refilled = now;
@@ -380,6 +426,7 @@ void NativeRouter::start_push(Route& r) {
   st->provider = r.provider;
   st->claude = r.claude;
   st->codex = r.codex;
+  st->tui = r.tui;
 
   // The op's answer line: when no push started (held, fenced, nothing releasable) the route is free again.
   Reply reply(std::make_shared<const json>(nullptr), [this, st](const std::string& line) {
@@ -443,6 +490,15 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
   try {
     switch (result.outcome) {
       case PushOutcome::accepted:
+        if (st.provider == "codex" && st.tui && !alive(*st.tui)) {
+          // Queued, but the TUI ended meanwhile: the daemon may run it with nobody watching. Not admitted
+          // (R-B16); it stays offered, the person is told and can read it (R-B14).
+          settle_offers(bridge_, ids, false);
+          summary = "uncertain (the Codex TUI ended while the message was queued); " +
+                    count_words(included.size()) + " stay readable with `agentworks messages read`";
+          notifier_.notify(waiting_title(), uncertain_text(st.agent_name));
+          break;
+        }
         settle_offers(bridge_, ids, true);
         bridge_.journal().possibly_lost_told(st.lost_listed);
         summary = "delivered " + count_words(included.size()) + " through " + route_name(st.provider);

@@ -80,6 +80,9 @@ class NativeRouter {
   Route* find(const std::string& attachment_id);
   void bind(Route& r);
   void turn_off(Route& r, std::string reason);
+  // Codex: finds the TUI that shows the chat and watches it; its end takes the attachment offline.
+  void watch_codex_tui(Route& r);
+  void tui_ended(const std::string& attachment_id, std::uint64_t generation);
   void schedule(Route& r, std::chrono::milliseconds delay);
   void arm_timer();
   void on_timer();
