@@ -21,6 +21,9 @@ void check_message_text(std::string_view text) {
   auto length = utf8_length(text);
   if (!length) throw Error(ErrorCode::invalid_message, "the message is not valid UTF-8");
   if (*length == 0) throw Error(ErrorCode::invalid_message, "the message is empty; pass text with --message");
+  if (blank_text(text)) {
+    throw Error(ErrorCode::invalid_message, "the message holds only spaces or line breaks; pass text with --message");
+  }
   if (*length > kMaxMessageChars) {
     throw Error(ErrorCode::invalid_message, "the message has " + std::to_string(*length) +
                                                 " characters; the limit is 20,000: shorten or split it");

@@ -41,7 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (std::holds_alternative<PromptUsage>(parsed)) {
       const auto first = prompt.find_first_not_of(" \t\r\n\f\v");
-      FUZZ_CHECK(first != std::string_view::npos && prompt[first] == '/', "only the slash form shows usage");
+      FUZZ_CHECK(first != std::string_view::npos &&
+                     (prompt[first] == '/' || (p == Provider::codex && prompt.substr(first, 10) == "agentworks")),
+                 "only the command forms show usage");
       FUZZ_CHECK(!usage_text(p, std::get<PromptUsage>(parsed).problem).empty(), "usage text");
     }
   }

@@ -62,7 +62,7 @@ std::string message_text_option(const std::string& given) {
     for (bool first = true; std::getline(std::cin, line); first = false) text += (first ? "" : "\n") + line;
   }
   if (!valid_message_text(text)) {
-    throw Error(ErrorCode::invalid_message, "the message must be 1-20,000 characters of valid UTF-8");
+    throw Error(ErrorCode::invalid_message, std::string("the ") + kMessageRule);
   }
   return text;
 }

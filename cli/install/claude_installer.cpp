@@ -1,10 +1,14 @@
 // Claude Code: the plugin is installed the way a person installs it, with Claude Code's own commands, so Claude
 // Code keeps its own state consistent (checked against Claude Code 2.1.332, offline):
-//   claude plugin marketplace add DIR --scope project   -> .claude/settings.json "extraKnownMarketplaces"
-//   claude plugin install agentworks@agentworks --scope project -> "enabledPlugins", ~/.claude/plugins/ state
+//   claude plugin marketplace add DIR --scope user   -> ~/.claude/settings.json "extraKnownMarketplaces"
+//   claude plugin install agentworks@agentworks --scope project -> .claude/settings.json "enabledPlugins",
+//                                                                   ~/.claude/plugins/ state
 // DIR is a local marketplace we materialize under $XDG_DATA_HOME/agentworks/claude-marketplace (hook path filled
-// in); Claude Code loads a directory marketplace's plugin in place. Without `claude` on PATH we fail and print the
-// commands to run by hand: no silent fallback that writes Claude Code's settings behind its back.
+// in). The marketplace is always declared in the person's own settings: declared in the project it would put
+// that absolute path into home in .claude/settings.json, a file people commit, where it names nothing on any
+// other clone. The project file then holds only `"enabledPlugins": {"agentworks@agentworks": true}`. Without
+// `claude` on PATH we fail and print the commands to run by hand: no silent fallback that writes Claude Code's
+// settings behind its back.
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,7 +35,11 @@ std::optional<fs::path> claude_binary() {
   return find_on_path("claude");
 }
 
-bool says_not_found(const std::string& output) { return output.find("not found") != std::string::npos; }
+// What Claude Code says when there is nothing to remove in that scope ("... is not declared in project settings").
+bool says_not_found(const std::string& output) {
+  return output.find("not found") != std::string::npos || output.find("not declared") != std::string::npos ||
+         output.find("not installed") != std::string::npos;
+}
 
 class ClaudeInstaller final : public Installer {
  public:
@@ -48,7 +56,7 @@ class ClaudeInstaller final : public Installer {
     const fs::path marketplace = paths::data_dir() / "claude-marketplace";
     json files = materialize({".claude-plugin/", "claude/"}, marketplace, hook_command_for(options_.hook));
     const std::vector<std::vector<std::string>> steps = {
-        {"plugin", "marketplace", "add", marketplace.string(), "--scope", scope()},
+        {"plugin", "marketplace", "add", marketplace.string(), "--scope", "user"},
         {"plugin", "install", kPluginId, "--scope", scope()}};
     json commands = run_all(steps, /*tolerate_not_found=*/false);
     json next = json::array(
@@ -65,6 +73,8 @@ class ClaudeInstaller final : public Installer {
   }
 
   json uninstall() override {
+    // A project uninstall keeps the person's marketplace (other projects may enable the plugin from it) and
+    // removes a project declaration an older agentworks wrote; Claude Code refuses that when there is none.
     const std::vector<std::vector<std::string>> steps = {
         {"plugin", "uninstall", kPluginId, "--scope", scope()},
         {"plugin", "marketplace", "remove", kMarketplace, "--scope", scope()}};

@@ -127,7 +127,12 @@ class Server {
     }
     const std::string name = params["name"].get<std::string>();
     json fields;
-    const std::string op = prepare_tool_call(name, params.contains("arguments") ? params["arguments"] : json(), fields);
+    std::string op;
+    try {
+      op = prepare_tool_call(name, params.contains("arguments") ? params["arguments"] : json(), fields);
+    } catch (const Error& e) {
+      return error_result(name, e, std::string());
+    }
     // Minted here, once per tool call, so the result can name it even when the call fails.
     const std::string submission_id = ensure_submission_id(op, fields);
     try {
@@ -139,14 +144,18 @@ class Server {
               {"structuredContent", structured},
               {"isError", false}};
     } catch (const Error& e) {
-      const std::string code(code_name(e.code()));
-      log_line(name + " refused: " + e.what() + " (" + code + ")");
-      json structured = {{"error", {{"code", code}, {"message", e.what()}}}};
-      if (!submission_id.empty()) structured["submission_id"] = submission_id;
-      return {{"content", json::array({{{"type", "text"}, {"text", describe_error(code, e.what())}}})},
-              {"structuredContent", structured},
-              {"isError", true}};
+      return error_result(name, e, submission_id);
     }
+  }
+
+  json error_result(const std::string& name, const Error& e, const std::string& submission_id) {
+    const std::string code(code_name(e.code()));
+    log_line(name + " refused: " + e.what() + " (" + code + ")");
+    json structured = {{"error", {{"code", code}, {"message", e.what()}}}};
+    if (!submission_id.empty()) structured["submission_id"] = submission_id;
+    return {{"content", json::array({{{"type", "text"}, {"text", describe_error(code, e.what())}}})},
+            {"structuredContent", structured},
+            {"isError", true}};
   }
 
   LineWriter writer_;

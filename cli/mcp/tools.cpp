@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/error.hpp"
 #include "agentworks/validation.hpp"
 #include "mcp/jsonrpc.hpp"
 
@@ -50,7 +51,8 @@ std::string req_str(const std::string& tool_name, const json& args, const char* 
 
 std::string message_arg(const std::string& tool_name, const json& args) {
   auto text = req_str(tool_name, args, "message");
-  if (!valid_message_text(text)) bad(tool_name, "'message' must be 1-20,000 characters of valid UTF-8");
+  // The content rule answers the same stable code as the bridge, the CLI and the server (a tool result).
+  if (!valid_message_text(text)) throw Error(ErrorCode::invalid_message, tool_name + ": " + kMessageRule);
   return text;
 }
 

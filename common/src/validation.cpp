@@ -63,9 +63,78 @@ std::optional<std::size_t> utf8_length(std::string_view text) {
   return count;
 }
 
+bool blank_text(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == ' ' || (c >= 0x09 && c <= 0x0D)) {
+      ++i;
+      continue;
+    }
+    // The multi-byte members of Unicode's White_Space set: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
+    // U+2029, U+202F, U+205F, U+3000.
+    const std::string_view rest = text.substr(i);
+    if (rest.size() >= 2 && c == 0xC2 && (static_cast<unsigned char>(rest[1]) == 0x85 ||
+                                          static_cast<unsigned char>(rest[1]) == 0xA0)) {
+      i += 2;
+      continue;
+    }
+    if (rest.size() >= 3) {
+      const auto b1 = static_cast<unsigned char>(rest[1]);
+      const auto b2 = static_cast<unsigned char>(rest[2]);
+      const bool space = (c == 0xE1 && b1 == 0x9A && b2 == 0x80) ||
+                         (c == 0xE2 && b1 == 0x80 && (b2 <= 0x8A || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF) &&
+                          b2 >= 0x80) ||
+                         (c == 0xE2 && b1 == 0x81 && b2 == 0x9F) || (c == 0xE3 && b1 == 0x80 && b2 == 0x80);
+      if (space) {
+        i += 3;
+        continue;
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
 bool valid_message_text(std::string_view text) {
   const auto n = utf8_length(text);
-  return n && *n >= 1 && *n <= kMaxMessageChars;
+  return n && *n >= 1 && *n <= kMaxMessageChars && !blank_text(text);
+}
+
+std::string echo_typed(std::string_view text, std::size_t max_chars) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  std::size_t shown = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (shown == max_chars) return out + "...";
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t len = lead < 0x80             ? 1
+                            : (lead & 0xE0) == 0xC0 ? 2
+                            : (lead & 0xF0) == 0xE0 ? 3
+                            : (lead & 0xF8) == 0xF0 ? 4
+                                                    : 0;
+    const auto cp_len = len == 0 || i + len > text.size() ? std::nullopt : utf8_length(text.substr(i, len));
+    ++shown;
+    if (!cp_len) {  // not a whole, valid code point: show the byte
+      out += std::string("\\x") + kHex[lead >> 4] + kHex[lead & 0xF];
+      ++i;
+      continue;
+    }
+    char32_t cp = len == 1 ? lead : lead & (0x7F >> len);
+    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+    const bool hidden = cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
+                        (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+    if (hidden) {
+      std::string digits;
+      for (char32_t v = cp; v != 0 || digits.empty(); v >>= 4) digits.insert(digits.begin(), kHex[v & 0xF]);
+      out += "\\u{" + digits + "}";
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
 }
 
 bool valid_client_id(std::string_view id) {

@@ -180,7 +180,14 @@ void propose(Bridge& bridge, const json& req, const SessionKey& key, const Reply
 }
 
 void command_attach(Bridge& bridge, const json& req, const SessionKey& key, const Reply& reply) {
-  const auto name = optional_string(req, "name", 256);
+  // The person typed the name: the error says "name" (not the API's field) and shows what they typed.
+  const auto name = optional_string(req, "name", 4096);
+  if (name && !name->empty() && !valid_agent_name(*name)) {
+    throw Error(ErrorCode::invalid_name,
+                "the name \"" + echo_typed(*name) +
+                    "\" is not valid: a name is 1-64 ASCII letters, digits, '.', '_' or '-', starting with a letter "
+                    "or digit (for example reviewer or my-agent)");
+  }
   if (optional_bool(req, "confirm", false)) {
     const auto p = bridge.hook_state().proposal(key);
     if (!p) {

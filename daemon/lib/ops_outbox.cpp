@@ -53,7 +53,7 @@ void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& ki
 std::string message_text(const json& req) {
   const auto text = required_string(req, "message", 4 * kMaxMessageChars);
   if (!valid_message_text(text)) {
-    throw Error(ErrorCode::invalid_message, "message must be 1-20,000 characters of valid UTF-8");
+    throw Error(ErrorCode::invalid_message, kMessageRule);
   }
   return text;
 }

@@ -15,8 +15,18 @@ std::string line(const json& j) {
 }  // namespace
 
 std::string continue_with(Provider provider, std::string_view text) {
-  if (provider == Provider::cursor) return line({{"followup_message", text}});
-  return line({{"decision", "block"}, {"reason", text}});
+  switch (provider) {
+    case Provider::claude:
+      // Claude Code shows a Stop block's reason as "Stop hook reported a problem" (and tells the model to follow
+      // it as the person's standing instruction); additionalContext continues the turn just the same (2.1.197
+      // and 2.1.332) and is shown as "Stop hook says: TEXT", given to the model as "Stop hook additional context".
+      return line({{"hookSpecificOutput", {{"hookEventName", "Stop"}, {"additionalContext", text}}}});
+    case Provider::codex:
+      return line({{"decision", "block"}, {"reason", text}});
+    case Provider::cursor:
+      return line({{"followup_message", text}});
+  }
+  return {};
 }
 
 std::string block_prompt(Provider provider, std::string_view text) {

@@ -10,8 +10,9 @@
 
 namespace agentworks::hook {
 
-// Stop: `text` becomes the chat's next message. Claude/Codex {"decision":"block","reason":TEXT};
-// Cursor {"followup_message":TEXT}.
+// Stop: `text` becomes the chat's next message. Claude
+// {"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":TEXT}} (not alarming in its TUI); Codex
+// {"decision":"block","reason":TEXT}; Cursor {"followup_message":TEXT}.
 std::string continue_with(Provider provider, std::string_view text);
 
 // Prompt submit: the prompt is stopped before the model and `text` is shown to the person.

@@ -39,9 +39,10 @@ struct NotACommand {
 using PromptParse = std::variant<NotACommand, PromptCommand, PromptUsage>;
 
 // Accepted: `/agentworks VERB ARGS` and `/agentworks:agentworks VERB ARGS` for every provider; for Codex also
-// `agentworks VERB ARGS` without the slash (its TUI rejects unknown slash commands), matched strictly: the verb
-// must be one of the five and the whole command must parse, otherwise the prompt is ordinary and goes to the
-// model untouched.
+// `agentworks VERB ARGS` without the slash (its TUI rejects unknown slash commands) when VERB is one of the five
+// and a whole word: then it is the person's command, valid or not (a bad one is answered with the usage). Any
+// other prompt is ordinary and goes to the model untouched. A purpose must be quoted: `attach my agent` is
+// refused with the quoted form to type.
 PromptParse parse_prompt(std::string_view prompt, Provider provider);
 
 // Shell-like words: whitespace separates; "double quotes" (with \" and \\ escapes) and 'single quotes' group.

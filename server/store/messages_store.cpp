@@ -54,7 +54,7 @@ Receipt Store::send(const Connection& caller, const SendInput& in) {
   if (in.target.has_value() == in.inbox_id.has_value())
     throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\") or inbox_id");
   if (!valid_message_text(in.message))
-    throw Error(ErrorCode::invalid_message, "message must be 1-20,000 Unicode characters of valid UTF-8");
+    throw Error(ErrorCode::invalid_message, kMessageRule);
   if (in.submission_id && !valid_client_id(*in.submission_id))
     throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
 

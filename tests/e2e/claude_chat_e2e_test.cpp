@@ -73,6 +73,18 @@ TEST_F(ClaudeChatE2eTest, TypedAttachAttachesAndTheModelNeverSeesIt_RH4) {
   EXPECT_TRUE(model_->main_turns().empty()) << model_->describe();
 }
 
+// R-H10: the project's .claude/settings.json (a file people commit) names the plugin and no path into this
+// person's home, and the hooks it enables still run (the typed attach goes through them).
+TEST_F(ClaudeChatE2eTest, ProjectSettingsHoldNoHomePathAndTheHooksRun_RH10) {
+  const std::string settings = testing::read_file(project_ / ".claude" / "settings.json");
+  EXPECT_EQ(settings.find(home_.home().string()), std::string::npos) << settings;
+  EXPECT_EQ(settings.find("\"/"), std::string::npos) << settings;  // no absolute path at all
+  const json doc = json::parse(settings, nullptr, false);
+  EXPECT_EQ(doc, json({{"enabledPlugins", {{"agentworks@agentworks", true}}}})) << settings;
+  attach(kSession1, "reviewer");
+  EXPECT_EQ(attachment("claude", kSession1).value("agent_name", ""), "reviewer");
+}
+
 // R-H1, R-H3: a message sent from the terminal arrives as the next model input after the Stop hook, labelled as
 // another agent's message with its sender and id.
 TEST_F(ClaudeChatE2eTest, TerminalMessageArrivesInTheNextRequestAfterStop_RH1_RH3) {
@@ -85,7 +97,7 @@ TEST_F(ClaudeChatE2eTest, TerminalMessageArrivesInTheNextRequestAfterStop_RH1_RH
   const auto delivered = model_->wait_for_user_text("Please review PR 7 before lunch", std::chrono::seconds(5));
   ASSERT_TRUE(delivered) << model_->describe();
   EXPECT_GT(delivered->seq, work->seq);
-  EXPECT_NE(delivered->last_user.find("Stop hook feedback"), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find("Stop hook additional context"), std::string::npos) << delivered->last_user;
   EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
   EXPECT_NE(delivered->last_user.find("agent:worker"), std::string::npos) << delivered->last_user;
   if (!id.empty()) {

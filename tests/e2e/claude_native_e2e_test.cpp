@@ -133,7 +133,16 @@ TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeli
   EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
   EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
   EXPECT_NE(woken->last_user.find("agent:worker"), std::string::npos) << woken->last_user;
-  EXPECT_EQ(woken->last_user.find("Stop hook feedback"), std::string::npos) << "it came by push, not the hook";
+  EXPECT_EQ(woken->last_user.find("Stop hook additional context"), std::string::npos)
+      << "it came by push, not the hook";
+  // R-B18: this first turn of a fresh session is the wake, whose request lists no deferred agentworks tool and no
+  // MCP instructions: the text itself names the exact tool and the shell fallback, so the agent can acknowledge.
+  EXPECT_NE(woken->last_user.find("mcp__plugin_agentworks_agentworks__agent_message_ack(message_id, delivery)"),
+            std::string::npos)
+      << woken->last_user;
+  EXPECT_NE(woken->last_user.find("`agentworks bridge message ack --provider claude --message-id ID"),
+            std::string::npos)
+      << woken->last_user;
   if (!id.empty()) {
     EXPECT_NE(woken->last_user.find(id), std::string::npos) << woken->last_user;
   }
@@ -145,7 +154,7 @@ TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeli
   ASSERT_TRUE(model_->wait_for_user_text("Keep working on the parser", 30s)) << model_->describe();
   ASSERT_TRUE(chat_->wait_results(chat_->results() + 1));
   EXPECT_EQ(turns_with("Native wake: please review PR 8").size(), 1u) << model_->describe();
-  EXPECT_EQ(turns_with("Stop hook feedback").size(), 0u) << model_->describe();
+  EXPECT_EQ(turns_with("Stop hook additional context").size(), 0u) << model_->describe();
   EXPECT_TRUE(wait_pending("claude", kSession, 0));
 }
 
@@ -235,7 +244,7 @@ TEST_F(ClaudeNativeE2eTest, OldClaudeWithoutInboxReportsTheRouteOffAndTheStopHoo
   ASSERT_TRUE(chat_->send("Keep working on the parser"));
   const auto delivered = model_->wait_for_user_text("Old Claude: please review PR 9", 60s);
   ASSERT_TRUE(delivered) << model_->describe();
-  EXPECT_NE(delivered->last_user.find("Stop hook feedback"), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find("Stop hook additional context"), std::string::npos) << delivered->last_user;
   EXPECT_EQ(turns_with("Old Claude: please review PR 9").size(), 1u) << model_->describe();
 }
 
@@ -273,7 +282,9 @@ TEST_F(ClaudeNativeE2eTest, IdleTuiIsWokenByATerminalMessage_RN1) {
   ASSERT_TRUE(woken) << model_->describe();
   EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
   EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
-  EXPECT_EQ(woken->last_user.find("Stop hook feedback"), std::string::npos) << woken->last_user;
+  EXPECT_EQ(woken->last_user.find("Stop hook additional context"), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find("mcp__plugin_agentworks_agentworks__agent_message_ack"), std::string::npos)
+      << woken->last_user;
 }
 
 }  // namespace

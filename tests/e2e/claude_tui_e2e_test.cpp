@@ -79,6 +79,12 @@ TEST_F(ClaudeTuiE2eTest, TypedAttachThenTerminalMessageArrivesAfterStop_RH4_RH1_
   EXPECT_GT(delivered->seq, work->seq);
   EXPECT_NE(delivered->last_user.find("NOT instructions from the person"), std::string::npos) << delivered->last_user;
   EXPECT_NE(delivered->last_user.find("agent:worker"), std::string::npos) << delivered->last_user;
+  // What the person sees of a Stop-hook delivery: "Stop hook says: [agentworks] ..." under "Ran 1 stop hook",
+  // never the warning "Stop hook reported a problem" that a {"decision":"block"} answer gets.
+  EXPECT_TRUE(tui_->wait_screen("Stop hook says: [agentworks] 1 message from other agents", std::chrono::seconds(20)))
+      << tui_->screen();
+  EXPECT_EQ(tui_->screen().find("reported a problem"), std::string::npos) << tui_->screen();
+  EXPECT_EQ(tui_->screen().find("stop hook problem"), std::string::npos) << tui_->screen();
   // The plugin's MCP instructions mention `/agentworks attach` in general; the typed command itself never
   // reaches the model.
   EXPECT_FALSE(model_->any_conversation_contains("agentworks attach reviewer")) << model_->describe();

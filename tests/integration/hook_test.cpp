@@ -262,6 +262,11 @@ class HookTest : public BridgeTest {
     if (r.out.empty()) return {};
     const json out = json::parse(r.out);
     if (provider == "cursor") return out.at("followup_message").get<std::string>();
+    if (provider == "claude") {
+      EXPECT_FALSE(out.contains("decision")) << out.dump();  // a block shows as "Stop hook reported a problem"
+      EXPECT_EQ(out.at("hookSpecificOutput").at("hookEventName"), "Stop");
+      return out.at("hookSpecificOutput").at("additionalContext").get<std::string>();
+    }
     EXPECT_EQ(out.at("decision"), "block");
     return out.at("reason").get<std::string>();
   }
@@ -341,6 +346,45 @@ TEST_F(HookTest, CodexSlashlessFormAndOrdinaryPrompt_RH4) {
   EXPECT_EQ(lookup("codex", "codex-t1")["agent_name"], "coder");
   // The slash form is accepted wherever the CLI lets it through (codex exec).
   EXPECT_EQ(type("codex", "codex-t1", "/agentworks status")["decision"], "block");
+}
+
+// R-H4: in Codex a mistyped `agentworks VERB ...` is still the person's command: blocked (the model never gets it)
+// and answered with what is wrong and the commands; nothing is attached.
+TEST_F(HookTest, CodexMistypedCommandIsBlockedWithTheError_RH4) {
+  const json out = type("codex", "codex-bad", "agentworks attach -x");
+  EXPECT_EQ(out["decision"], "block") << out.dump();
+  EXPECT_NE(shown(out).find("unknown option `-x`"), std::string::npos) << out.dump();
+  EXPECT_NE(shown(out).find("agentworks attach NAME \"PURPOSE\""), std::string::npos) << out.dump();
+  const json status = type("codex", "codex-bad", "agentworks status now");
+  EXPECT_EQ(status["decision"], "block") << status.dump();
+  EXPECT_NE(shown(status).find("takes no arguments"), std::string::npos) << status.dump();
+  EXPECT_FALSE(lookup("codex", "codex-bad").value("attached", true));
+}
+
+// R-H5: `attach my agent` is refused with the quoted form to type (it is not the name `my` with the purpose
+// `agent`); nothing is attached.
+TEST_F(HookTest, UnquotedPurposeIsRefusedAndNothingIsAttached_RH5) {
+  const json out = type("claude", "claude-unq", "/agentworks attach my agent");
+  EXPECT_EQ(out["decision"], "block") << out.dump();
+  EXPECT_NE(shown(out).find("type /agentworks attach my \"agent\""), std::string::npos) << out.dump();
+  EXPECT_FALSE(lookup("claude", "claude-unq").value("attached", true));
+  const json codex = type("codex", "codex-unq", "agentworks attach my agent");
+  EXPECT_NE(shown(codex).find("type agentworks attach my \"agent\""), std::string::npos) << codex.dump();
+  EXPECT_FALSE(lookup("codex", "codex-unq").value("attached", true));
+}
+
+// R-M4: a bad typed name is answered in the person's words: "name" (not the API field agent_name) and the name
+// as typed, made safe to show (a control character escaped); nothing is attached.
+TEST_F(HookTest, BadTypedNameIsEchoedAndSaysName_RM4) {
+  const json out = type("claude", "claude-badname", "/agentworks attach \"my\x01" "agent!\" \"Review\"");
+  EXPECT_EQ(out["decision"], "block") << out.dump();
+  const std::string text = shown(out);
+  EXPECT_NE(text.find("the name \"my\\u{1}agent!\" is not valid"), std::string::npos) << text;
+  EXPECT_EQ(text.find("agent_name"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x01'), std::string::npos) << text;
+  EXPECT_FALSE(lookup("claude", "claude-badname").value("attached", true));
+  const json longer = type("claude", "claude-badname", "/agentworks attach " + std::string(300, 'n') + "!");
+  EXPECT_NE(shown(longer).find(std::string(64, 'n') + "...\" is not valid"), std::string::npos) << longer.dump();
 }
 
 // R-H1, R-H3: several waiting messages arrive in one follow-up, oldest first, each labelled with its sender,

@@ -309,8 +309,9 @@ TEST_F(InstallerTest, HookPathWithSpaceIsQuoted_RH10) {
 }
 
 // R-H10: Claude Code is installed through its own commands (a fake `claude` on PATH records them): the local
-// marketplace is materialized with the hook path filled in, then `plugin marketplace add` and `plugin install`
-// run in the project at project scope; --global uses user scope; --uninstall runs the reverse.
+// marketplace is materialized with the hook path filled in, then `plugin marketplace add` at user scope (its
+// absolute path into home never lands in the project's committed .claude/settings.json) and `plugin install` at
+// project scope run in the project; --global installs at user scope; --uninstall runs the reverse.
 TEST_F(InstallerTest, ClaudeRunsClaudePluginCommandsInTheProject_RH10) {
   const fs::path bin = home_.path("fakebin");
   const fs::path log = home_.path("claude-argv.log");
@@ -329,7 +330,7 @@ TEST_F(InstallerTest, ClaudeRunsClaudePluginCommandsInTheProject_RH10) {
   EXPECT_EQ(j["plugin_marketplace"], mkt.string());
   ASSERT_EQ(j["commands"].size(), 2u) << j.dump();
   const std::string project = fs::canonical(project_).string();
-  EXPECT_EQ(read_file(log), project + "|plugin|marketplace|add|" + mkt.string() + "|--scope|project|\n" + project +
+  EXPECT_EQ(read_file(log), project + "|plugin|marketplace|add|" + mkt.string() + "|--scope|user|\n" + project +
                                 "|plugin|install|agentworks@agentworks|--scope|project|\n");
 
   // The materialized marketplace: plugin source, hooks with the absolute hook path, the bare /agentworks skill.

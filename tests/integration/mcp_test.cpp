@@ -413,6 +413,35 @@ TEST_F(McpTest, ToolsReturnASubmissionIdAndARetryWithItIsStoredOnce_RB2_Issue12_
   EXPECT_EQ(delivery_of(incoming["message_id"])["state"], "admitted");
 }
 
+// R-M10: a message of only white space says nothing: the MCP tools, the bridge's op and `agentworks bridge
+// message` all refuse it with invalid_message, and nothing is stored.
+TEST_F(McpTest, BlankMessagesAreRefusedWithInvalidMessage_RM10) {
+  McpDriver& d = driver();
+  attach("claude", "sess-blank", "blanker", d.process_key());
+  const std::string blank = " \t\n\xC2\xA0\xE3\x80\x80 ";  // spaces, tab, line break, no-break, ideographic
+  for (const std::string tool_name : {"agent_message_send", "agent_message_reply"}) {
+    json args = {{"message", blank}};
+    if (tool_name == "agent_message_send") args["target"] = "agent:worker";
+    else args["inbox"] = "inb_x";
+    const json r = tool(d, tool_name, args);
+    EXPECT_TRUE(r.value("isError", false)) << tool_name << ": " << r.dump();
+    EXPECT_EQ(r["structuredContent"]["error"]["code"], "invalid_message") << r.dump();
+    EXPECT_NE(text_of(r).find("not only spaces"), std::string::npos) << text_of(r);
+  }
+  const json op = call({{"op", "reply"}, {"provider", "claude"}, {"session_id", "sess-blank"},
+                        {"inbox_id", "inb_x"}, {"message", blank}, {"process", d.process_key()}});
+  EXPECT_NE(op.value("ok", false), true) << op.dump();
+  EXPECT_EQ(op["error"]["code"], "invalid_message") << op.dump();
+
+  const json key = own_process_key();
+  attach("claude", "sess-blank-cli", "blankcli", key);
+  const auto cli = Cli(home_.env()).json({"bridge", "message", "send", "--provider", "claude", "--target",
+                                          "agent:worker", "--message", "   \n  "});
+  EXPECT_EQ(cli.exit_code, 2) << cli.describe();
+  EXPECT_EQ(cli.error_code(), "invalid_message") << cli.describe();
+  EXPECT_TRUE(read_mailbox(owner(), "worker")["messages"].empty());
+}
+
 // R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
 // process is its provider ancestor) and never attaches anything.
 TEST_F(McpTest, BridgeMessageCommandsActForTheCallersSession_RC7) {

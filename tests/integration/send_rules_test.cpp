@@ -68,6 +68,15 @@ TEST_F(SendRules, MessageLengthLimit_R_M10) {
   const HttpResponse r2 = owner_http().post("/v1/messages", none.dump());
   EXPECT_EQ(r2.status, 400) << describe(r2);
   EXPECT_EQ(error_code_of(r2.body), "invalid_message") << describe(r2);
+  // Only white space is no message: refused by the CLI before any request and by the server itself.
+  const CliResult blank =
+      owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", " \n\t "});
+  EXPECT_EQ(blank.exit_code, 2) << blank.describe();
+  EXPECT_EQ(blank.error_code(), "invalid_message") << blank.describe();
+  const json spaces = {{"agent_name", "worker"}, {"target", "agent:reviewer"}, {"message", " \n\xE3\x80\x80\t"}};
+  const HttpResponse r3 = owner_http().post("/v1/messages", spaces.dump());
+  EXPECT_EQ(r3.status, 400) << describe(r3);
+  EXPECT_EQ(error_code_of(r3.body), "invalid_message") << describe(r3);
   EXPECT_EQ(read_mailbox(owner(), "reviewer").at("messages").size(), 2u);
 }
 

@@ -57,6 +57,37 @@ TEST(DeliveryText, LabelsFencesAndHint_RH3_RB18) {
   EXPECT_EQ(out.text.find("How to handle"), std::string::npos);  // no instructions without guidance
 }
 
+// R-B18: the text names the tools as the model sees them, so an agent can acknowledge even when its request
+// lists no deferred tool (a fresh Claude session woken natively): Claude's plugin tool names in full, the bare
+// names elsewhere, and the shell fallback with the chat's provider always.
+TEST(DeliveryText, NamesTheExactToolsPerProvider_RB18) {
+  const std::string claude_prefix = "mcp__plugin_agentworks_agentworks__";
+  for (const bool guidance : {false, true}) {
+    const auto claude = format_delivery({msg("msg_a", "hello")}, ctx(guidance));
+    EXPECT_NE(claude.text.find("MCP tool " + claude_prefix + "agent_message_ack(message_id, delivery)"),
+              std::string::npos)
+        << claude.text;
+    EXPECT_NE(claude.text.find(claude_prefix + "agent_message_reply(message_id, message)"), std::string::npos);
+    EXPECT_NE(claude.text.find("`agentworks bridge message ack --provider claude --message-id ID --delivery "
+                               "admitted|processed`"),
+              std::string::npos);
+    // Every bare mention is the end of the full name.
+    for (const std::string name : {"agent_message_ack", "agent_message_reply"}) {
+      for (auto at = claude.text.find(name); at != std::string::npos; at = claude.text.find(name, at + 1)) {
+        ASSERT_GE(at, claude_prefix.size()) << claude.text;
+        EXPECT_EQ(claude.text.substr(at - claude_prefix.size(), claude_prefix.size()), claude_prefix) << claude.text;
+      }
+    }
+    DeliveryContext codex_ctx = ctx(guidance);
+    codex_ctx.provider = "codex";
+    const auto codex = format_delivery({msg("msg_a", "hello")}, codex_ctx);
+    EXPECT_EQ(codex.text.find("mcp__"), std::string::npos) << codex.text;
+    EXPECT_NE(codex.text.find("MCP tool agent_message_ack(message_id, delivery)"), std::string::npos);
+    EXPECT_NE(codex.text.find("`agentworks bridge message reply --provider codex --message-id ID --message TEXT`"),
+              std::string::npos);
+  }
+}
+
 // R-B17: the full instructions only when guidance is set.
 TEST(DeliveryText, GuidanceAddsTheInstructions_RB17) {
   const auto with = format_delivery({msg("msg_a", "x")}, ctx(true));

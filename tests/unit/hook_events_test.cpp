@@ -53,7 +53,8 @@ TEST(HookEvents, StopAsksDeliverWithTheLoopGuardFields_RH1_RH2) {
   auto ctx = context(Provider::claude, bridge, in);
   ctx.max_continuations = 5;
   const auto out = handle_event(Event::stop, ctx);
-  EXPECT_EQ(out_json(out), (json{{"decision", "block"}, {"reason", "two messages"}}));
+  EXPECT_EQ(out_json(out),
+            (json{{"hookSpecificOutput", {{"hookEventName", "Stop"}, {"additionalContext", "two messages"}}}}));
   ASSERT_EQ(bridge.requests.size(), 1u);
   const json& r = bridge.requests[0];
   EXPECT_EQ(r["op"], "deliver");

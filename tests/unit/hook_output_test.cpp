@@ -26,7 +26,7 @@ json parsed_line(const std::string& out) {
 
 TEST(HookOutput, StopContinuation_RH1) {
   EXPECT_EQ(parsed_line(continue_with(Provider::claude, "hi\nthere")),
-            (json{{"decision", "block"}, {"reason", "hi\nthere"}}));
+            (json{{"hookSpecificOutput", {{"hookEventName", "Stop"}, {"additionalContext", "hi\nthere"}}}}));
   EXPECT_EQ(parsed_line(continue_with(Provider::codex, "hi")), (json{{"decision", "block"}, {"reason", "hi"}}));
   EXPECT_EQ(parsed_line(continue_with(Provider::cursor, "hi")), (json{{"followup_message", "hi"}}));
 }

@@ -116,7 +116,7 @@ TEST(HookPromptCommand, OrdinaryPromptsAreNotCommands_RH9) {
   EXPECT_TRUE(is_ordinary(parse_prompt("agentworks status", Provider::cursor)));
 }
 
-// The Codex TUI rejects unknown slash commands, so Codex also takes the slashless form, strictly.
+// The Codex TUI rejects unknown slash commands, so Codex also takes the slashless form when the verb is a word.
 TEST(HookPromptCommand, CodexSlashlessFormIsStrict) {
   EXPECT_EQ(parse_prompt("agentworks attach reviewer \"Review\"", Provider::codex),
             PromptParse(attach_named("reviewer", "Review")));
@@ -128,11 +128,51 @@ TEST(HookPromptCommand, CodexSlashlessFormIsStrict) {
   EXPECT_TRUE(is_ordinary(parse_prompt("agentworks is a message bridge; explain it", Provider::codex)));
   EXPECT_TRUE(is_ordinary(parse_prompt("agentworks", Provider::codex)));
   EXPECT_TRUE(is_ordinary(parse_prompt("agentworks attachments are broken", Provider::codex)));
-  EXPECT_TRUE(is_ordinary(parse_prompt("agentworks status is wrong, look at it", Provider::codex)));
-  EXPECT_TRUE(is_ordinary(parse_prompt("agentworks detach\nthen fix the tests", Provider::codex)));
-  EXPECT_TRUE(is_ordinary(parse_prompt("agentworks attach reviewer \"unclosed", Provider::codex)));
   EXPECT_TRUE(is_ordinary(parse_prompt("Agentworks status", Provider::codex)));
   EXPECT_TRUE(is_ordinary(parse_prompt("agentworks: status", Provider::codex)));
+  EXPECT_TRUE(is_ordinary(parse_prompt("agentworks status: what does it print?", Provider::codex)));
+}
+
+// R-H4: in Codex a prompt that starts with `agentworks VERB` is the person's command even when it is wrong: it is
+// blocked with the usage (naming the problem), never handed to the model.
+TEST(HookPromptCommand, CodexMistypedSlashlessCommandIsBlockedWithUsage_RH4) {
+  for (const std::string prompt :
+       {"agentworks attach -x", "agentworks status now", "agentworks detach\nthen fix the tests",
+        "agentworks attach reviewer \"unclosed", "agentworks resume please", "agentworks cleanup --all",
+        "agentworks attach reviewer Review incoming work", "/agentworks attach -x"}) {
+    const PromptParse parsed = parse_prompt(prompt, Provider::codex);
+    ASSERT_TRUE(is_usage(parsed)) << prompt;
+    EXPECT_FALSE(std::get<PromptUsage>(parsed).problem.empty()) << prompt;
+  }
+  EXPECT_NE(std::get<PromptUsage>(parse_prompt("agentworks attach -x", Provider::codex)).problem.find("`-x`"),
+            std::string::npos);
+  // The usage answer shows the slashless forms Codex people type.
+  EXPECT_NE(usage_text(Provider::codex, "x").find("  agentworks attach NAME \"PURPOSE\""), std::string::npos);
+}
+
+// R-H5: a purpose is quoted. `attach my agent` is refused (it is not the name `my` with the purpose `agent`), and
+// the answer shows the quoted form to type; a quoted purpose, single or double quotes, is taken.
+TEST(HookPromptCommand, UnquotedPurposeIsRefusedWithTheQuotedForm_RH5) {
+  const auto claude = parse_prompt("/agentworks attach my agent", Provider::claude);
+  ASSERT_TRUE(is_usage(claude));
+  EXPECT_NE(std::get<PromptUsage>(claude).problem.find("type /agentworks attach my \"agent\""), std::string::npos)
+      << std::get<PromptUsage>(claude).problem;
+  EXPECT_NE(std::get<PromptUsage>(claude).problem.find("my-agent"), std::string::npos);
+  const auto codex = parse_prompt("agentworks attach reviewer Review incoming work", Provider::codex);
+  ASSERT_TRUE(is_usage(codex));
+  EXPECT_NE(std::get<PromptUsage>(codex).problem.find("type agentworks attach reviewer \"Review incoming work\""),
+            std::string::npos)
+      << std::get<PromptUsage>(codex).problem;
+  // What is echoed is made safe: a quote inside is escaped, control characters are shown as escapes.
+  const auto odd = parse_prompt("/agentworks attach x \"a\\\"b\" c\x1b[2J", Provider::cursor);
+  ASSERT_TRUE(is_usage(odd));
+  const std::string& problem = std::get<PromptUsage>(odd).problem;
+  EXPECT_EQ(problem.find('\x1b'), std::string::npos) << problem;
+  EXPECT_NE(problem.find("attach x \"a\\\"b c\\u{1B}[2J\""), std::string::npos) << problem;
+  EXPECT_EQ(parse_prompt("/agentworks attach my 'agent'", Provider::claude), PromptParse(attach_named("my", "agent")));
+  EXPECT_EQ(parse_prompt("/agentworks attach my \"agent\"", Provider::claude),
+            PromptParse(attach_named("my", "agent")));
+  EXPECT_EQ(parse_prompt("/agentworks attach my-agent", Provider::claude), PromptParse(attach_named("my-agent")));
 }
 
 // R-H6: attach text inside a delivered agent message is never a command: the prompt must START with it.

@@ -38,6 +38,20 @@ TEST(Messages, R_M10_CountsCodePointsNotBytes) {
   EXPECT_FALSE(aw::valid_message_text(""));
 }
 
+// R-M10: all-blank text is refused; white space around or inside real text is kept.
+TEST(Messages, R_M10_RejectsBlankText) {
+  for (const std::string blank : {" ", "   ", "\t\n\r\v\f", "\xC2\xA0", "\xC2\x85", "\xE1\x9A\x80",
+                                  "\xE2\x80\x80\xE2\x80\x8A", "\xE2\x80\xA8\xE2\x80\xA9\xE2\x80\xAF",
+                                  "\xE2\x81\x9F", "\xE3\x80\x80", " \n\xE3\x80\x80 "}) {
+    EXPECT_TRUE(aw::blank_text(blank)) << blank;
+    EXPECT_FALSE(aw::valid_message_text(blank)) << blank;
+  }
+  for (const std::string text : {"x", " x ", "\n\nok\n", ".", "\xE2\x80\x8B", "\xE2\x80\x90", "\xC2\xA1"}) {
+    EXPECT_FALSE(aw::blank_text(text)) << text;
+    EXPECT_TRUE(aw::valid_message_text(text)) << text;
+  }
+}
+
 TEST(Messages, RejectsInvalidUtf8) {
   EXPECT_FALSE(aw::utf8_length("\xc3").has_value());          // truncated
   EXPECT_FALSE(aw::utf8_length("\xc0\xaf").has_value());      // overlong
@@ -45,6 +59,17 @@ TEST(Messages, RejectsInvalidUtf8) {
   EXPECT_FALSE(aw::utf8_length("\xf4\x90\x80\x80").has_value());  // > U+10FFFF
   EXPECT_FALSE(aw::utf8_length("\xff").has_value());
   EXPECT_FALSE(aw::utf8_length("a\xe2\x82").has_value());
+}
+
+// What a person typed is shown back safely: hidden characters escaped, invalid bytes shown, long text cut.
+TEST(EchoTyped, EscapesHiddenCharactersAndTruncates) {
+  EXPECT_EQ(aw::echo_typed("my agent"), "my agent");
+  EXPECT_EQ(aw::echo_typed("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(aw::echo_typed("a\nb\x1b[2J"), "a\\u{A}b\\u{1B}[2J");
+  EXPECT_EQ(aw::echo_typed("x\xE2\x80\xAEy"), "x\\u{202E}y");  // right-to-left override
+  EXPECT_EQ(aw::echo_typed("\xFFz"), "\\xFFz");
+  EXPECT_EQ(aw::echo_typed(std::string(70, 'n')), std::string(64, 'n') + "...");
+  EXPECT_EQ(aw::echo_typed("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 1), "\xF0\x9F\x98\x80...");
 }
 
 TEST(ClientIds, PrintableAsciiUpTo200) {

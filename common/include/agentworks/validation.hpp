@@ -25,8 +25,20 @@ std::string fold_name(std::string_view name);
 // Number of Unicode code points in valid UTF-8, or nullopt for invalid UTF-8.
 std::optional<std::size_t> utf8_length(std::string_view text);
 
-// R-M10: 1-20,000 code points of valid UTF-8.
+// R-M10: 1-20,000 code points of valid UTF-8 that are not all blank (see blank_text).
 bool valid_message_text(std::string_view text);
+
+// Valid UTF-8 holding only Unicode white space (spaces, tabs, line breaks, no-break and ideographic spaces, ...)
+// or nothing at all: a message like that says nothing, so it is refused.
+bool blank_text(std::string_view text);
+
+// The rule as the errors state it (server, bridge, CLI and MCP tools say the same).
+inline constexpr const char* kMessageRule =
+    "message must be 1-20,000 Unicode characters of valid UTF-8, not only spaces or line breaks";
+
+// What a person typed, made safe to show back in an error: control, bidirectional and zero-width characters
+// become \u{XXXX}, invalid UTF-8 bytes become \xNN, and text over `max_chars` characters is cut with "...".
+std::string echo_typed(std::string_view text, std::size_t max_chars = 64);
 
 // Submission ids and other client-chosen ids: 1-200 printable ASCII characters.
 bool valid_client_id(std::string_view id);
