@@ -8,8 +8,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <fstream>
 #include <memory>
 #include <regex>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +59,7 @@ class CodexMcpE2eTest : public E2eTest {
   void TearDown() override {
     if (tui_ && HasFailure()) note("--- screen ---\n" + tui_->screen());
     tui_.reset();
+    if (daemon_) stop_daemon();
     if (tmp_foreign_) {
       EXPECT_EQ(tmp_foreign_->connections(), 0) << "something connected to " << tmp_foreign_->socket();
     }
@@ -62,13 +67,41 @@ class CodexMcpE2eTest : public E2eTest {
     E2eTest::TearDown();
   }
 
-  // `codex --no-daemon` in tmux (its MCP servers are its own children), ready for input.
-  TmuxSession& start_tui() {
+  // The Codex TUI in tmux, ready for input: `codex --no-daemon` (its MCP servers are its own children) or, with
+  // `daemon`, plain `codex` as a person starts it (its background app-server runs the hooks and MCP servers).
+  TmuxSession& start_tui(bool daemon = false) {
     const auto dir = home_.path("tmux-codex");
     fs::create_directories(dir);
-    tui_ = std::make_unique<TmuxSession>(dir, env_, project_, std::vector<std::string>{codex_binary().string(), "--no-daemon"});
+    daemon_ = daemon;
+    std::vector<std::string> argv{codex_binary().string()};
+    if (!daemon) argv.push_back("--no-daemon");
+    tui_ = std::make_unique<TmuxSession>(dir, env_, project_, argv);
     EXPECT_TRUE(tui_->wait_screen(kComposerReady, 60s)) << tui_->screen();
     return *tui_;
+  }
+  // Processes run from this test's CODEX_HOME (the daemon runs a copy of Codex from there) whose command line
+  // contains `marker` ("" = all).
+  void kill_from_home(const std::string& marker) {
+    const std::string home = home_.path("codex-home").string() + "/";
+    std::error_code walk;
+    for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
+      const std::string pid = entry->path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::error_code exe_ec;
+      const auto exe = fs::read_symlink(entry->path() / "exe", exe_ec).string();
+      if (exe_ec || exe.rfind(home, 0) != 0) continue;
+      std::ifstream cmd(entry->path() / "cmdline", std::ios::binary);
+      std::stringstream text;
+      text << cmd.rdbuf();
+      if (marker.empty() || text.str().find(marker) != std::string::npos) ::kill(std::stoi(pid), SIGKILL);
+    }
+  }
+  // As CodexQueueE2eTest does: the daemon's pid-update-loop first (it would start a new daemon), then a clean
+  // `daemon stop` (it removes the socket in the shared /tmp/codex-daemon-<uid>/), then the rest.
+  void stop_daemon() {
+    kill_from_home("pid-update-loop");
+    run_codex(env_, project_, {"app-server", "daemon", "stop"}, 30s);
+    kill_from_home("");
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
     const std::string line = "agentworks attach " + name + " \"Review incoming work\"";
@@ -100,6 +133,7 @@ class CodexMcpE2eTest : public E2eTest {
   testing::EnvOverrides env_;
   std::unique_ptr<TmuxSession> tui_;
   std::unique_ptr<testing::ForeignBridge> tmp_foreign_;
+  bool daemon_ = false;
 };
 
 // R-C1, R-C4, R-C5, R-C8, R-H10: with the MCP server installed by `agentworks attach codex --allow-tools`, the woken
@@ -125,6 +159,31 @@ TEST_F(CodexMcpE2eTest, WokenTurnAcksAndRepliesThroughInstalledMcpTools_RC1_RC4_
     EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
   }
 
+  EXPECT_TRUE(testing::wait_until([&] { return receipt(id).value("state", "") == "processed"; }, 30s, 100ms))
+      << receipt(id).dump();
+  EXPECT_TRUE(testing::wait_until([&] { return worker_got(kReplyText); }, 30s, 200ms))
+      << read_mailbox(owner(), "worker").dump();
+}
+
+// R-C8, R-C4, R-C5: the same with plain `codex` (the TUI a person starts: its daemon starts the MCP server, still
+// with the stripped environment).
+TEST_F(CodexMcpE2eTest, DaemonTuiWokenTurnAcksAndReplies_RC4_RC5_RC8) {
+  install_for("codex", env_, {"--allow-tools"});
+  auto& t = start_tui(/*daemon=*/true);
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  script_ack_then_reply();
+
+  const std::string id = send_from_terminal("reviewer", "Please review PR 15 and reply");
+  ASSERT_FALSE(id.empty());
+  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 90s);
+  ASSERT_TRUE(ack) << model_->describe();
+  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
+  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
+  ASSERT_TRUE(reply) << model_->describe();
+  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
+  for (const auto& r : model_->tool_results()) {
+    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
+  }
   EXPECT_TRUE(testing::wait_until([&] { return receipt(id).value("state", "") == "processed"; }, 30s, 100ms))
       << receipt(id).dump();
   EXPECT_TRUE(testing::wait_until([&] { return worker_got(kReplyText); }, 30s, 200ms))
