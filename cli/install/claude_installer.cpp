@@ -66,7 +66,8 @@ class ClaudeInstaller final : public Installer {
          "Then type `/agentworks attach NAME \"PURPOSE\"` in the chat (or `/agentworks attach` for a proposal)."});
     next.push_back(options_.allow_tools
                        ? "The five messaging tools (mcp__plugin_agentworks_agentworks__agent_message_*) run without "
-                         "asking: allowed in " + settings_file().string() + "."
+                         "asking: allowed in " + settings_file().string() +
+                             (options_.global ? "." : " (Claude Code applies it once you trust the folder).")
                        : "Claude Code asks before each messaging tool call (\"No\" is preselected). To let the five "
                          "messaging tools run without asking: `agentworks attach claude --allow-tools`.");
     json result = {{"files", files},
