@@ -36,6 +36,8 @@ class Attach final : public Command {
     app.add_flag("--global", global_, "Install for the person's user settings instead of the current project");
     app.add_flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
     app.add_option("--project", project_, "The project directory (default: the current directory)");
+    app.add_flag("--allow-tools", allow_tools_,
+                 "Also let the five messaging MCP tools run without the CLI asking each time (Claude Code, Codex)");
     app.add_flag("--uninstall", uninstall_, "Remove the agentworks hooks/plugin of PROVIDER (and nothing else)");
   }
 
@@ -44,8 +46,13 @@ class Attach final : public Command {
       throw Error(ErrorCode::usage, "name the provider: `agentworks attach claude|codex|cursor` (add --uninstall "
                                     "to remove it); to attach a chat, type `/agentworks attach` inside the chat");
     }
+    if (allow_tools_ && provider_ == "cursor") {
+      throw Error(ErrorCode::usage, "--allow-tools is for claude and codex (agentworks installs no MCP tools for "
+                                    "Cursor); run it without --allow-tools (nothing was changed)");
+    }
     install::InstallOptions options;
     options.global = global_;
+    options.allow_tools = allow_tools_ && !uninstall_;
     options.project = project_dir(project_);
     if (uninstall_) {
       try {
@@ -60,9 +67,9 @@ class Attach final : public Command {
     installer->check_ready(uninstall_);
     const std::string question =
         uninstall_ ? "Remove the agentworks hooks for " + installer->display_name() + " from " +
-                         installer->destination() + "?"
+                         installer->destination() + installer->also_changes(true) + "?"
                    : "Install the agentworks hooks for " + installer->display_name() + " into " +
-                         installer->destination() + "?";
+                         installer->destination() + installer->also_changes(false) + "?";
     install::confirm_on_terminal(question, yes_);
     json result = uninstall_ ? installer->uninstall() : installer->install();
     result["provider"] = provider_;
@@ -98,6 +105,7 @@ class Attach final : public Command {
   bool global_ = false;
   bool yes_ = false;
   bool uninstall_ = false;
+  bool allow_tools_ = false;
 };
 
 }  // namespace

@@ -9,12 +9,15 @@
 // other clone. The project file then holds only `"enabledPlugins": {"agentworks@agentworks": true}`. Without
 // `claude` on PATH we fail and print the commands to run by hand: no silent fallback that writes Claude Code's
 // settings behind its back.
+// The one edit we make ourselves is the person-confirmed --allow-tools (claude_permissions.hpp); uninstall
+// removes it.
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
+#include "install/claude_permissions.hpp"
 #include "install/installer.hpp"
 #include "install/materialize.hpp"
 #include "install/run_program.hpp"
@@ -50,6 +53,12 @@ class ClaudeInstaller final : public Installer {
     return options_.global ? (paths::home_dir() / ".claude").string() + " (user settings)"
                            : (options_.project / ".claude").string();
   }
+  std::string also_changes(bool uninstall) const override {
+    if (uninstall) return " (and the agentworks tool allow rules from " + settings_file().string() + ")";
+    return options_.allow_tools ? ", and allow its five messaging tools to run without asking in " +
+                                      settings_file().string()
+                                : "";
+  }
   void check_ready(bool /*uninstall*/) const override {}
 
   json install() override {
@@ -59,15 +68,23 @@ class ClaudeInstaller final : public Installer {
         {"plugin", "marketplace", "add", marketplace.string(), "--scope", "user"},
         {"plugin", "install", kPluginId, "--scope", scope()}};
     json commands = run_all(steps, /*tolerate_not_found=*/false);
+    if (options_.allow_tools) files.push_back(add_claude_allow_rules(settings_file()));
     json next = json::array(
         {"Make sure the agentworks bridge runs: `agentworks daemon start` (or `agentworks up`).",
          "Start a new Claude Code session" + where_suffix() + " (or run /reload-plugins in an open one).",
          "Then type `/agentworks attach NAME \"PURPOSE\"` in the chat (or `/agentworks attach` for a proposal)."});
+    next.push_back(options_.allow_tools
+                       ? "The five messaging tools (mcp__plugin_agentworks_agentworks__agent_message_*) run without "
+                         "asking: allowed in " + settings_file().string() +
+                             (options_.global ? "." : " (Claude Code applies it once you trust the folder).")
+                       : "Claude Code asks before each messaging tool call (\"No\" is preselected). To let the five "
+                         "messaging tools run without asking: `agentworks attach claude --allow-tools`.");
     json result = {{"files", files},
                    {"commands", commands},
                    {"next_steps", next},
                    {"plugin_marketplace", marketplace.string()},
-                   {"plugin", kPluginId}};
+                   {"plugin", kPluginId},
+                   {"tools_allowed", options_.allow_tools}};
     if (!options_.global) result["settings_file"] = (options_.project / ".claude" / "settings.json").string();
     return result;
   }
@@ -79,7 +96,7 @@ class ClaudeInstaller final : public Installer {
         {"plugin", "uninstall", kPluginId, "--scope", scope()},
         {"plugin", "marketplace", "remove", kMarketplace, "--scope", scope()}};
     json commands = run_all(steps, /*tolerate_not_found=*/true);
-    return {{"files", json::array()},
+    return {{"files", json::array({remove_claude_allow_rules(settings_file())})},
             {"commands", commands},
             {"next_steps", json::array({"Restart Claude Code sessions" + where_suffix() +
                                         " (or run /reload-plugins) so they stop running the agentworks hooks."})},
@@ -87,6 +104,9 @@ class ClaudeInstaller final : public Installer {
   }
 
  private:
+  fs::path settings_file() const {
+    return (options_.global ? paths::home_dir() : options_.project) / ".claude" / "settings.json";
+  }
   std::string scope() const { return options_.global ? "user" : "project"; }
   std::string where_suffix() const { return options_.global ? "" : " in " + options_.project.string(); }
 

@@ -15,6 +15,8 @@ struct InstallOptions {
   std::filesystem::path project;  // absolute project directory (project scope)
   bool global = false;            // the person's explicit choice of user scope
   std::filesystem::path hook;     // absolute agentworks-hook (empty on uninstall when it cannot be found)
+  bool allow_tools = false;       // --allow-tools: the CLI's allow rules for the five messaging tools (item of
+                                  // the confirmation; Claude Code and Codex only)
 };
 
 class Installer {
@@ -24,6 +26,8 @@ class Installer {
   virtual std::string display_name() const = 0;
   // Where it goes, for the confirmation question and the output: a directory or file path.
   virtual std::string destination() const = 0;
+  // What else the install changes, for the confirmation question (" and …"; "" when nothing).
+  virtual std::string also_changes(bool /*uninstall*/) const { return ""; }
   // Checks that can fail before the person is asked (e.g. `claude` on PATH). Throws Error.
   virtual void check_ready(bool uninstall) const = 0;
   // Do it. The result has "files": [{path, changed}], "commands": [{command, exit_code}] (provider CLIs run), "next_steps": [string] and any

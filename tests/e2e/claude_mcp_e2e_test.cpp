@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <set>
 
 #include "driver/agent_env.hpp"
@@ -75,6 +76,53 @@ TEST_F(ClaudeMcpE2eTest, LauncherStartsRealClaudeWithTheChannelFlag_RC10) {
       },
       std::chrono::seconds(10));
   EXPECT_TRUE(turn) << model_->describe();
+}
+
+// A print-mode Claude Code in the project whose model calls agent_message_peers once; returns the tool result.
+class ClaudeToolApprovalE2eTest : public E2eTest {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(claude_binary(), "claude");
+    E2eTest::SetUp();
+  }
+  // The person accepted the folder trust dialog (Claude Code 2.1.332 applies the project's permissions.allow only
+  // in a trusted folder).
+  void trust_project() {
+    const auto state_path = home_.home() / ".claude.json";
+    json state = json::parse(testing::read_file(state_path), nullptr, false);
+    if (!state.is_object()) state = json::object();
+    state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+    std::ofstream(state_path) << state.dump();
+  }
+  std::optional<ToolResult> call_peers() {
+    trust_project();
+    model_->queue_tool_call({"agent_message_peers", [](const ModelRequest&) { return std::string("{}"); }});
+    const auto run = run_claude(env_, project_, {"-p", "list the peers"});
+    note(describe_run(run));
+    return model_->wait_for_tool_result("agent_message_peers", 0, std::chrono::seconds(10));
+  }
+  testing::EnvOverrides env_;
+};
+
+// Issue 13.6: without --allow-tools, print mode (no one to ask; folder trusted) refuses the plugin's tool: the result is Claude
+// Code's refusal, the agentworks server never ran it.
+TEST_F(ClaudeToolApprovalE2eTest, WithoutAllowToolsPrintModeRefusesTheCall_RH10) {
+  install_for("claude", env_);
+  const auto result = call_peers();
+  ASSERT_TRUE(result) << model_->describe();
+  EXPECT_EQ(result->tool, std::string(kToolPrefix) + "agent_message_peers");
+  EXPECT_EQ(result->output.find("agentworks:"), std::string::npos) << result->output;
+  EXPECT_NE(result->output.find("permission"), std::string::npos) << result->output;
+}
+
+// Issue 13.6: `attach claude --allow-tools` writes allow rules under the names Claude Code 2.1.332 really uses:
+// the call reaches the agentworks MCP server (this chat is not attached, so the server's answer says so).
+TEST_F(ClaudeToolApprovalE2eTest, AllowToolsRulesLetTheCallReachTheServer_RH10) {
+  install_for("claude", env_, {"--allow-tools"});
+  const auto result = call_peers();
+  ASSERT_TRUE(result) << model_->describe();
+  EXPECT_NE(result->output.find("agentworks:"), std::string::npos) << result->output;
+  EXPECT_EQ(result->output.find("permission"), std::string::npos) << result->output;
 }
 
 }  // namespace

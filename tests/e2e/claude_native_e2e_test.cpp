@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
@@ -116,6 +117,56 @@ class ClaudeNativeE2eTest : public E2eTest {
   std::unique_ptr<StreamChat> chat_;
   std::unique_ptr<TmuxSession> tui_;
 };
+
+// R-C1, R-C4, R-C5 (issue 13.1 for Claude Code): installed with `--allow-tools` in a trusted folder, the woken
+// turn acknowledges and replies through the plugin's MCP server (deferred tools called by name): the receipt is
+// processed, the reply reaches the sender, and no tool result says "not attached" or asks for permission.
+TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_RC4_RC5) {
+  install_for("claude", env_, {"--allow-tools"});
+  const auto state_path = home_.home() / ".claude.json";
+  json state = json::parse(testing::read_file(state_path), nullptr, false);
+  if (!state.is_object()) state = json::object();
+  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+  std::ofstream(state_path) << state.dump();
+
+  auto id_seen = std::make_shared<std::string>();
+  model_->queue_tool_call({"agent_message_ack", [id_seen](const ModelRequest& r) {
+                             static const std::regex id(R"(msg_[A-Za-z0-9_-]+)");
+                             std::smatch m;
+                             if (std::regex_search(r.last_user, m, id)) *id_seen = m.str();
+                             return json{{"message_id", *id_seen}, {"delivery", "processed"}}.dump();
+                           }});
+  model_->queue_tool_call({"agent_message_reply", [id_seen](const ModelRequest&) {
+                             return json{{"message_id", *id_seen}, {"message", "Claude reviewed it"}}.dump();
+                           }});
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+
+  const std::string id = send_from_terminal("reviewer", "Native wake: review PR 16 and reply");
+  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 60s);
+  ASSERT_TRUE(ack) << model_->describe();
+  EXPECT_EQ(*id_seen, id);
+  // Claude Code, like Codex, gives the model the tool's structured content (the bridge's answer).
+  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
+  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
+  ASSERT_TRUE(reply) << model_->describe();
+  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
+  for (const auto& r : model_->tool_results()) {
+    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
+    EXPECT_EQ(r.output.find("permission"), std::string::npos) << r.tool << ": " << r.output;
+  }
+  EXPECT_TRUE(testing::wait_until(
+      [&] {
+        return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
+                   .value("delivery", json::object())
+                   .value("state", "") == "processed";
+      },
+      30s, 100ms));
+  EXPECT_TRUE(testing::wait_until(
+      [&] { return read_mailbox(owner(), "worker").dump().find("Claude reviewed it") != std::string::npos; }, 30s,
+      200ms));
+}
 
 // R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no
 // prompt typed, labelled with sender and id, through Claude's own inbox (the route is the exact registration).

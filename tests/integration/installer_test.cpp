@@ -436,6 +436,121 @@ TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH
   EXPECT_EQ(missing_session.exit_code, 2) << missing_session.describe();
 }
 
+// R-H10 (issue 13.2): `attach codex` puts the messaging MCP server into the project's .codex/config.toml (the file
+// Codex 0.171.0 reads in a trusted project) as one marked block after what is there, the same file on a second
+// run, and uninstall leaves the rest of the file byte for byte.
+TEST_F(InstallerTest, CodexInstallAddsMcpServerBlockIdempotentlyAndUninstallRestoresTheFile_RH10) {
+  const fs::path config = project_ / ".codex" / "config.toml";
+  const std::string theirs = "# mine\nmodel = \"o3\"\n[mcp_servers.other]\ncommand = \"other\"\n";
+  write_text(config, theirs);
+
+  const CliResult first = attach({"codex", "--yes"});
+  ASSERT_EQ(first.exit_code, 0) << first.describe();
+  EXPECT_EQ(first.json()["mcp_config"], config.string());
+  EXPECT_EQ(first.json()["tools_allowed"], false);
+  const std::string installed = read_file(config);
+  EXPECT_EQ(installed.rfind(theirs, 0), 0u) << installed;
+  EXPECT_NE(installed.find("[mcp_servers.agentworks]\ncommand = \"" + fs::canonical(cli_binary()).string() +
+                           "\"\nargs = [\"mcp\", \"serve\", \"--provider\", \"codex\"]\n"),
+            std::string::npos)
+      << installed;
+  EXPECT_EQ(installed.find("approval_mode"), std::string::npos) << installed;
+  EXPECT_FALSE(fs::exists(codex_home_ / "config.toml"));
+  // The Next: steps say where the tools come from and how approvals work.
+  const std::string steps = first.json()["next_steps"].dump();
+  EXPECT_NE(steps.find("codex mcp list"), std::string::npos) << steps;
+  EXPECT_NE(steps.find("--allow-tools"), std::string::npos) << steps;
+
+  const CliResult second = attach({"codex", "--yes"});
+  ASSERT_EQ(second.exit_code, 0) << second.describe();
+  EXPECT_EQ(read_file(config), installed);
+
+  const CliResult removed = attach({"codex", "--uninstall", "--yes"});
+  ASSERT_EQ(removed.exit_code, 0) << removed.describe();
+  EXPECT_EQ(read_file(config), theirs);
+
+  // A config.toml that held only our block is removed with it.
+  fs::remove(config);
+  ASSERT_EQ(attach({"codex", "--yes"}).exit_code, 0);
+  ASSERT_EQ(attach({"codex", "--uninstall", "--yes"}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(config));
+}
+
+// R-H10 (issue 13.6): --allow-tools adds approval_mode = "approve" (the one Codex 0.171.0 mode that skips the
+// question, also under approval_policy = "never") for exactly the five messaging tools, globally in
+// $CODEX_HOME/config.toml; a reinstall without it takes them out again; uninstall removes the block.
+TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) {
+  const fs::path config = codex_home_ / "config.toml";
+  write_text(config, "model = \"o3\"\n");
+  const CliResult r = attach({"codex", "--global", "--allow-tools", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.json()["tools_allowed"], true);
+  const std::string text = read_file(config);
+  std::size_t approvals = 0;
+  for (auto pos = text.find("approval_mode = \"approve\""); pos != std::string::npos;
+       pos = text.find("approval_mode = \"approve\"", pos + 1)) {
+    ++approvals;
+  }
+  EXPECT_EQ(approvals, 5u) << text;
+  for (const std::string tool :
+       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers"}) {
+    EXPECT_NE(text.find("[mcp_servers.agentworks.tools." + tool + "]\napproval_mode = \"approve\"\n"), std::string::npos)
+        << tool << "\n" << text;
+  }
+  EXPECT_FALSE(fs::exists(project_ / ".codex"));
+
+  ASSERT_EQ(attach({"codex", "--global", "--yes"}).exit_code, 0);
+  EXPECT_EQ(read_file(config).find("approval_mode"), std::string::npos) << read_file(config);
+  ASSERT_EQ(attach({"codex", "--global", "--uninstall", "--yes"}).exit_code, 0);
+  EXPECT_EQ(read_file(config), "model = \"o3\"\n");
+
+  // Cursor gets no MCP tools from agentworks: the flag is a usage error that changes nothing.
+  const CliResult cursor = attach({"cursor", "--allow-tools", "--yes"});
+  EXPECT_EQ(cursor.exit_code, 2) << cursor.describe();
+  EXPECT_FALSE(fs::exists(project_ / ".cursor"));
+}
+
+// R-H10: a config.toml that defines [mcp_servers.agentworks] itself (the hand edit the docs used to ask for) is
+// refused with `conflict` before anything is written: two such tables would be invalid TOML for Codex.
+TEST_F(InstallerTest, CodexConfigWithItsOwnAgentworksServerIsRefusedAndUnchanged_RH10) {
+  const fs::path config = project_ / ".codex" / "config.toml";
+  const std::string theirs = "[mcp_servers.agentworks]\ncommand = \"/opt/agentworks\"\n";
+  write_text(config, theirs);
+  const CliResult r = attach({"codex", "--yes"});
+  EXPECT_EQ(r.exit_code, 5) << r.describe();
+  EXPECT_EQ(r.error_code(), "conflict") << r.describe();
+  EXPECT_NE(r.json()["error"]["message"].get<std::string>().find("remove that table"), std::string::npos);
+  EXPECT_EQ(read_file(config), theirs);
+  EXPECT_FALSE(fs::exists(project_ / ".codex" / "hooks.json"));
+}
+
+// R-H10 (issue 13.6): `attach claude --allow-tools` adds the five plugin tool names to permissions.allow of the
+// project's .claude/settings.json next to the person's own rules, once; uninstall removes exactly those five.
+TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemovesThem_RH10) {
+  const fs::path bin = home_.path("fakebin");
+  write_text(bin / "claude", "#!/bin/sh\nexit 0\n", true);
+  const EnvOverrides path_env = {{"PATH", bin.string() + ":/usr/bin:/bin"}};
+  const fs::path settings = project_ / ".claude" / "settings.json";
+  write_text(settings, "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"model\": \"opus\"}\n");
+
+  ASSERT_EQ(attach({"claude", "--allow-tools", "--yes"}, path_env).exit_code, 0);
+  ASSERT_EQ(attach({"claude", "--allow-tools", "--yes"}, path_env).exit_code, 0);
+  const json allowed = read_json(settings);
+  EXPECT_EQ(allowed["permissions"]["allow"],
+            json::array({"Bash(ls)", "mcp__plugin_agentworks_agentworks__agent_message_ack",
+                         "mcp__plugin_agentworks_agentworks__agent_message_reply",
+                         "mcp__plugin_agentworks_agentworks__agent_message_send",
+                         "mcp__plugin_agentworks_agentworks__agent_message_read",
+                         "mcp__plugin_agentworks_agentworks__agent_message_peers"}))
+      << allowed.dump();
+  EXPECT_EQ(allowed["model"], "opus");
+
+  ASSERT_EQ(attach({"claude", "--uninstall", "--yes"}, path_env).exit_code, 0);
+  const json after = read_json(settings);
+  EXPECT_EQ(after["permissions"]["allow"], json::array({"Bash(ls)"})) << after.dump();
+  EXPECT_EQ(after["model"], "opus");
+}
+
 // R-H8: with no bridge running, terminal detach is `unreachable` (exit 6) with the hint to start it.
 TEST(TerminalDetach, BridgeNotRunningIsUnreachable_RH8) {
   TempHome home;

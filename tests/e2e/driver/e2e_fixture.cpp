@@ -21,9 +21,12 @@ void E2eTest::SetUp() {
   std::filesystem::create_directories(project_);
 }
 
-void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& env) {
+void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& env,
+                          const std::vector<std::string>& extra) {
   env = provider == "codex" ? codex_env(home_, *model_) : claude_env(home_, *model_);
-  const auto install = project_cli({"attach", provider, "--yes"}, env);
+  std::vector<std::string> args{"attach", provider, "--yes"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto install = project_cli(args, env);
   ASSERT_EQ(install.exit_code, 0) << install.describe();
   if (provider != "codex") return;
   const auto hooks = trust_agentworks_hooks(codex_binary(), env, project_);

@@ -22,8 +22,10 @@ class E2eTest : public testing::MessagingTest {
                                  const std::optional<std::string>& stdin_data = std::nullopt);
   // The person's one-time setup for `provider` (claude or codex): sets `env` to that CLI's offline environment and
   // runs `agentworks attach PROVIDER --yes` in the project; for Codex also trusts the project's hooks as its /hooks
-  // screen does. Fails the test (fatally) when any step fails.
-  void install_for(const std::string& provider, testing::EnvOverrides& env);
+  // screen does. `extra` goes on the attach command line (e.g. --allow-tools). Fails the test (fatally) when any
+  // step fails.
+  void install_for(const std::string& provider, testing::EnvOverrides& env,
+                   const std::vector<std::string>& extra = {});
   // A message typed on the terminal by the owner as agent "worker" to agent `to`; returns the message id.
   std::string send_from_terminal(const std::string& to, const std::string& text);
   // The bridge's attachment of (provider, session) from its status op, or {} when it has none.

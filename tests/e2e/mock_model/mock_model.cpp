@@ -1,6 +1,7 @@
 #include "mock_model/mock_model.hpp"
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "mock_model/http_listener.hpp"
@@ -50,6 +51,38 @@ void classify(ModelRequest& r) {
   }
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct FoundTool {
+  std::string name;
+  std::string tool_namespace;
+};
+
+// The offered tool whose name ends with `suffix`. Codex 0.171.0 offers MCP tools inside a namespace tool
+// ({"type":"namespace","name":"mcp__SERVER","tools":[{"type":"function","name":"TOOL"}]}); Claude Code
+// 2.1.332 may list an MCP tool only by name among its deferred tools (in the text), not in tools[].
+std::optional<FoundTool> find_tool(const json& body, const std::string& suffix) {
+  for (const auto& t : body.value("tools", json::array())) {
+    if (!t.is_object()) continue;
+    const std::string name = t.value("name", "");
+    if (t.value("type", "") == "namespace") {
+      for (const auto& child : t.value("tools", json::array())) {
+        if (child.is_object() && ends_with(child.value("name", ""), suffix)) return FoundTool{child.value("name", ""), name};
+      }
+    } else if (!name.empty() && ends_with(name, suffix)) {
+      return FoundTool{name, ""};
+    }
+  }
+  static const std::regex mcp_name(R"(mcp__[A-Za-z0-9_-]+)");
+  const std::string text = body.dump();
+  for (std::sregex_iterator it(text.begin(), text.end(), mcp_name), end; it != end; ++it) {
+    if (ends_with(it->str(), suffix)) return FoundTool{it->str(), ""};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 MockModel::MockModel() {
@@ -68,7 +101,11 @@ void MockModel::set_default_reply(const std::string& text) {
 }
 void MockModel::queue_reply(const std::string& text) {
   std::lock_guard lock(mutex_);
-  queued_.push_back(text);
+  queued_.push_back(Answer{text, std::nullopt});
+}
+void MockModel::queue_tool_call(ScriptedToolCall call) {
+  std::lock_guard lock(mutex_);
+  queued_.push_back(Answer{"", std::move(call)});
 }
 void MockModel::slow_turn_once(const std::string& marker, std::chrono::milliseconds delay) {
   std::lock_guard lock(mutex_);
@@ -80,11 +117,41 @@ void MockModel::on_main_turn(std::function<void(const ModelRequest&)> callback) 
   on_main_turn_ = std::move(callback);
 }
 
-std::string MockModel::next_reply() {
-  if (queued_.empty()) return default_reply_;
-  std::string r = queued_.front();
+MockModel::Answer MockModel::next_answer() {
+  if (queued_.empty()) return Answer{default_reply_, std::nullopt};
+  Answer a = queued_.front();
   queued_.pop_front();
-  return r;
+  return a;
+}
+
+void MockModel::record_tool_results(const std::string& api, const std::string& body_text, int seq) {
+  if (calls_.empty()) return;
+  const auto body = json::parse(body_text, nullptr, false);
+  if (!body.is_object()) return;
+  auto add = [&](const std::string& call_id, const json& output) {
+    for (const auto& known : tool_results_) {
+      if (known.call_id == call_id) return;
+    }
+    for (const auto& call : calls_) {
+      if (call.call_id == call_id) tool_results_.push_back(ToolResult{seq, call_id, call.name, call.arguments, text_of(output)});
+    }
+  };
+  if (api == "responses") {
+    for (const auto& item : body.value("input", json::array())) {
+      if (item.is_object() && item.value("type", "") == "function_call_output") {
+        add(item.value("call_id", ""), item.value("output", json()));
+      }
+    }
+    return;
+  }
+  for (const auto& message : body.value("messages", json::array())) {
+    if (!message.is_object() || !message.contains("content") || !message["content"].is_array()) continue;
+    for (const auto& block : message["content"]) {
+      if (block.is_object() && block.value("type", "") == "tool_result") {
+        add(block.value("tool_use_id", ""), block.value("content", json()));
+      }
+    }
+  }
 }
 
 void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
@@ -98,11 +165,14 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
   classify(r);
   std::chrono::milliseconds delay{0};
   std::function<void(const ModelRequest&)> callback;
+  Answer answer;
   {
     std::lock_guard lock(mutex_);
     r.seq = static_cast<int>(requests_.size()) + 1;
+    record_tool_results(r.api, r.body, r.seq);
     if (r.main_turn) {
-      r.reply = next_reply();
+      answer = next_answer();
+      r.reply = answer.text;
       callback = on_main_turn_;
       if (!slow_marker_.empty() && r.last_user.find(slow_marker_) != std::string::npos) {
         delay = slow_delay_;
@@ -115,6 +185,25 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
   }
   changed_.notify_all();
   if (callback) callback(r);
+
+  // A scripted tool call: resolved against this request (outside the lock: `arguments` is the test's code).
+  std::optional<PlannedCall> planned;
+  if (answer.tool_call) {
+    const auto body = json::parse(req.body, nullptr, false);
+    const auto tool = body.is_object() ? find_tool(body, answer.tool_call->tool_suffix) : std::nullopt;
+    std::lock_guard lock(mutex_);
+    if (tool) {
+      const std::string arguments = answer.tool_call->arguments ? answer.tool_call->arguments(r) : "{}";
+      planned = PlannedCall{tool->name, tool->tool_namespace, arguments,
+                            (r.api == "anthropic" ? "toolu_mock_" : "call_mock_") + std::to_string(r.seq)};
+      calls_.push_back(*planned);
+      r.reply = "tool call " + (tool->tool_namespace.empty() ? "" : tool->tool_namespace + "/") + tool->name + " " +
+                arguments;
+    } else {
+      r.reply = "mock: the request offers no tool whose name ends with " + answer.tool_call->tool_suffix;
+    }
+    requests_[static_cast<std::size_t>(r.seq - 1)].reply = r.reply;
+  }
 
   if (r.api == "other") {  // HEAD / (Claude's connectivity probe) and anything else: an empty 200
     out.head(200, "application/json", req.method == "HEAD" ? 0 : 2);
@@ -130,7 +219,15 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
     out.write(msg);
     return;
   }
-  const auto events = r.api == "anthropic" ? anthropic_text_stream(r.reply, id) : responses_text_stream(r.reply, id);
+  std::vector<std::string> events;
+  if (planned && r.api == "anthropic") {
+    events = anthropic_tool_use_stream(planned->name, planned->arguments, planned->call_id, id);
+  } else if (planned) {
+    events = responses_function_call_stream(planned->name, planned->tool_namespace, planned->arguments,
+                                            planned->call_id, id);
+  } else {
+    events = r.api == "anthropic" ? anthropic_text_stream(r.reply, id) : responses_text_stream(r.reply, id);
+  }
   out.head(200, "text/event-stream");
   for (std::size_t i = 0; i < events.size() && out.ok(); ++i) {
     out.write(events[i]);
@@ -174,6 +271,28 @@ std::optional<ModelRequest> MockModel::wait_for_user_text(const std::string& tex
                   timeout);
 }
 
+std::vector<ToolResult> MockModel::tool_results() const {
+  std::lock_guard lock(mutex_);
+  return tool_results_;
+}
+
+std::optional<ToolResult> MockModel::wait_for_tool_result(const std::string& tool_suffix, std::size_t skip,
+                                                          std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  std::optional<ToolResult> found;
+  changed_.wait_for(lock, timeout, [&] {
+    std::size_t seen = 0;
+    for (const auto& t : tool_results_) {
+      if (!ends_with(t.tool, tool_suffix)) continue;
+      if (seen++ < skip) continue;
+      found = t;
+      return true;
+    }
+    return false;
+  });
+  return found;
+}
+
 bool MockModel::any_conversation_contains(const std::string& text) const {
   std::lock_guard lock(mutex_);
   for (const auto& r : requests_) {
@@ -188,7 +307,7 @@ std::string MockModel::describe() const {
   for (const auto& r : requests_) {
     std::string last = r.last_user.size() > 300 ? r.last_user.substr(0, 300) + "..." : r.last_user;
     out += "  #" + std::to_string(r.seq) + " " + r.method + " " + r.target + (r.main_turn ? " [main]" : " [side]") +
-           " last_user=" + json(last).dump() + "\n";
+           " last_user=" + json(last).dump() + " reply=" + json(r.reply).dump() + "\n";
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // A mock model API on 127.0.0.1 for the real Claude Code and Codex CLIs: answers the Anthropic Messages API
 // (HEAD /, POST /v1/messages) and the OpenAI Responses API (POST /v1/responses) with scripted text, and records
-// every request so a test can assert on exactly what the model would have seen. Thread-safe.
+// every request so a test can assert on exactly what the model would have seen. A main turn can also be scripted
+// to call a tool the request offers (then the tool's result, in the next request, is recorded). Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -28,8 +29,25 @@ struct ModelRequest {
   bool main_turn = false;   // a conversation turn (it offers tools); side requests (titles, probes) offer none
   std::string conversation;  // every text of messages[] / input[] (not the system prompt, not tools), joined
   std::string last_user;     // the text of the newest user message
-  std::string reply;         // what the mock answered
+  std::string reply;         // what the mock answered (text, or "tool call NAME ARGS")
   std::chrono::steady_clock::time_point received{};  // when its whole request was read (bench/native_wake_main.cpp)
+};
+
+// A tool result the CLI sent back to the model (Responses function_call_output, Messages tool_result).
+struct ToolResult {
+  int seq = 0;            // the request that carried it first
+  std::string call_id;    // the mock's call id (call_mock_N / toolu_mock_N)
+  std::string tool;       // the name the mock called (e.g. agent_message_ack, mcp__plugin_..._agent_message_ack)
+  std::string arguments;  // the arguments the mock sent (JSON text)
+  std::string output;     // every text of the result, joined
+};
+
+// A tool call scripted for a main turn: the tool whose name ends with `tool_suffix` among the request's tools
+// (top-level functions and the functions inside namespace tools), with the arguments `arguments` makes from
+// that request (a JSON object as text).
+struct ScriptedToolCall {
+  std::string tool_suffix;
+  std::function<std::string(const ModelRequest&)> arguments;
 };
 
 class MockModel {
@@ -46,6 +64,10 @@ class MockModel {
   // Main turns answer with queued replies first, then the default ("OK").
   void set_default_reply(const std::string& text);
   void queue_reply(const std::string& text);
+  // The next main turn (after the queued replies before it) answers with this tool call instead of text. The
+  // CLI runs the tool and sends its result in a new request, which takes the next queued answer (or the
+  // default text). A request that offers no such tool is answered with a text saying so.
+  void queue_tool_call(ScriptedToolCall call);
   // The first main turn whose newest user message contains `marker` streams its first event, then waits
   // `delay` before the rest (one slow turn, e.g. to send messages while the model "works").
   void slow_turn_once(const std::string& marker, std::chrono::milliseconds delay);
@@ -62,17 +84,34 @@ class MockModel {
                                                  std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
   // True when any request's conversation contains `text`.
   bool any_conversation_contains(const std::string& text) const;
+  // The results of the mock's tool calls, in arrival order (each once).
+  std::vector<ToolResult> tool_results() const;
+  // Waits for the result of a call to a tool whose name ends with `tool_suffix` (the first one not yet among
+  // `skip` earlier results) or the timeout.
+  std::optional<ToolResult> wait_for_tool_result(const std::string& tool_suffix, std::size_t skip = 0,
+                                                 std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
   // Every recorded request, one line each, for failure messages.
   std::string describe() const;
 
  private:
+  struct Answer {
+    std::string text;
+    std::optional<ScriptedToolCall> tool_call;
+  };
+  struct PlannedCall {  // a tool call resolved against one request
+    std::string name, tool_namespace, arguments, call_id;
+  };
   void handle(const HttpRequest& req, HttpWriter& out);
-  std::string next_reply();
+  Answer next_answer();
+  // Adds the results in `body` of calls the mock made and has not recorded yet. Under mutex_.
+  void record_tool_results(const std::string& api, const std::string& body, int seq);
 
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::vector<ModelRequest> requests_;
-  std::deque<std::string> queued_;
+  std::deque<Answer> queued_;
+  std::vector<PlannedCall> calls_;
+  std::vector<ToolResult> tool_results_;
   std::string default_reply_ = "OK";
   std::string slow_marker_;
   std::chrono::milliseconds slow_delay_{0};

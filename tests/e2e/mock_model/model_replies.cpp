@@ -11,7 +11,67 @@ std::string event(const std::string& name, const json& data) {
   return "event: " + name + "\ndata: " + data.dump() + "\n\n";
 }
 
+json anthropic_message_start(const std::string& message_id) {
+  const json usage = {{"input_tokens", 10}, {"output_tokens", 1}, {"cache_creation_input_tokens", 0},
+                      {"cache_read_input_tokens", 0}};
+  return {{"type", "message_start"},
+          {"message",
+           {{"id", message_id},
+            {"type", "message"},
+            {"role", "assistant"},
+            {"model", "claude-mock"},
+            {"content", json::array()},
+            {"stop_reason", nullptr},
+            {"stop_sequence", nullptr},
+            {"usage", usage}}}};
+}
+
+json responses_completed(const std::string& response_id) {
+  return {{"type", "response.completed"},
+          {"response",
+           {{"id", response_id},
+            {"usage",
+             {{"input_tokens", 10}, {"input_tokens_details", nullptr}, {"output_tokens", 5},
+              {"output_tokens_details", nullptr}, {"total_tokens", 15}}}}}};
+}
+
 }  // namespace
+
+std::vector<std::string> anthropic_tool_use_stream(const std::string& tool, const std::string& arguments_json,
+                                                   const std::string& tool_use_id, const std::string& message_id) {
+  return {
+      event("message_start", anthropic_message_start(message_id)),
+      event("content_block_start",
+            {{"type", "content_block_start"},
+             {"index", 0},
+             {"content_block", {{"type", "tool_use"}, {"id", tool_use_id}, {"name", tool}, {"input", json::object()}}}}),
+      event("content_block_delta",
+            {{"type", "content_block_delta"},
+             {"index", 0},
+             {"delta", {{"type", "input_json_delta"}, {"partial_json", arguments_json}}}}),
+      event("content_block_stop", {{"type", "content_block_stop"}, {"index", 0}}),
+      event("message_delta", {{"type", "message_delta"},
+                              {"delta", {{"stop_reason", "tool_use"}, {"stop_sequence", nullptr}}},
+                              {"usage", {{"output_tokens", 5}}}}),
+      event("message_stop", {{"type", "message_stop"}}),
+  };
+}
+
+std::vector<std::string> responses_function_call_stream(const std::string& tool, const std::string& tool_namespace,
+                                                        const std::string& arguments_json, const std::string& call_id,
+                                                        const std::string& response_id) {
+  json item = {{"type", "function_call"}, {"id", "fc_" + response_id}, {"name", tool}, {"arguments", arguments_json},
+               {"call_id", call_id}, {"status", "in_progress"}};
+  if (!tool_namespace.empty()) item["namespace"] = tool_namespace;
+  json done = item;
+  done["status"] = "completed";
+  return {
+      event("response.created", {{"type", "response.created"}, {"response", {{"id", response_id}}}}),
+      event("response.output_item.added", {{"type", "response.output_item.added"}, {"output_index", 0}, {"item", item}}),
+      event("response.output_item.done", {{"type", "response.output_item.done"}, {"output_index", 0}, {"item", done}}),
+      event("response.completed", responses_completed(response_id)),
+  };
+}
 
 std::vector<std::string> anthropic_text_stream(const std::string& text, const std::string& message_id) {
   const json usage = {{"input_tokens", 10}, {"output_tokens", 1}, {"cache_creation_input_tokens", 0},

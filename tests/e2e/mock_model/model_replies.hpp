@@ -18,4 +18,18 @@ std::string anthropic_text_message(const std::string& text, const std::string& m
 // response.output_item.done, response.completed.
 std::vector<std::string> responses_text_stream(const std::string& text, const std::string& response_id);
 
+// Messages API stream for one tool call: message_start, content_block_start (tool_use, empty input),
+// content_block_delta (input_json_delta with the whole arguments JSON), content_block_stop, message_delta
+// (stop_reason tool_use), message_stop.
+std::vector<std::string> anthropic_tool_use_stream(const std::string& tool, const std::string& arguments_json,
+                                                   const std::string& tool_use_id, const std::string& message_id);
+
+// Responses API stream for one function call: response.created, response.output_item.added and
+// response.output_item.done with {"type":"function_call","name","arguments":"<json text>","call_id"} (plus
+// "namespace" when the tool was offered inside a namespace tool, as Codex 0.171.0 offers MCP tools),
+// response.completed.
+std::vector<std::string> responses_function_call_stream(const std::string& tool, const std::string& tool_namespace,
+                                                        const std::string& arguments_json, const std::string& call_id,
+                                                        const std::string& response_id);
+
 }  // namespace agentworks::e2e
