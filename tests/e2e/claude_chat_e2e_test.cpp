@@ -185,9 +185,15 @@ TEST_F(ClaudeChatE2eTest, DetachStopsDelivery_RH8) {
 }
 
 // R-H7: a second chat attaching under the same name takes it; the first is fenced and gets nothing more.
+// Without --take nothing changes (the first chat is connected); with it the name moves and the first is fenced.
 TEST_F(ClaudeChatE2eTest, SecondSessionTakingTheNameFencesTheFirst_RH7) {
   attach(kSession1, "reviewer");
-  attach(kSession2, "reviewer");
+  ASSERT_TRUE(turn(kSession2, "/agentworks attach reviewer \"Review incoming work\" --no-native"));
+  EXPECT_EQ(attachment("claude", kSession1).value("state", ""), "attached") << attachment("claude", kSession1).dump();
+  EXPECT_NE(attachment("claude", kSession2).value("state", ""), "attached") << attachment("claude", kSession2).dump();
+  ASSERT_TRUE(turn(kSession2, "/agentworks attach reviewer \"Review incoming work\" --no-native --take"));
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", kSession2).value("state", "") == "attached"; }))
+      << attachment("claude", kSession2).dump();
   ASSERT_TRUE(testing::wait_until([&] { return attachment("claude", kSession1).value("state", "") == "fenced"; }))
       << attachment("claude", kSession1).dump();
   send_from_terminal("reviewer", "for the newest holder");

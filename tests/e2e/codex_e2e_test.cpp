@@ -194,7 +194,13 @@ TEST_F(CodexE2eTest, TuiSecondChatTakingTheNameFencesTheFirst_RH7) {
   ASSERT_TRUE(attach_in_tui(first, "reviewer")) << first.screen();
   const std::string first_session = attachment_named("codex", "reviewer").value("session_id", "");
   auto& second = tui("second");
+  // The first chat is connected: without --take the answer names it and nothing changes.
   ASSERT_TRUE(say(second, "agentworks attach reviewer \"Review incoming work\" --no-native", [&] {
+    return second.screen().find("--take") != std::string::npos;
+  })) << second.screen();
+  EXPECT_EQ(attachment("codex", first_session).value("state", ""), "attached") << attachment("codex", first_session).dump();
+  EXPECT_EQ(attachment_named("codex", "reviewer").value("session_id", ""), first_session);
+  ASSERT_TRUE(say(second, "agentworks attach reviewer \"Review incoming work\" --no-native --take", [&] {
     return attachment_named("codex", "reviewer").value("session_id", "") != first_session;
   })) << second.screen();
   ASSERT_TRUE(testing::wait_until([&] { return attachment("codex", first_session).value("state", "") == "fenced"; }))
@@ -204,6 +210,9 @@ TEST_F(CodexE2eTest, TuiSecondChatTakingTheNameFencesTheFirst_RH7) {
                   [&] { return model_->wait_for_user_text("Work in the first chat", std::chrono::milliseconds(1)).has_value(); }))
       << first.screen();
   EXPECT_TRUE(deliveries().empty()) << model_->describe();
+  // Its turn end tells the person (not the model) that the name went to another chat.
+  EXPECT_TRUE(first.wait_screen("lost the name reviewer", std::chrono::seconds(10))) << first.screen();
+  EXPECT_FALSE(model_->any_conversation_contains("lost the name")) << model_->describe();
   ASSERT_TRUE(say(second, "Work in the second chat", [&] { return !deliveries().empty(); })) << second.screen();
   EXPECT_NE(deliveries()[0].last_user.find("for the newest holder"), std::string::npos);
 }
