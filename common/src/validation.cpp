@@ -121,7 +121,7 @@ std::string echo_typed(std::string_view text, std::size_t max_chars) {
       ++i;
       continue;
     }
-    char32_t cp = len == 1 ? lead : lead & (0x7F >> len);
+    char32_t cp = len == 1 ? char32_t{lead} : static_cast<char32_t>(lead & (0x7Fu >> len));
     for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
     const bool hidden = cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
                         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
