@@ -144,28 +144,9 @@ TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_
   ASSERT_TRUE(wait_native()) << delivery().dump();
 
   const std::string id = send_from_terminal("reviewer", "Native wake: review PR 16 and reply");
-  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 60s);
-  ASSERT_TRUE(ack) << model_->describe();
-  EXPECT_EQ(*id_seen, id);
   // Claude Code, like Codex, gives the model the tool's structured content (the bridge's answer).
-  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
-  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
-  ASSERT_TRUE(reply) << model_->describe();
-  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
-  for (const auto& r : model_->tool_results()) {
-    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
-    EXPECT_EQ(r.output.find("permission"), std::string::npos) << r.tool << ": " << r.output;
-  }
-  EXPECT_TRUE(testing::wait_until(
-      [&] {
-        return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
-                   .value("delivery", json::object())
-                   .value("state", "") == "processed";
-      },
-      30s, 100ms));
-  EXPECT_TRUE(testing::wait_until(
-      [&] { return read_mailbox(owner(), "worker").dump().find("Claude reviewed it") != std::string::npos; }, 30s,
-      200ms));
+  expect_woken_turn_acked_and_replied(id, "Claude reviewed it");
+  EXPECT_EQ(*id_seen, id);
 }
 
 // R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no

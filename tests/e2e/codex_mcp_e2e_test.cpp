@@ -8,17 +8,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <signal.h>
 
-#include <fstream>
 #include <memory>
 #include <regex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
+#include "driver/codex_daemon.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
 #include "harness/foreign_bridge.hpp"
@@ -59,7 +57,7 @@ class CodexMcpE2eTest : public E2eTest {
   void TearDown() override {
     if (tui_ && HasFailure()) note("--- screen ---\n" + tui_->screen());
     tui_.reset();
-    if (daemon_) stop_daemon();
+    if (daemon_) stop_codex_daemon(env_, project_);
     if (tmp_foreign_) {
       EXPECT_EQ(tmp_foreign_->connections(), 0) << "something connected to " << tmp_foreign_->socket();
     }
@@ -78,30 +76,6 @@ class CodexMcpE2eTest : public E2eTest {
     tui_ = std::make_unique<TmuxSession>(dir, env_, project_, argv);
     EXPECT_TRUE(tui_->wait_screen(kComposerReady, 60s)) << tui_->screen();
     return *tui_;
-  }
-  // Processes run from this test's CODEX_HOME (the daemon runs a copy of Codex from there) whose command line
-  // contains `marker` ("" = all).
-  void kill_from_home(const std::string& marker) {
-    const std::string home = home_.path("codex-home").string() + "/";
-    std::error_code walk;
-    for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
-      const std::string pid = entry->path().filename().string();
-      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::error_code exe_ec;
-      const auto exe = fs::read_symlink(entry->path() / "exe", exe_ec).string();
-      if (exe_ec || exe.rfind(home, 0) != 0) continue;
-      std::ifstream cmd(entry->path() / "cmdline", std::ios::binary);
-      std::stringstream text;
-      text << cmd.rdbuf();
-      if (marker.empty() || text.str().find(marker) != std::string::npos) ::kill(std::stoi(pid), SIGKILL);
-    }
-  }
-  // As CodexQueueE2eTest does: the daemon's pid-update-loop first (it would start a new daemon), then a clean
-  // `daemon stop` (it removes the socket in the shared /tmp/codex-daemon-<uid>/), then the rest.
-  void stop_daemon() {
-    kill_from_home("pid-update-loop");
-    run_codex(env_, project_, {"app-server", "daemon", "stop"}, 30s);
-    kill_from_home("");
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
     const std::string line = "agentworks attach " + name + " \"Review incoming work\"";
@@ -122,14 +96,6 @@ class CodexMcpE2eTest : public E2eTest {
                              }});
     model_->set_default_reply("Done: acknowledged and replied.");
   }
-  json receipt(const std::string& id) {
-    return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
-        .value("delivery", json::object());
-  }
-  bool worker_got(const std::string& text) {
-    return read_mailbox(owner(), "worker").dump().find(text) != std::string::npos;
-  }
-
   testing::EnvOverrides env_;
   std::unique_ptr<TmuxSession> tui_;
   std::unique_ptr<testing::ForeignBridge> tmp_foreign_;
@@ -147,22 +113,8 @@ TEST_F(CodexMcpE2eTest, WokenTurnAcksAndRepliesThroughInstalledMcpTools_RC1_RC4_
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 13 and reply");
   ASSERT_FALSE(id.empty());
-  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 90s);
-  ASSERT_TRUE(ack) << model_->describe();
-  EXPECT_NE(ack->arguments.find(id), std::string::npos) << ack->arguments;
   // Codex hands the model the tool's structured content (the bridge's answer), not its text.
-  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
-  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
-  ASSERT_TRUE(reply) << model_->describe();
-  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
-  for (const auto& r : model_->tool_results()) {
-    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
-  }
-
-  EXPECT_TRUE(testing::wait_until([&] { return receipt(id).value("state", "") == "processed"; }, 30s, 100ms))
-      << receipt(id).dump();
-  EXPECT_TRUE(testing::wait_until([&] { return worker_got(kReplyText); }, 30s, 200ms))
-      << read_mailbox(owner(), "worker").dump();
+  expect_woken_turn_acked_and_replied(id, kReplyText);
 }
 
 // R-C8, R-C4, R-C5: the same with plain `codex` (the TUI a person starts: its daemon starts the MCP server, still
@@ -175,19 +127,7 @@ TEST_F(CodexMcpE2eTest, DaemonTuiWokenTurnAcksAndReplies_RC4_RC5_RC8) {
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 15 and reply");
   ASSERT_FALSE(id.empty());
-  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 90s);
-  ASSERT_TRUE(ack) << model_->describe();
-  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
-  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
-  ASSERT_TRUE(reply) << model_->describe();
-  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
-  for (const auto& r : model_->tool_results()) {
-    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
-  }
-  EXPECT_TRUE(testing::wait_until([&] { return receipt(id).value("state", "") == "processed"; }, 30s, 100ms))
-      << receipt(id).dump();
-  EXPECT_TRUE(testing::wait_until([&] { return worker_got(kReplyText); }, 30s, 200ms))
-      << read_mailbox(owner(), "worker").dump();
+  expect_woken_turn_acked_and_replied(id, kReplyText);
 }
 
 // Without --allow-tools Codex asks the person before the call (R-H10 keeps the CLI's own prompts): the TUI shows

@@ -19,6 +19,7 @@
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
+#include "driver/codex_daemon.hpp"
 #include "driver/codex_trust.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
@@ -61,7 +62,7 @@ class CodexQueueE2eTest : public E2eTest {
       if (HasFailure()) note("--- screen of " + name + " ---\n" + tui->screen());
     }
     tuis_.clear();
-    for (const auto& env : daemon_envs_) stop_daemon(env);
+    for (const auto& env : daemon_envs_) stop_codex_daemon(env, project_);
     E2eTest::TearDown();
   }
 
@@ -83,33 +84,6 @@ class CodexQueueE2eTest : public E2eTest {
   }
   TmuxSession& no_daemon_tui(const std::string& name) {
     return tui(name, {codex_binary().string(), "--no-daemon"}, env_);
-  }
-
-  // Processes started from this test's CODEX_HOME (the daemon runs a copy of Codex from there), whose command
-  // line contains `marker` ("" = all).
-  static void kill_from_home(const std::string& home, const std::string& marker) {
-    std::error_code walk;
-    for (fs::directory_iterator entry("/proc", walk), end; !walk && entry != end; entry.increment(walk)) {
-      const std::string pid = entry->path().filename().string();
-      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::error_code exe_ec;
-      const auto exe = fs::read_symlink(entry->path() / "exe", exe_ec).string();
-      if (exe_ec || exe.rfind(home, 0) != 0) continue;
-      std::ifstream cmd(entry->path() / "cmdline", std::ios::binary);
-      std::stringstream text;
-      text << cmd.rdbuf();
-      if (marker.empty() || text.str().find(marker) != std::string::npos) ::kill(std::stoi(pid), SIGKILL);
-    }
-  }
-  // The daemon outlives its TUI. Its helper `daemon pid-update-loop` goes first (it would start a new daemon),
-  // then a clean `daemon stop` (it removes the socket in the shared /tmp/codex-daemon-<uid>/), then the rest.
-  void stop_daemon(const testing::EnvOverrides& env) {
-    const auto it = env.find("CODEX_HOME");
-    if (it == env.end() || !it->second) return;
-    const std::string home = *it->second + "/";
-    kill_from_home(home, "pid-update-loop");
-    run_codex(env, project_, {"app-server", "daemon", "stop"}, 30s);
-    kill_from_home(home, "");
   }
 
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
@@ -136,10 +110,6 @@ class CodexQueueE2eTest : public E2eTest {
     const json d = delivery_of(name);
     note("delivery of " + name + ": " + d.dump());
     return str(d, "route") == "codex-queue" && flag(d, "native", false);
-  }
-  json receipt(const std::string& id) {
-    return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
-        .value("delivery", json::object());
   }
   bool wait_receipt_state(const std::string& id, const std::string& state) {
     return testing::wait_until([&] { return str(receipt(id), "state") == state; }, 30s, 100ms);

@@ -34,6 +34,31 @@ void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& en
   for (const auto& h : hooks) EXPECT_EQ(h.trust, "trusted") << h.key << " " << h.command;
 }
 
+json E2eTest::receipt(const std::string& id) {
+  return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
+      .value("delivery", json::object());
+}
+
+void E2eTest::expect_woken_turn_acked_and_replied(const std::string& id, const std::string& reply_text) {
+  using namespace std::chrono_literals;
+  const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 90s);
+  ASSERT_TRUE(ack) << model_->describe();
+  EXPECT_NE(ack->arguments.find(id), std::string::npos) << ack->arguments;
+  EXPECT_NE(ack->output.find("\"state\":\"processed\""), std::string::npos) << ack->output;
+  const auto reply = model_->wait_for_tool_result("agent_message_reply", 0, 60s);
+  ASSERT_TRUE(reply) << model_->describe();
+  EXPECT_NE(reply->output.find("\"accepted\":true"), std::string::npos) << reply->output;
+  for (const auto& r : model_->tool_results()) {
+    EXPECT_EQ(r.output.find("not attached"), std::string::npos) << r.tool << ": " << r.output;
+    EXPECT_EQ(r.output.find("permission"), std::string::npos) << r.tool << ": " << r.output;
+  }
+  EXPECT_TRUE(testing::wait_until([&] { return receipt(id).value("state", "") == "processed"; }, 30s, 100ms))
+      << receipt(id).dump();
+  EXPECT_TRUE(testing::wait_until(
+      [&] { return read_mailbox(owner(), "worker").dump().find(reply_text) != std::string::npos; }, 30s, 200ms))
+      << read_mailbox(owner(), "worker").dump();
+}
+
 void E2eTest::TearDown() {
   if (HasFailure()) {
     std::cerr << "=== notes ===\n" << notes_ << "\n";

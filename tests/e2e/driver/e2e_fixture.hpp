@@ -32,6 +32,12 @@ class E2eTest : public testing::MessagingTest {
   nlohmann::json attachment(const std::string& provider, const std::string& session);
   // The bridge's attachment of agent `name` for `provider` (the attached one first, any session), or {}.
   nlohmann::json attachment_named(const std::string& provider, const std::string& name);
+  // The server's delivery receipt of message `id` (its "delivery" object) as the owner sees it.
+  nlohmann::json receipt(const std::string& id);
+  // The woken turn of a test that scripted the mock to call agent_message_ack then agent_message_reply on
+  // message `id`: the ack carried the id and processed it, the reply was accepted, no tool result says "not
+  // attached" or asks for permission, the receipt is processed and `reply_text` reached agent "worker".
+  void expect_woken_turn_acked_and_replied(const std::string& id, const std::string& reply_text);
   // Waits until the bridge holds `n` waiting messages for (provider, session).
   bool wait_pending(const std::string& provider, const std::string& session, long n);
   // Extra output shown when a test fails (CLI runs, screens).
