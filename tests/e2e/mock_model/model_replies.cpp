@@ -74,19 +74,8 @@ std::vector<std::string> responses_function_call_stream(const std::string& tool,
 }
 
 std::vector<std::string> anthropic_text_stream(const std::string& text, const std::string& message_id) {
-  const json usage = {{"input_tokens", 10}, {"output_tokens", 1}, {"cache_creation_input_tokens", 0},
-                      {"cache_read_input_tokens", 0}};
   return {
-      event("message_start", {{"type", "message_start"},
-                              {"message",
-                               {{"id", message_id},
-                                {"type", "message"},
-                                {"role", "assistant"},
-                                {"model", "claude-mock"},
-                                {"content", json::array()},
-                                {"stop_reason", nullptr},
-                                {"stop_sequence", nullptr},
-                                {"usage", usage}}}}),
+      event("message_start", anthropic_message_start(message_id)),
       event("content_block_start",
             {{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "text"}, {"text", ""}}}}),
       event("content_block_delta",
