@@ -92,7 +92,8 @@ int run_cli(int argc, char** argv) {
       CLI::App* sub = parent->add_subcommand(leaf, std::string(entry.help));
       add_global_options(*sub, global);
       auto command = entry.make();
-      command->define(*sub);
+      Options options(*sub);
+      command->define(options);
       registered.push_back({sub, std::move(command)});
     }
     app.parse(argc, argv);
@@ -116,6 +117,7 @@ int run_cli(int argc, char** argv) {
     if (!r.app->parsed()) continue;
     try {
       ctx.config_path = global.config.empty() ? paths::config_file() : std::filesystem::absolute(global.config);
+      ctx.rest = r.app->remaining();
       nlohmann::json result = r.command->run(ctx);
       if (ctx.json) {
         std::cout << result.dump() << std::endl;

@@ -8,12 +8,11 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace CLI {
-class App;
-}
+#include "options.hpp"
 
 namespace agentworks::cli {
 
@@ -21,13 +20,14 @@ namespace agentworks::cli {
 struct Context {
   std::filesystem::path config_path;  // --config, else $AGENTWORKS_CONFIG, else the XDG default
   bool json = false;                  // --json: print run()'s result as JSON
+  std::vector<std::string> rest;      // the words left for a command that passes them through
 };
 
 class Command {
  public:
   virtual ~Command() = default;
-  // Declares options on this command's CLI11 subcommand. No side effects.
-  virtual void define(CLI::App& app) = 0;
+  // Declares this command's options. No side effects.
+  virtual void define(Options& options) = 0;
   // Does the work. The result is printed verbatim with --json, so it uses the contract's field names.
   virtual nlohmann::json run(const Context& ctx) = 0;
   // Prints the result for people (stdout).

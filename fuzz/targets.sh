@@ -12,6 +12,7 @@ fuzz_build() {
   build=$1
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DAGENTWORKS_FUZZ=ON -DAGENTWORKS_TESTS=OFF -DAGENTWORKS_BENCH=OFF -DAGENTWORKS_WERROR=ON >/dev/null
   cmake --build "$build" --target agentworks_fuzzers -j"$(nproc)"
 }

@@ -1,8 +1,6 @@
 // agentworks attach claude|codex|cursor: installs the provider's agentworks hooks/plugin into the current project
 // (or, with --global, the person's user settings) after the person confirms on the terminal (R-H10). It attaches
 // no chat: the person does that inside the chat with `/agentworks attach …`. --uninstall removes exactly ours.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -31,14 +29,14 @@ fs::path project_dir(const std::string& option) {
 
 class Attach final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("provider", provider_, "claude, codex or cursor");
-    app.add_flag("--global", global_, "Install for the person's user settings instead of the current project");
-    app.add_flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
-    app.add_option("--project", project_, "The project directory (default: the current directory)");
-    app.add_flag("--allow-tools", allow_tools_,
+  void define(Options& options) override {
+    options.option("provider", provider_, "claude, codex or cursor");
+    options.flag("--global", global_, "Install for the person's user settings instead of the current project");
+    options.flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
+    options.option("--project", project_, "The project directory (default: the current directory)");
+    options.flag("--allow-tools", allow_tools_,
                  "Also let the five messaging MCP tools run without the CLI asking each time (Claude Code, Codex)");
-    app.add_flag("--uninstall", uninstall_, "Remove the agentworks hooks/plugin of PROVIDER (and nothing else)");
+    options.flag("--uninstall", uninstall_, "Remove the agentworks hooks/plugin of PROVIDER (and nothing else)");
   }
 
   json run(const Context& /*ctx*/) override {

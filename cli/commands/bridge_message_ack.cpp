@@ -1,6 +1,4 @@
 // agentworks bridge message ack --provider P --message-id ID --delivery admitted|processed [--submission-id ID]
-#include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "commands/bridge_message_base.hpp"
@@ -12,13 +10,13 @@ namespace {
 class BridgeMessageAck final : public BridgeMessageCommand {
  public:
   BridgeMessageAck() : BridgeMessageCommand("ack") {}
-  void define(CLI::App& app) override {
-    define_provider(app);
-    app.add_option("--message-id", message_id_, "The message to acknowledge (msg_...)")->required();
-    app.add_option("--delivery", delivery_, "admitted (it reached you) or processed (you handled it)")
-        ->required()
-        ->check(CLI::IsMember({"admitted", "processed"}));
-    define_submission_id(app);
+  void define(Options& options) override {
+    define_provider(options);
+    options.option("--message-id", message_id_, "The message to acknowledge (msg_...)").required();
+    options.option("--delivery", delivery_, "admitted (it reached you) or processed (you handled it)")
+        .required()
+        .one_of({"admitted", "processed"});
+    define_submission_id(options);
   }
   json run(const Context& /*ctx*/) override {
     json fields = {{"message_id", message_id_}, {"delivery", delivery_}, {"via", "agent"}};

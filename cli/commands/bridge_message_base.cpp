@@ -1,7 +1,5 @@
 #include "commands/bridge_message_base.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -16,13 +14,13 @@ namespace agentworks::cli {
 
 using nlohmann::json;
 
-void BridgeMessageCommand::define_provider(CLI::App& app) {
-  app.add_option("--provider", provider_, "The agent CLI whose attached chat this runs in: claude, codex or cursor")
-      ->required();
+void BridgeMessageCommand::define_provider(Options& options) {
+  options.option("--provider", provider_, "The agent CLI whose attached chat this runs in: claude, codex or cursor")
+      .required();
 }
 
-void BridgeMessageCommand::define_submission_id(CLI::App& app) {
-  app.add_option("--submission-id", submission_id_,
+void BridgeMessageCommand::define_submission_id(Options& options) {
+  options.option("--submission-id", submission_id_,
                  "Your id for this request (1-200 printable ASCII) so a retry is never stored twice; without it one "
                  "is made and printed: pass that one to retry");
 }

@@ -19,13 +19,13 @@ class BridgeMessageCommand : public Command {
 
  protected:
   // Adds --provider (required) to the subcommand.
-  void define_provider(CLI::App& app);
+  void define_provider(Options& options);
   // Calls the bridge op with `fields` plus the session selector; returns its answer (without "ok"/"id"). An
   // ack, reply or send without --submission-id gets one minted for this invocation (mcp::call_messaging_op).
   nlohmann::json call(nlohmann::json fields) const;
   // --submission-id, when given, checked and copied into `fields`.
   void add_submission_id(nlohmann::json& fields) const;
-  void define_submission_id(CLI::App& app);
+  void define_submission_id(Options& options);
 
  private:
   std::string op_;

@@ -1,6 +1,4 @@
 // agentworks bridge message peers --provider P
-#include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "commands/bridge_message_base.hpp"
@@ -12,7 +10,7 @@ namespace {
 class BridgeMessagePeers final : public BridgeMessageCommand {
  public:
   BridgeMessagePeers() : BridgeMessageCommand("peers") {}
-  void define(CLI::App& app) override { define_provider(app); }
+  void define(Options& options) override { define_provider(options); }
   json run(const Context& /*ctx*/) override { return call(json::object()); }
 };
 

@@ -1,6 +1,4 @@
 // agentworks bridge message read --provider P [--after CURSOR] [--limit N]
-#include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -13,10 +11,10 @@ namespace {
 class BridgeMessageRead final : public BridgeMessageCommand {
  public:
   BridgeMessageRead() : BridgeMessageCommand("read") {}
-  void define(CLI::App& app) override {
-    define_provider(app);
-    app.add_option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");
-    app.add_option("--limit", limit_, "At most this many messages (1-100, default 20)");
+  void define(Options& options) override {
+    define_provider(options);
+    options.option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");
+    options.option("--limit", limit_, "At most this many messages (1-100, default 20)");
   }
   json run(const Context& /*ctx*/) override {
     json fields = json::object();

@@ -1,6 +1,4 @@
 // agentworks bridge message reply --provider P (--message-id ID | --inbox INBOX) --message TEXT [--submission-id ID]
-#include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -13,12 +11,12 @@ namespace {
 class BridgeMessageReply final : public BridgeMessageCommand {
  public:
   BridgeMessageReply() : BridgeMessageCommand("reply") {}
-  void define(CLI::App& app) override {
-    define_provider(app);
-    app.add_option("--message-id", message_id_, "The message you reply to (msg_...)");
-    app.add_option("--inbox", inbox_, "The conversation inbox (inb_...) to reply into, instead of --message-id");
-    app.add_option("--message", message_, "The reply text ('-' reads it from stdin)")->required();
-    define_submission_id(app);
+  void define(Options& options) override {
+    define_provider(options);
+    options.option("--message-id", message_id_, "The message you reply to (msg_...)");
+    options.option("--inbox", inbox_, "The conversation inbox (inb_...) to reply into, instead of --message-id");
+    options.option("--message", message_, "The reply text ('-' reads it from stdin)").required();
+    define_submission_id(options);
   }
   json run(const Context& /*ctx*/) override {
     if (message_id_.empty() == inbox_.empty()) throw Error(ErrorCode::usage, "give exactly one of --message-id or --inbox");

@@ -1,6 +1,4 @@
 // agentworks bridge message send --provider P --target agent:NAME --message TEXT [--submission-id ID]
-#include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -14,11 +12,11 @@ namespace {
 class BridgeMessageSend final : public BridgeMessageCommand {
  public:
   BridgeMessageSend() : BridgeMessageCommand("send") {}
-  void define(CLI::App& app) override {
-    define_provider(app);
-    app.add_option("--target", target_, "agent:NAME (or NAME) of the receiving agent")->required();
-    app.add_option("--message", message_, "The message text ('-' reads it from stdin)")->required();
-    define_submission_id(app);
+  void define(Options& options) override {
+    define_provider(options);
+    options.option("--target", target_, "agent:NAME (or NAME) of the receiving agent").required();
+    options.option("--message", message_, "The message text ('-' reads it from stdin)").required();
+    define_submission_id(options);
   }
   json run(const Context& /*ctx*/) override {
     std::string target = target_.rfind("agent:", 0) == 0 ? target_ : "agent:" + target_;

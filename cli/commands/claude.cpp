@@ -2,8 +2,6 @@
 // the chat as channel notifications (R-C10). The plugin's MCP server is a development channel, so Claude Code
 // asks the person to approve it at startup; we only add the flag. The process is replaced (execvp) so the
 // terminal belongs to Claude. With --dry-run it prints the command line instead (with --json as an argv array).
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,19 +38,17 @@ std::optional<fs::path> claude_binary() {
 
 class Claude final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_flag("--dry-run", dry_run_, "Print the command line instead of running it (with --json: an argv array)");
-    // Everything from the first word this command does not know on is Claude's, in order.
+  void define(Options& options) override {
+    options.flag("--dry-run", dry_run_, "Print the command line instead of running it (with --json: an argv array)");
     // Everything from the first word that is not one of ours on is Claude's, unchanged and in order
-    // (no `--` needed; CLI11 would consume it).
-    app.prefix_command(true);
-    app.footer("Runs: claude --dangerously-load-development-channels plugin:agentworks@agentworks ARGS...\n"
-               "Claude Code asks you to approve the development channel at startup.");
-    app_ = &app;
+    // (no `--` needed; the parser would consume it).
+    options.pass_rest_through();
+    options.footer("Runs: claude --dangerously-load-development-channels plugin:agentworks@agentworks ARGS...\n"
+                   "Claude Code asks you to approve the development channel at startup.");
   }
 
-  json run(const Context& /*ctx*/) override {
-    const std::vector<std::string> passthrough = app_->remaining();
+  json run(const Context& ctx) override {
+    const std::vector<std::string>& passthrough = ctx.rest;
     const auto bin = claude_binary();
     if (!bin) {
       throw Error(ErrorCode::not_found,
@@ -89,7 +85,6 @@ class Claude final : public Command {
 
  private:
   bool dry_run_ = false;
-  CLI::App* app_ = nullptr;
 };
 
 }  // namespace

@@ -1,7 +1,5 @@
 // agentworks daemon logs [--lines N]: the tail of the bridge's log ($XDG_STATE_HOME/agentworks/bridge.log).
 // The log never holds message bodies (invariant 8), so showing it is safe.
-#include <CLI/CLI.hpp>
-
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -19,8 +17,8 @@ namespace {
 
 class DaemonLogs final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--lines,-n", lines_, "How many of the last lines to show (default 50)");
+  void define(Options& options) override {
+    options.option("--lines,-n", lines_, "How many of the last lines to show (default 50)");
   }
 
   json run(const Context& /*ctx*/) override {

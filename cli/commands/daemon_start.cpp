@@ -1,6 +1,4 @@
 // agentworks daemon start: start agentworks-bridge (idempotent: a running bridge is reported, not doubled).
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -14,7 +12,7 @@ namespace {
 
 class DaemonStart final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& /*ctx*/) override {
     const BridgeStart started = start_bridge();

@@ -1,7 +1,5 @@
 // agentworks daemon status: whether the bridge runs (ping) and a summary of its `status`. Not running is an
 // error: unreachable, exit 6.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,7 +14,7 @@ namespace {
 
 class DaemonStatus final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& /*ctx*/) override {
     const json ping = bridge_client::call(json{{"op", "ping"}}, std::chrono::seconds(3));

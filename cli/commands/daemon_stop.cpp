@@ -1,6 +1,4 @@
 // agentworks daemon stop: ask the bridge to shut down and wait until its socket stops answering.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,7 +11,7 @@ namespace {
 
 class DaemonStop final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& /*ctx*/) override {
     const BridgeStop stop = stop_bridge();

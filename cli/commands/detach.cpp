@@ -1,8 +1,6 @@
 // agentworks detach --provider P --session ID: the person's terminal way to end one chat's attachment (R-H8).
 // It names the exact session (never a name or "the latest"), asks the person to confirm on the terminal, then
 // calls the bridge's `detach` op. It can only detach: nothing here attaches.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,10 +15,10 @@ namespace {
 
 class Detach final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--provider", provider_, "The chat's provider: claude, codex or cursor")->required();
-    app.add_option("--session", session_, "The chat's session id (see `agentworks status --agents`)")->required();
-    app.add_flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
+  void define(Options& options) override {
+    options.option("--provider", provider_, "The chat's provider: claude, codex or cursor").required();
+    options.option("--session", session_, "The chat's session id (see `agentworks status --agents`)").required();
+    options.flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
   }
 
   json run(const Context& /*ctx*/) override {

@@ -1,8 +1,6 @@
 // agentworks down: stop the bridge first (it holds streams to the server), then the embedded server (SIGTERM,
 // up to 10 s, then SIGKILL) and forget its record.
 // The saved login stays, so `agentworks up` brings everything back.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -20,7 +18,7 @@ namespace {
 
 class Down final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& /*ctx*/) override {
     const BridgeStop bridge = stop_bridge();

@@ -1,6 +1,4 @@
 // agentworks guidance context: public metadata of this login (never the token) and how agents message.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -26,7 +24,7 @@ constexpr const char* kGuidance =
 
 class GuidanceContext final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& ctx) override {
     Config config = require_login(ctx);

@@ -1,6 +1,4 @@
 // agentworks login --server URL --token-stdin: verify the token with /v1/whoami, then save it (0600).
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -23,9 +21,9 @@ std::string trim(std::string s) {
 
 class Login final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--server", server_, "Server URL, e.g. http://127.0.0.1:7787")->required();
-    app.add_flag("--token-stdin", token_stdin_, "Read the login token from stdin (it is never printed)");
+  void define(Options& options) override {
+    options.option("--server", server_, "Server URL, e.g. http://127.0.0.1:7787").required();
+    options.flag("--token-stdin", token_stdin_, "Read the login token from stdin (it is never printed)");
   }
 
   json run(const Context& ctx) override {

@@ -1,6 +1,4 @@
 // agentworks logout: forget the saved login. The token itself stays valid on the server.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,7 +11,7 @@ namespace {
 
 class Logout final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& ctx) override {
     bool removed = remove_config(ctx.config_path);

@@ -1,8 +1,6 @@
 // agentworks mcp serve [--provider P] [--claude-channel]: the credential-less messaging MCP server that an agent
 // CLI starts over stdio (plugins' .mcp.json, Codex's [mcp_servers]). It never reads the CLI login (R-C2): every
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
-#include <CLI/CLI.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
@@ -18,11 +16,11 @@ namespace {
 
 class McpServe final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--provider", options_.provider,
+  void define(Options& options) override {
+    options.option("--provider", options_.provider,
                    "The agent CLI that starts this server (claude, codex, cursor); codex makes every call need the "
                    "host's thread id");
-    app.add_flag("--claude-channel", options_.claude_channel,
+    options.flag("--claude-channel", options_.claude_channel,
                  "Also act as a Claude channel: push messages into the running Claude session");
   }
 

@@ -1,6 +1,4 @@
 // agentworks messages inbox --inbox ID: one conversation inbox's state (open or expired).
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -15,8 +13,8 @@ namespace {
 
 class MessagesInbox final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--inbox", inbox_, "Conversation inbox id (inb_…)")->required();
+  void define(Options& options) override {
+    options.option("--inbox", inbox_, "Conversation inbox id (inb_…)").required();
   }
 
   json run(const Context& ctx) override {

@@ -1,6 +1,4 @@
 // agentworks messages list: the account's named agents.
-#include <CLI/CLI.hpp>
-
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -15,7 +13,7 @@ namespace {
 
 class MessagesList final : public Command {
  public:
-  void define(CLI::App& /*app*/) override {}
+  void define(Options& /*options*/) override {}
 
   json run(const Context& ctx) override {
     Config config = require_login(ctx);

@@ -1,6 +1,4 @@
 // agentworks messages read (--agent NAME | --inbox ID | both) [--after CURSOR] [--wait SECONDS] [--limit N]
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -23,12 +21,12 @@ std::string name_or(const json& party, const char* fallback) {
 
 class MessagesRead final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--agent", agent_, "Read this agent's mailbox (or, with --inbox, read as this agent)");
-    app.add_option("--inbox", inbox_, "Read one conversation inbox");
-    app.add_option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");
-    app.add_option("--wait", wait_, "Seconds to wait for a message when none is after the cursor (0-25)");
-    app.add_option("--limit", limit_, "At most this many messages (1-100)");
+  void define(Options& options) override {
+    options.option("--agent", agent_, "Read this agent's mailbox (or, with --inbox, read as this agent)");
+    options.option("--inbox", inbox_, "Read one conversation inbox");
+    options.option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");
+    options.option("--wait", wait_, "Seconds to wait for a message when none is after the cursor (0-25)");
+    options.option("--limit", limit_, "At most this many messages (1-100)");
   }
 
   json run(const Context& ctx) override {

@@ -1,6 +1,4 @@
 // agentworks messages receipt --message-id ID [--set admitted|processed [--via HOW]]
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,10 +14,10 @@ namespace {
 
 class MessagesReceipt final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--message-id", message_id_, "The message (msg_…)")->required();
-    app.add_option("--set", set_, "As the receiver, advance the state: admitted or processed");
-    app.add_option("--via", via_, "With --set: how admission was proven (e.g. agent)");
+  void define(Options& options) override {
+    options.option("--message-id", message_id_, "The message (msg_…)").required();
+    options.option("--set", set_, "As the receiver, advance the state: admitted or processed");
+    options.option("--via", via_, "With --set: how admission was proven (e.g. agent)");
   }
 
   json run(const Context& ctx) override {

@@ -1,6 +1,4 @@
 // agentworks messages register --agent NAME [--allow-connection ID]... [--purpose TEXT] [--provider NAME]
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -15,12 +13,12 @@ namespace {
 
 class MessagesRegister final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--agent", agent_, "Name to register (1-64 letters, digits, '.', '_', '-')")->required();
-    app.add_option("--allow-connection", allowed_,
+  void define(Options& options) override {
+    options.option("--agent", agent_, "Name to register (1-64 letters, digits, '.', '_', '-')").required();
+    options.option("--allow-connection", allowed_,
                    "Connection id allowed to act for the name (repeatable; replaces the list; you are always in it)");
-    app.add_option("--purpose", purpose_, "What this agent is for, shown to other agents");
-    app.add_option("--provider", provider_, "Agent provider, e.g. claude, codex, cursor");
+    options.option("--purpose", purpose_, "What this agent is for, shown to other agents");
+    options.option("--provider", provider_, "Agent provider, e.g. claude, codex, cursor");
   }
 
   json run(const Context& ctx) override {

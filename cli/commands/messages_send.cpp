@@ -1,6 +1,4 @@
 // agentworks messages send [--agent NAME] (--target agent:NAME | --inbox ID) --message TEXT|- [--submission-id ID]
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,13 +14,13 @@ namespace {
 
 class MessagesSend final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--agent", agent_, "Speak as this named agent (default: as this connection)");
-    auto* target = app.add_option("--target", target_, "Recipient, agent:NAME (starts or continues a conversation)");
-    auto* inbox = app.add_option("--inbox", inbox_, "Conversation inbox id to send into (e.g. to reply)");
-    target->excludes(inbox);
-    app.add_option("--message", message_, "Message text, or - to read it from stdin")->required();
-    app.add_option("--submission-id", submission_id_, "Client id that makes a retried send idempotent");
+  void define(Options& options) override {
+    options.option("--agent", agent_, "Speak as this named agent (default: as this connection)");
+    auto target = options.option("--target", target_, "Recipient, agent:NAME (starts or continues a conversation)");
+    auto inbox = options.option("--inbox", inbox_, "Conversation inbox id to send into (e.g. to reply)");
+    target.excludes(inbox);
+    options.option("--message", message_, "Message text, or - to read it from stdin").required();
+    options.option("--submission-id", submission_id_, "Client id that makes a retried send idempotent");
   }
 
   json run(const Context& ctx) override {

@@ -1,6 +1,4 @@
 // agentworks messages unregister --agent NAME
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,8 +14,8 @@ namespace {
 
 class MessagesUnregister final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--agent", agent_, "Registered name to remove")->required();
+  void define(Options& options) override {
+    options.option("--agent", agent_, "Registered name to remove").required();
   }
 
   json run(const Context& ctx) override {

@@ -2,8 +2,6 @@
 // Codex's queue) into attached chats, kept as "native" in the saved login (docs/native-routes.md). The bridge
 // reads it whenever it binds a route: attached chats follow at their next hook event, `/agentworks resume` or a
 // bridge restart. Per chat: `/agentworks attach NAME "PURPOSE" --no-native`.
-#include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -18,9 +16,9 @@ namespace {
 
 class Native final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("setting", setting_, "on, off, or status (the default)")
-        ->check(CLI::IsMember({"on", "off", "status"}));
+  void define(Options& options) override {
+    options.option("setting", setting_, "on, off, or status (the default)")
+        .one_of({"on", "off", "status"});
   }
 
   json run(const Context& ctx) override {

@@ -2,8 +2,6 @@
 // the embedded server's pid when it is ours, and whether the bridge runs. An unreachable server is an error
 // (exit 6). `--agents` lists the bridge's attachments instead (the bridge `status` op; exit 6 when it is not
 // running).
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -36,8 +34,8 @@ json bridge_state() {
 
 class Status final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_flag("--agents", agents_, "List the attached chats of the local bridge instead");
+  void define(Options& options) override {
+    options.flag("--agents", agents_, "List the attached chats of the local bridge instead");
   }
 
   json run(const Context& ctx) override {

@@ -1,7 +1,5 @@
 // agentworks up [--port N]: the embedded default. Starts agentworks-server on loopback as a daemon
 // (or finds it running), waits until it answers, and logs this CLI in with the owner token.
-#include <CLI/CLI.hpp>
-
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -38,8 +36,8 @@ std::string read_owner_token() {
 
 class Up final : public Command {
  public:
-  void define(CLI::App& app) override {
-    app.add_option("--port", port_, "Loopback port for the embedded server (default 7787; 0 picks a free one)");
+  void define(Options& options) override {
+    options.option("--port", port_, "Loopback port for the embedded server (default 7787; 0 picks a free one)");
   }
 
   json run(const Context& ctx) override {
