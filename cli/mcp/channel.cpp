@@ -30,7 +30,7 @@ json channel_params(const json& message, const std::string& attachment_id) {
   if (sender_name.empty()) sender_name = "person:" + text_field(sender, "connection_id");
   std::string inbox = text_field(message, "reply_address");
   if (inbox.empty()) inbox = text_field(message, "inbox_id");
-  // Meta keys are letters, digits and underscores only (clients.md).
+  // Claude channel meta keys may hold only letters, digits and underscores.
   return {{"content", text_field(message, "message")},
           {"meta",
            {{"message_id", text_field(message, "message_id")},

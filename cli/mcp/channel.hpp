@@ -1,4 +1,4 @@
-// The Claude channel of `agentworks mcp serve --claude-channel` (clients.md "Claude channels", R-C3): a background
+// The Claude channel of `agentworks mcp serve --claude-channel` (docs/mcp.md "Claude channel", R-C3): a background
 // thread asks the bridge for this chat's waiting messages (`channel_take`: release-checked and persisted as offered
 // BEFORE the answer, so an id is never offered twice, across reconnects and restarts; R-B5) and pushes each as
 // notifications/claude/channel. An emitted notification is not an admission: the agent's ack sets the receipt

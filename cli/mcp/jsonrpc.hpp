@@ -1,4 +1,4 @@
-// JSON-RPC 2.0 over stdio for the MCP server (clients.md "MCP over stdio"): one compact JSON message per line.
+// JSON-RPC 2.0 over stdio for the MCP server (docs/mcp.md): one compact JSON message per line, no framing.
 // Output is serialized through one writer so a channel notification never interleaves with an answer; stdout
 // carries nothing else.
 #pragma once

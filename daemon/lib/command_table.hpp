@@ -1,4 +1,4 @@
-// The local socket's ONE command table and ONE dispatch choke point (ARCHITECTURE.md "Practices"): request
+// The local socket's ONE command table and ONE dispatch choke point, so checks are never copied per handler: request
 // parsing, validation, error conversion and timing happen in dispatch(), never in the handlers.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Race-free start (ARCHITECTURE.md "Race-free start"): two concurrent starts leave exactly one bridge.
+// Race-free start (R-B1): two concurrent starts leave exactly one bridge.
 // The running bridge holds an flock on the lock file for its whole life; a stale socket is removed only by the
 // process holding that lock.
 #pragma once

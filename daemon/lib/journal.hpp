@@ -1,4 +1,4 @@
-// The offer journal (ARCHITECTURE.md invariants 1, 2, 10): every message received for an attachment is cached
+// The offer journal (invariants 1, 2, 10 in docs/requirements.md): every message received for an attachment is cached
 // here until a chat takes it, and a message handed out once is never handed out automatically again.
 //
 // Message states: received (pending, body cached) -> offered (persisted BEFORE it is handed out; body cleared)

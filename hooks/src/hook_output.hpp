@@ -1,4 +1,4 @@
-// What the hook prints, in each provider's own output format (../shared/reference/clients.md; checked against
+// What the hook prints, in each provider's own output format (docs/hooks.md; checked against
 // Claude Code 2.1.197 and Codex 0.171.0, whose output schemas reject unknown fields). Each function returns one
 // JSON line ending in "\n".
 #pragma once

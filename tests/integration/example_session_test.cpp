@@ -1,4 +1,4 @@
-// The seed's example session, end to end through the CLI ("CLI uses the same authenticated server").
+// The contract's example session, end to end through the CLI, which uses the same authenticated server.
 #include <gtest/gtest.h>
 
 #include "support/messaging_fixture.hpp"
@@ -127,8 +127,8 @@ TEST_F(ExampleSession, ReadPagesWithLimitAndBounds_R_M3) {
   EXPECT_EQ(zero.status, 400) << describe(zero);
 }
 
-// The CLI's identity commands: guidance context shows this connection's public id (seed: "Get the
-// connection's ID from ... agentworks guidance context"); logout forgets the login.
+// The CLI's identity commands: guidance context shows this connection's public id (the id others put in
+// allowed_connection_ids); logout forgets the login.
 TEST_F(ExampleSession, GuidanceContextAndLogout) {
   start_server();
   const std::string id = owner_connection_id();

@@ -1,4 +1,4 @@
-// CLI config: round trip, private permissions, clear errors for a broken file (ARCHITECTURE "Paths").
+// CLI config: round trip, private permissions, clear errors for a broken file (docs/architecture.md "Paths").
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// The server's one route table: no duplicates, help everywhere, matching works (ARCHITECTURE "one command table").
+// The server's one route table (checks happen once, at dispatch): no duplicates, help everywhere, matching works.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -90,7 +90,7 @@ class StoreTest : public ::testing::Test {
 
 }  // namespace
 
-// R-M1, R-M7: the seed flow; the mailbox read shows reply_address and the reply reaches the named initiator.
+// R-M1, R-M7: send, read, reply; the mailbox read shows reply_address and the reply reaches the named initiator.
 TEST_F(StoreTest, SeedFlowSendReadReplyRM1RM7) {
   open();
   reg("reviewer");

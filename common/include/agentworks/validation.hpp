@@ -1,4 +1,4 @@
-// Contract limits and input rules shared by server, bridge and CLI (seed "Limits and retention").
+// Contract limits and input rules shared by server, bridge and CLI (R-M3, R-M4, R-M10; docs/protocol.md).
 #pragma once
 
 #include <cstddef>

@@ -533,7 +533,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
 }
 
 void NativeRouter::record_queue_admission(const PushState& st, const std::vector<CachedMessage>& included) {
-  // Codex's queue accepting the item is native queue admission (the seed's rule); processed stays the agent's.
+  // `codex queue` exiting 0 proves the queue admitted the item (R-M14); processed stays the agent's to say.
   for (const auto& m : included) {
     const json body = {{"delivery", "admitted"}, {"via", "codex-queue"}};
     const std::string path = "/v1/messages/" + m.message_id + "/receipt";
