@@ -8,6 +8,7 @@
 #include <exception>
 #include <string>
 
+#include "agentworks/environment.hpp"
 #include "events.hpp"
 #include "hook_env.hpp"
 #include "hook_input.hpp"
@@ -42,8 +43,8 @@ int run(int argc, char** argv) {
   HookContext ctx;
   ctx.provider = *provider;
   ctx.input = std::move(*input);
-  ctx.max_continuations = max_continuations_from(std::getenv("AGENTWORKS_MAX_CONTINUATIONS"));
-  ctx.config = config_from(std::getenv("AGENTWORKS_CONFIG"));
+  ctx.max_continuations = max_continuations_from(agentworks::env::get(agentworks::env::Var::max_continuations));
+  ctx.config = config_from(agentworks::env::get(agentworks::env::Var::config));
   ctx.process = [] { return agentworks::process::provider_ancestor(); };
   if (const char* var = provider_home_variable(provider_name(*provider))) {
     ctx.provider_home = provider_home_from(std::getenv(var));

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "command.hpp"
 #include "install/run_program.hpp"
@@ -30,8 +31,8 @@ constexpr const char* kChannelEntry = "plugin:agentworks@agentworks";
 
 // $AGENTWORKS_CLAUDE_BIN (tests, unusual installs), else `claude` on PATH.
 std::optional<fs::path> claude_binary() {
-  if (const char* env = std::getenv("AGENTWORKS_CLAUDE_BIN"); env != nullptr && *env != '\0') {
-    return fs::absolute(env);
+  if (const char* given = env::get(env::Var::claude_bin); given != nullptr) {
+    return fs::absolute(given);
   }
   return install::find_on_path("claude");
 }

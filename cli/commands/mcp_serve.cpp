@@ -6,6 +6,7 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "agentworks/environment.hpp"
 #include "command.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/server.hpp"
@@ -28,7 +29,7 @@ class McpServe final : public Command {
     mcp::current_caller(options_.provider);  // a bad --provider is a usage error before anything is served
     // `agentworks claude` starts Claude with the channel enabled and sets this for the plugin's server; without
     // it a pushed message could land in a session that never shows it, so the Stop hook keeps delivering.
-    const char* channel_env = std::getenv("AGENTWORKS_CLAUDE_CHANNEL");
+    const char* channel_env = env::get(env::Var::claude_channel);
     if (options_.provider == "claude" && channel_env != nullptr && std::string_view(channel_env) == "1") {
       options_.claude_channel = true;
     }

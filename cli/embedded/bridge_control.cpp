@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agentworks/bridge_client.hpp"
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
 #include "embedded/process.hpp"
@@ -45,9 +46,9 @@ std::string read_all(int fd) {
 }  // namespace
 
 fs::path find_bridge_binary() {
-  if (const char* env = std::getenv("AGENTWORKS_BRIDGE_BIN"); env != nullptr && env[0] != '\0') {
-    if (executable(env)) return env;
-    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_BRIDGE_BIN=") + env + " is not an executable file");
+  if (const char* given = env::get(env::Var::bridge_bin); given != nullptr) {
+    if (executable(given)) return given;
+    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_BRIDGE_BIN=") + given + " is not an executable file");
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);

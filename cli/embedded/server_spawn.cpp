@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
 
@@ -49,9 +50,9 @@ bool read_first_line(int fd, clock_type::time_point deadline, std::string& line)
 }  // namespace
 
 fs::path find_server_binary() {
-  if (const char* env = std::getenv("AGENTWORKS_SERVER_BIN"); env != nullptr && env[0] != '\0') {
-    if (executable(env)) return env;
-    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_SERVER_BIN=") + env + " is not an executable file");
+  if (const char* given = env::get(env::Var::server_bin); given != nullptr) {
+    if (executable(given)) return given;
+    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_SERVER_BIN=") + given + " is not an executable file");
   }
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
 #include "install/claude_permissions.hpp"
@@ -32,8 +33,8 @@ constexpr const char* kMarketplace = "agentworks";
 
 // $AGENTWORKS_CLAUDE_BIN (tests, unusual installs), else `claude` on PATH.
 std::optional<fs::path> claude_binary() {
-  if (const char* env = std::getenv("AGENTWORKS_CLAUDE_BIN"); env != nullptr && *env != '\0') {
-    return fs::absolute(env);
+  if (const char* given = env::get(env::Var::claude_bin); given != nullptr) {
+    return fs::absolute(given);
   }
   return find_on_path("claude");
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 
 namespace agentworks::cli::install {
@@ -19,8 +20,8 @@ bool is_executable_file(const fs::path& p) {
 }  // namespace
 
 fs::path find_hook_binary() {
-  if (const char* env = std::getenv("AGENTWORKS_HOOK_BIN"); env != nullptr && *env != '\0') {
-    const fs::path p = fs::absolute(env).lexically_normal();
+  if (const char* given = env::get(env::Var::hook_bin); given != nullptr) {
+    const fs::path p = fs::absolute(given).lexically_normal();
     if (!is_executable_file(p)) {
       throw Error(ErrorCode::not_found, "AGENTWORKS_HOOK_BIN is " + p.string() +
                                             ", which is not an executable file; point it at agentworks-hook");

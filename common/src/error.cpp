@@ -13,33 +13,13 @@ struct CodeInfo {
 };
 
 constexpr std::array kCodes = {
-    CodeInfo{ErrorCode::bad_request, "bad_request", 400, exit_usage},
-    CodeInfo{ErrorCode::invalid_name, "invalid_name", 400, exit_usage},
-    CodeInfo{ErrorCode::invalid_message, "invalid_message", 400, exit_usage},
-    CodeInfo{ErrorCode::cursor_mismatch, "cursor_mismatch", 400, exit_usage},
-    CodeInfo{ErrorCode::payload_too_large, "payload_too_large", 413, exit_usage},
-    CodeInfo{ErrorCode::unauthenticated, "unauthenticated", 401, exit_auth},
-    CodeInfo{ErrorCode::forbidden, "forbidden", 403, exit_auth},
-    CodeInfo{ErrorCode::not_found, "not_found", 404, exit_not_found},
-    CodeInfo{ErrorCode::expired, "expired", 410, exit_not_found},
-    CodeInfo{ErrorCode::conflict, "conflict", 409, exit_limit},
-    CodeInfo{ErrorCode::fenced, "fenced", 409, exit_auth},
-    CodeInfo{ErrorCode::inbox_full, "inbox_full", 409, exit_limit},
-    CodeInfo{ErrorCode::rate_limited, "rate_limited", 429, exit_limit},
-    CodeInfo{ErrorCode::limit_reached, "limit_reached", 429, exit_limit},
-    CodeInfo{ErrorCode::busy, "busy", 503, exit_limit},
-    CodeInfo{ErrorCode::unavailable, "unavailable", 503, exit_unreachable},
-    CodeInfo{ErrorCode::internal, "internal", 500, exit_failure},
-    CodeInfo{ErrorCode::unreachable, "unreachable", 503, exit_unreachable},
-    CodeInfo{ErrorCode::usage, "usage", 400, exit_usage},
+#define AGENTWORKS_ERROR_ROW(name, http, exit, when) CodeInfo{ErrorCode::name, #name, http, exit},
+    AGENTWORKS_ERROR_CODES(AGENTWORKS_ERROR_ROW)
+#undef AGENTWORKS_ERROR_ROW
 };
 
-const CodeInfo& info(ErrorCode code) {
-  for (const auto& c : kCodes) {
-    if (c.code == code) return c;
-  }
-  return kCodes[16];  // internal: the table lists every code, so this is unreachable
-}
+// The rows are generated in enum order, so the enum value is the index.
+const CodeInfo& info(ErrorCode code) { return kCodes.at(static_cast<std::size_t>(code)); }
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "agentworks/environment.hpp"
+
 namespace agentworks::paths {
 namespace fs = std::filesystem;
 namespace {
@@ -25,7 +27,7 @@ fs::path home_dir() {
 }
 
 fs::path config_file() {
-  if (const char* c = std::getenv("AGENTWORKS_CONFIG"); c != nullptr && c[0] != '\0') {
+  if (const char* c = env::get(env::Var::config); c != nullptr) {
     return fs::absolute(c);
   }
   if (const char* x = absolute_env("XDG_CONFIG_HOME")) return fs::path(x) / "agentworks" / "config.json";

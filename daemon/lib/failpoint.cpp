@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agentworks/environment.hpp"
+
 namespace agentworks::bridge {
 
 void failpoint_hit(const char* name) {
-  const char* wanted = std::getenv("AGENTWORKS_FAILPOINT");
+  const char* wanted = env::get(env::Var::failpoint);
   if (wanted != nullptr && std::strcmp(wanted, name) == 0) std::raise(SIGKILL);
 }
 

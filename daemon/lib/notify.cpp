@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "agentworks/environment.hpp"
 #include "log.hpp"
 
 namespace agentworks::bridge {
@@ -30,7 +31,7 @@ std::optional<std::string> on_path(const std::string& name) {
 
 // The program to run: the override when set (absolute path only), else the platform's notifier on PATH.
 std::optional<std::string> notifier_program() {
-  if (const char* cmd = std::getenv("AGENTWORKS_NOTIFY_COMMAND"); cmd != nullptr && cmd[0] != '\0') {
+  if (const char* cmd = env::get(env::Var::notify_command); cmd != nullptr) {
     if (cmd[0] == '/' && executable(cmd)) return std::string(cmd);
     return std::nullopt;
   }
@@ -131,7 +132,7 @@ bool DesktopNotifier::notify(std::string_view title, std::string_view text) {
 }
 
 std::chrono::milliseconds notify_after_from_env() {
-  if (const char* v = std::getenv("AGENTWORKS_NOTIFY_AFTER_MS"); v != nullptr) {
+  if (const char* v = env::get(env::Var::notify_after_ms); v != nullptr) {
     const long long ms = std::atoll(v);
     if (ms >= 1) return std::chrono::milliseconds(ms);
   }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "agentworks/environment.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/sqlite.hpp"
 #include "bridge.hpp"
@@ -90,12 +91,12 @@ int run_bridge(const RunOptions& options) {
       BridgeOptions bo;
       bo.state_dir = state;
       // Test knob: a shorter heartbeat watchdog, so tests need not wait 45 s for a silent stream.
-      if (const char* w = std::getenv("AGENTWORKS_BRIDGE_WATCHDOG_MS"); w != nullptr) {
+      if (const char* w = env::get(env::Var::bridge_watchdog_ms); w != nullptr) {
         const long long ms = std::atoll(w);
         if (ms >= 100) bo.stream.watchdog_ms = static_cast<std::uint64_t>(ms);
       }
       // Test knob: a small per-session message quota (R-B9), so quota tests need not send 2,000 messages.
-      if (const char* q = std::getenv("AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION"); q != nullptr) {
+      if (const char* q = env::get(env::Var::bridge_max_messages_per_session); q != nullptr) {
         const long long n = std::atoll(q);
         if (n >= 1) bo.limits.max_messages_per_session = n;
       }

@@ -9,26 +9,34 @@
 
 namespace agentworks {
 
+// The one list of error codes: the enum, their names, HTTP statuses and exit codes all come from it, so a code
+// cannot be added to one and forgotten in another. Each row: X(name, HTTP status, exit code, when).
+// docs/protocol.md's table shows the same rows (checked by a unit test).
+#define AGENTWORKS_ERROR_CODES(X)                                                                          \
+  X(bad_request, 400, exit_usage, "malformed JSON, wrong type, unknown field, bad value")                 \
+  X(invalid_name, 400, exit_usage, "agent name breaks the name rules")                                    \
+  X(invalid_message, 400, exit_usage, "message empty or over 20,000 characters")                          \
+  X(cursor_mismatch, 400, exit_usage, "a cursor from the other cursor space")                             \
+  X(payload_too_large, 413, exit_usage, "request body over the limit")                                    \
+  X(unauthenticated, 401, exit_auth, "missing, unknown or revoked token")                                 \
+  X(forbidden, 403, exit_auth, "not allowed for this name, account or connection kind")                   \
+  X(not_found, 404, exit_not_found, "unknown route, id or name (or not visible to the caller)")           \
+  X(expired, 410, exit_not_found, "inbox expired (metadata only, no bodies)")                             \
+  X(conflict, 409, exit_limit, "state conflict (name taken, submission id reused differently)")           \
+  X(fenced, 409, exit_auth, "attachment superseded, detached or revoked")                                 \
+  X(inbox_full, 409, exit_limit, "inbox history full and its oldest message still pending")               \
+  X(rate_limited, 429, exit_limit, "40 messages per hour per conversation")                               \
+  X(limit_reached, 429, exit_limit, "registration / inbox / quota caps")                                  \
+  X(busy, 503, exit_limit, "temporarily unable (retry later)")                                            \
+  X(unavailable, 503, exit_unreachable, "the server cannot store right now (disk full, store down)")      \
+  X(internal, 500, exit_failure, "server-side failure")                                                   \
+  X(unreachable, 503, exit_unreachable, "client side: server or bridge cannot be reached")                \
+  X(usage, 400, exit_usage, "client side: bad command line")
+
 enum class ErrorCode {
-  bad_request,        // 400 malformed JSON, wrong type, unknown field, bad value
-  invalid_name,       // 400 agent name breaks the name rules
-  invalid_message,    // 400 message empty or over 20,000 characters
-  cursor_mismatch,    // 400 a cursor from the other cursor space
-  payload_too_large,  // 413 request body over the limit
-  unauthenticated,    // 401 missing, unknown or revoked token
-  forbidden,          // 403 not allowed for this name, account or connection kind
-  not_found,          // 404 unknown route, id or name (or not visible to the caller)
-  expired,            // 410 inbox expired (metadata only, no bodies)
-  conflict,           // 409 state conflict (name taken, submission id reused differently)
-  fenced,             // 409 attachment superseded, detached or revoked
-  inbox_full,         // 409 inbox history full and its oldest message still pending
-  rate_limited,       // 429 40 messages per hour per conversation
-  limit_reached,      // 429 registration / inbox / quota caps
-  busy,               // 503 temporarily unable (retry later)
-  unavailable,        // 503 the server cannot store right now (disk full, store down); retry later
-  internal,           // 500 server-side failure
-  unreachable,        // client side: server or bridge cannot be reached
-  usage,              // client side: bad command line
+#define AGENTWORKS_ERROR_ENUM(name, http, exit, when) name,
+  AGENTWORKS_ERROR_CODES(AGENTWORKS_ERROR_ENUM)
+#undef AGENTWORKS_ERROR_ENUM
 };
 
 std::string_view code_name(ErrorCode code);

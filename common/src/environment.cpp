@@ -1,0 +1,48 @@
+#include "agentworks/environment.hpp"
+
+#include <array>
+#include <cstdlib>
+
+namespace agentworks::env {
+namespace {
+
+// In enum order: the enum value is the index (checked by a unit test).
+constexpr std::array kVars = {
+    VarInfo{Var::config, "AGENTWORKS_CONFIG", "$XDG_CONFIG_HOME/agentworks/config.json",
+            "the CLI's login file (server URL, token); another file is another login", false},
+    VarInfo{Var::bridge_bin, "AGENTWORKS_BRIDGE_BIN", "next to agentworks, then the build tree, then PATH",
+            "the agentworks-bridge program `agentworks up` and `daemon start` run", false},
+    VarInfo{Var::server_bin, "AGENTWORKS_SERVER_BIN", "next to agentworks, then the build tree, then PATH",
+            "the agentworks-server program `agentworks up` runs", false},
+    VarInfo{Var::hook_bin, "AGENTWORKS_HOOK_BIN", "next to agentworks, then the build tree",
+            "the agentworks-hook program `agentworks attach` writes into the hook configuration", false},
+    VarInfo{Var::claude_bin, "AGENTWORKS_CLAUDE_BIN", "claude on PATH",
+            "the Claude Code program `agentworks claude` and `attach claude` run", false},
+    VarInfo{Var::claude_channel, "AGENTWORKS_CLAUDE_CHANNEL", "unset",
+            "set to 1 by `agentworks claude`: the plugin's MCP server then pushes messages as a Claude channel", false},
+    VarInfo{Var::notify_command, "AGENTWORKS_NOTIFY_COMMAND", "notify-send (osascript on macOS) on PATH",
+            "the program (an absolute path) the bridge runs for a desktop notification, as PROGRAM TITLE TEXT", false},
+    VarInfo{Var::notify_after_ms, "AGENTWORKS_NOTIFY_AFTER_MS", "120000",
+            "how long a message waits unread in an idle chat before the desktop notification", false},
+    VarInfo{Var::max_continuations, "AGENTWORKS_MAX_CONTINUATIONS", "3",
+            "how many times in a row the Stop hook keeps a chat going to deliver messages", false},
+    VarInfo{Var::bridge_watchdog_ms, "AGENTWORKS_BRIDGE_WATCHDOG_MS", "45000",
+            "the silence after which the bridge drops and reopens a server stream (at least 100)", true},
+    VarInfo{Var::bridge_max_messages_per_session, "AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION", "2000",
+            "the bridge's per-session message quota", true},
+    VarInfo{Var::failpoint, "AGENTWORKS_FAILPOINT", "unset",
+            "the named failpoint at which a failpoints build kills itself with SIGKILL", true},
+};
+
+}  // namespace
+
+std::span<const VarInfo> table() { return kVars; }
+
+const VarInfo& info(Var var) { return kVars.at(static_cast<std::size_t>(var)); }
+
+const char* get(Var var) {
+  const char* value = std::getenv(info(var).name.data());
+  return value != nullptr && value[0] != '\0' ? value : nullptr;
+}
+
+}  // namespace agentworks::env
