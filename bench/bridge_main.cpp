@@ -4,7 +4,7 @@
 //   2. catch-up of a --backlog message backlog sent while --backlog-sessions of those attachments are offline,
 //      timed from `resume` until `status` shows every message cached (pending) in the journal;
 //   3. `take` round trips (limit 1, one message each, offer commit included) from a socket client: p50/p99.
-// A watchdog (alarm) kills the server and the bridge and exits if the run exceeds --max-seconds.
+// A watchdog (bench_run.hpp) kills the server and the bridge and exits if the run exceeds --max-seconds.
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,10 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include "bench_run.hpp"
 #include "bridge_process.hpp"
 #include "bridge_socket_client.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
+#include "process_watch.hpp"
 #include "server_process.hpp"
 
 namespace bench = agentworks::bench;
@@ -53,30 +55,6 @@ struct Options {
   bool keep_home = false;
 };
 
-volatile pid_t g_server_pid = 0;
-volatile pid_t g_bridge_pid = 0;
-
-void on_watchdog(int) {
-  static const char msg[] = "agentworks-bench-bridge: watchdog expired, killing server and bridge\n";
-  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
-  if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  ::_exit(3);
-}
-
-std::string sibling_binary(const std::string& dir, const std::string& name) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return name;
-  return (self.parent_path().parent_path() / dir / name).string();
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -154,7 +132,7 @@ std::size_t send_backlog(std::uint16_t port, const std::string& token, std::size
 int run(const Options& opt) {
   std::printf("agentworks-bench-bridge: %zu attachments, backlog %zu over %zu sessions, %zu takes\n", opt.attachments,
               opt.backlog, opt.backlog_sessions, opt.takes);
-  std::printf("load average at start: %s\n", load_average().c_str());
+  std::printf("load average at start: %s\n", bench::load_average().c_str());
   const auto run_start = Clock::now();
 
   bench::ServerProcess server;
@@ -166,7 +144,7 @@ int run(const Options& opt) {
     std::fprintf(stderr, "server: %s\n", error.c_str());
     return 2;
   }
-  g_server_pid = server.pid();
+  bench::watch_process(server.pid());
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   std::printf("server pid %d at %s\n", server.pid(), url.c_str());
 
@@ -175,7 +153,7 @@ int run(const Options& opt) {
     std::fprintf(stderr, "bridge: %s\n", error.c_str());
     return 2;
   }
-  g_bridge_pid = bridge.pid();
+  bench::watch_process(bridge.pid());
   std::printf("bridge pid %d, home %s\n", bridge.pid(), bridge.root().c_str());
   bench::BridgeSocketClient c;
   if (!c.connect(bridge.socket_path(), &error)) {
@@ -297,7 +275,7 @@ int run(const Options& opt) {
   std::printf("    latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", take_stats.p50_ms, take_stats.p99_ms,
               take_stats.max_ms);
 
-  std::printf("\nload average at end: %s (run took %.1f s)\n", load_average().c_str(), seconds_since(run_start));
+  std::printf("\nload average at end: %s (run took %.1f s)\n", bench::load_average().c_str(), seconds_since(run_start));
   const bool rss_met = rss_idle > 0 && mib(rss_idle) < 20.0;
   const bool catchup_met = caught_up && catchup_s < 10.0 && expected >= opt.backlog;
   const bool take_met = take_stats.count > 0 && take_stats.p99_ms < 2.0;
@@ -308,15 +286,15 @@ int run(const Options& opt) {
   std::fflush(stdout);
 
   c.close();
+  bench::unwatch_process(bridge.pid());
   bridge.stop();
-  g_bridge_pid = 0;
   if (opt.keep_home) {
     std::printf("bridge home kept: %s\n", bridge.root().c_str());
   } else {
     bridge.remove_home();
   }
+  bench::unwatch_process(server.pid());
   server.stop();
-  g_server_pid = 0;
   return 0;
 }
 
@@ -339,16 +317,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(10, 3600));
   app.add_flag("--keep-home", opt.keep_home, "keep the bridge's temp HOME (journal, bridge.log) for inspection");
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = sibling_binary("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = sibling_binary("daemon", "agentworks-bridge");
-  std::signal(SIGALRM, on_watchdog);
-  ::alarm(opt.max_seconds);
+  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
+  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  bench::arm_watchdog("agentworks-bench-bridge", opt.max_seconds);
   try {
     return run(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agentworks-bench-bridge: %s\n", e.what());
-    if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-    if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+    bench::kill_watched();
     return 2;
   }
 }

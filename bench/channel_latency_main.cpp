@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agentworks/process_ancestry.hpp"
+#include "bench_run.hpp"
 #include "bridge_process.hpp"
 #include "bridge_socket_client.hpp"
 #include "channel_mcp_child.hpp"
@@ -46,23 +47,6 @@ struct Options {
   unsigned max_seconds = 300;
 };
 
-volatile pid_t g_server_pid = 0;
-volatile pid_t g_bridge_pid = 0;
-
-void on_watchdog(int) {
-  static const char msg[] = "agentworks-bench-channel: watchdog expired, killing server and bridge\n";
-  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
-  if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  ::_exit(3);
-}
-
-std::string sibling_binary(const std::string& dir, const std::string& name) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return name;
-  return (self.parent_path().parent_path() / dir / name).string();
-}
 
 // The MCP child runs in the bridge's temp HOME (it finds the bridge socket under HOME).
 std::vector<std::string> child_environment(const std::string& root) {
@@ -104,14 +88,14 @@ int run(const Options& opt) {
     std::fprintf(stderr, "server: %s\n", error.c_str());
     return 2;
   }
-  g_server_pid = server.pid();
+  bench::watch_process(server.pid());
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
   if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
     std::fprintf(stderr, "bridge: %s\n", error.c_str());
     return 2;
   }
-  g_bridge_pid = bridge.pid();
+  bench::watch_process(bridge.pid());
   bench::BridgeSocketClient c;
   if (!c.connect(bridge.socket_path(), &error)) {
     std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
@@ -208,17 +192,15 @@ int main(int argc, char** argv) {
   app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
       ->check(CLI::Range(10, 3600));
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = sibling_binary("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = sibling_binary("daemon", "agentworks-bridge");
-  if (opt.cli_binary.empty()) opt.cli_binary = sibling_binary("cli", "agentworks");
-  std::signal(SIGALRM, on_watchdog);
-  ::alarm(opt.max_seconds);
+  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
+  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  if (opt.cli_binary.empty()) opt.cli_binary = bench::built_program("cli", "agentworks");
+  bench::arm_watchdog("agentworks-bench-channel", opt.max_seconds);
   try {
     return run(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agentworks-bench-channel: %s\n", e.what());
-    if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-    if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+    bench::kill_watched();
     return 2;
   }
 }

@@ -21,11 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench_run.hpp"
 #include "bridge_process.hpp"
 #include "bridge_socket_client.hpp"
 #include "hook_run.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
+#include "process_watch.hpp"
 #include "server_process.hpp"
 
 extern char** environ;
@@ -47,31 +49,6 @@ struct Options {
   unsigned max_seconds = 600;
 };
 
-volatile pid_t g_server_pid = 0;
-volatile pid_t g_bridge_pid = 0;
-
-void on_watchdog(int) {
-  static const char msg[] = "agentworks-bench-hook: watchdog expired, killing server and bridge\n";
-  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
-  if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  ::_exit(3);
-}
-
-std::string sibling_binary(const std::string& dir, const std::string& name) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return name;
-  // dir "" means next to this binary; otherwise a sibling build directory (../server, ../daemon, ../hooks).
-  return (dir.empty() ? self.parent_path() / name : self.parent_path().parent_path() / dir / name).string();
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
 
 // The hook's environment: the bridge's temp HOME, so it finds the bridge's socket.
 std::vector<std::string> hook_environment(const std::string& root) {
@@ -126,7 +103,7 @@ void print(const Series& s) {
 
 int run(const Options& opt) {
   std::printf("agentworks-bench-hook: %zu runs per series\nhook %s\nload average at start: %s\n", opt.runs,
-              opt.hook_binary.c_str(), load_average().c_str());
+              opt.hook_binary.c_str(), bench::load_average().c_str());
   bench::ServerProcess server;
   std::string error;
   if (!server.start(opt.server_binary, {"--rate-limit-per-hour", "100000000", "--inbox-history", "1000000"},
@@ -134,14 +111,14 @@ int run(const Options& opt) {
     std::fprintf(stderr, "server: %s\n", error.c_str());
     return 2;
   }
-  g_server_pid = server.pid();
+  bench::watch_process(server.pid());
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
   if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
     std::fprintf(stderr, "bridge: %s\n", error.c_str());
     return 2;
   }
-  g_bridge_pid = bridge.pid();
+  bench::watch_process(bridge.pid());
   bench::BridgeSocketClient c;
   if (!c.connect(bridge.socket_path(), &error)) {
     std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
@@ -215,18 +192,18 @@ int run(const Options& opt) {
   for (const Series* s : {&floor, &prompt, &unattached, &delivery}) print(*s);
   const auto u = bench::summarize(unattached.samples);
   const auto d = bench::summarize(delivery.samples);
-  std::printf("\nload average at end: %s\ntargets:\n", load_average().c_str());
+  std::printf("\nload average at end: %s\ntargets:\n", bench::load_average().c_str());
   std::printf("  unattached p50 < 1.5 ms: %.3f ms  %s\n", u.p50_ms, u.count > 0 && u.p50_ms < 1.5 ? "MET" : "MISSED");
   std::printf("  unattached p99 < 5 ms:   %.3f ms  %s\n", u.p99_ms, u.count > 0 && u.p99_ms < 5.0 ? "MET" : "MISSED");
   std::printf("  delivery p50 < 5 ms:     %.3f ms  %s\n", d.p50_ms, d.count > 0 && d.p50_ms < 5.0 ? "MET" : "MISSED");
   std::printf("  delivery p99 < 20 ms:    %.3f ms  %s\n", d.p99_ms, d.count > 0 && d.p99_ms < 20.0 ? "MET" : "MISSED");
   std::fflush(stdout);
   c.close();
+  bench::unwatch_process(bridge.pid());
   bridge.stop();
-  g_bridge_pid = 0;
   bridge.remove_home();
+  bench::unwatch_process(server.pid());
   server.stop();
-  g_server_pid = 0;
   return (unattached.bad + delivery.bad + floor.bad + prompt.bad) == 0 ? 0 : 1;
 }
 
@@ -244,18 +221,16 @@ int main(int argc, char** argv) {
   app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
       ->check(CLI::Range(10, 3600));
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = sibling_binary("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = sibling_binary("daemon", "agentworks-bridge");
-  if (opt.hook_binary.empty()) opt.hook_binary = sibling_binary("hooks", "agentworks-hook");
-  if (opt.floor_binary.empty()) opt.floor_binary = sibling_binary("", "agentworks-bench-hook-floor");
-  std::signal(SIGALRM, on_watchdog);
-  ::alarm(opt.max_seconds);
+  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
+  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  if (opt.hook_binary.empty()) opt.hook_binary = bench::built_program("hooks", "agentworks-hook");
+  if (opt.floor_binary.empty()) opt.floor_binary = bench::built_program("", "agentworks-bench-hook-floor");
+  bench::arm_watchdog("agentworks-bench-hook", opt.max_seconds);
   try {
     return run(opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agentworks-bench-hook: %s\n", e.what());
-    if (g_bridge_pid > 0) ::kill(g_bridge_pid, SIGKILL);
-    if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
+    bench::kill_watched();
     return 2;
   }
 }

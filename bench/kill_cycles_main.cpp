@@ -23,6 +23,7 @@
 #include <set>
 #include <thread>
 
+#include "bench_run.hpp"
 #include "bridge_socket_client.hpp"
 #include "kill_procs.hpp"
 
@@ -40,12 +41,6 @@ struct Options {
   std::uint32_t seed = 0;
   std::string server_bin, bridge_bin, cli_bin, parent = "/tmp";
 };
-
-std::string sibling(const std::string& dir, const std::string& name) {
-  std::error_code ec;
-  const auto self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? name : (self.parent_path().parent_path() / dir / name).string();
-}
 
 std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
   std::vector<std::vector<std::string>> rows;
@@ -342,9 +337,9 @@ int main(int argc, char** argv) {
   app.add_option("--cli", opt.cli_bin, "agentworks (default: ../cli/)");
   app.add_option("--data-parent", opt.parent, "where the temp HOME goes");
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_bin.empty()) opt.server_bin = agentworks::bench::sibling("server", "agentworks-server");
-  if (opt.bridge_bin.empty()) opt.bridge_bin = agentworks::bench::sibling("daemon", "agentworks-bridge");
-  if (opt.cli_bin.empty()) opt.cli_bin = agentworks::bench::sibling("cli", "agentworks");
+  if (opt.server_bin.empty()) opt.server_bin = agentworks::bench::built_program("server", "agentworks-server");
+  if (opt.bridge_bin.empty()) opt.bridge_bin = agentworks::bench::built_program("daemon", "agentworks-bridge");
+  if (opt.cli_bin.empty()) opt.cli_bin = agentworks::bench::built_program("cli", "agentworks");
   try {
     return agentworks::bench::run(opt);
   } catch (const std::exception& e) {

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_run.hpp"
 #include "bench_setup.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
@@ -54,21 +55,6 @@ struct Options {
   std::string data_parent = "/tmp";
 };
 
-volatile pid_t g_server_pid = 0;
-
-void on_watchdog(int) {
-  static const char msg[] = "agentworks-bench-load: watchdog expired, killing the server and exiting\n";
-  if (g_server_pid > 0) ::kill(g_server_pid, SIGKILL);
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  ::_exit(3);
-}
-
-std::string default_server_binary() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "agentworks-server";
-  return (self.parent_path().parent_path() / "server" / "agentworks-server").string();
-}
 
 bool parse_url(const std::string& url, bench::Endpoint* endpoint) {
   const std::string prefix = "http://127.0.0.1:";
@@ -282,9 +268,8 @@ int main(int argc, char** argv) {
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }
   std::signal(SIGPIPE, SIG_IGN);
-  std::signal(SIGALRM, on_watchdog);
   const double budget = (opt.streams > 0 ? opt.hold_s : opt.duration_s) + 180;
-  ::alarm(static_cast<unsigned>(budget));
+  bench::arm_watchdog("agentworks-bench-load", static_cast<unsigned>(budget));
 
   bench::Endpoint endpoint;
   bench::ServerProcess server;
@@ -302,13 +287,13 @@ int main(int argc, char** argv) {
                                      "--max-inboxes-total",      "1000000",   "--inbox-history",           "1000000",
                                      "--max-agents-per-account", "1000000",   "--max-agents-total",        "1000000"};
     args.insert(args.end(), opt.server_args.begin(), opt.server_args.end());
-    const std::string binary = opt.server_binary.empty() ? default_server_binary() : opt.server_binary;
+    const std::string binary = opt.server_binary.empty() ? bench::built_program("server", "agentworks-server") : opt.server_binary;
     std::string error;
     if (!server.start(binary, args, opt.data_parent, 15s, &error)) {
       std::fprintf(stderr, "could not start %s: %s\n", binary.c_str(), error.c_str());
       return 1;
     }
-    g_server_pid = server.pid();
+    bench::watch_process(server.pid());
     server_pid = server.pid();
     endpoint.port = server.port();
     endpoint.token = server.token();

@@ -1,0 +1,23 @@
+// What every benchmark program shares: a watchdog that SIGKILLs the processes it started and exits when a run
+// hangs, and the paths of the programs built beside it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace agentworks::bench {
+
+// After `seconds`, kills every watched process, prints "<program>: watchdog expired" and exits with 3.
+void arm_watchdog(const char* program, unsigned seconds);
+// Up to four processes at a time; watching pid 0 or a pid twice is a no-op.
+void watch_process(pid_t pid);
+void unwatch_process(pid_t pid);
+// SIGKILLs every watched process (the main's own failure path).
+void kill_watched();
+
+// A program of this build tree: `dir` "" is next to this binary, else a sibling build folder ("server", "daemon",
+// "hooks", "cli"). Falls back to `name` (PATH) when /proc/self/exe cannot be read.
+std::string built_program(const std::string& dir, const std::string& name);
+
+}  // namespace agentworks::bench
