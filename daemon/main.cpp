@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "agentworks/error.hpp"
-#include "run.hpp"
+#include "start/run.hpp"
 
 int main(int argc, char** argv) {
   bool foreground = false;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "agentworks/sha256.hpp"
-#include "delivery_text.hpp"
+#include "delivery/delivery_text.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "line_reader.hpp"
+#include "platform/line_reader.hpp"
 
 namespace {
 

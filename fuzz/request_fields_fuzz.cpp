@@ -9,7 +9,7 @@
 #include "agentworks/error.hpp"
 #include "agentworks/validation.hpp"
 #include "fuzz_check.hpp"
-#include "request_fields.hpp"
+#include "request/request_fields.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "log.hpp"
 #include "native/native_router.hpp"
+#include "platform/log.hpp"
 
 namespace agentworks::bridge {
 namespace {

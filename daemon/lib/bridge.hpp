@@ -13,16 +13,16 @@
 #include <optional>
 #include <string>
 
-#include "attachment_stream.hpp"
-#include "child_credentials.hpp"
-#include "curl_multi.hpp"
-#include "held_back.hpp"
-#include "hook_state.hpp"
-#include "http_client.hpp"
-#include "journal.hpp"
-#include "notify.hpp"
-#include "outbox.hpp"
-#include "session_registry.hpp"
+#include "delivery/attachment_stream.hpp"
+#include "delivery/notify.hpp"
+#include "delivery/outbox.hpp"
+#include "platform/curl_multi.hpp"
+#include "platform/http_client.hpp"
+#include "state/child_credentials.hpp"
+#include "state/held_back.hpp"
+#include "state/hook_state.hpp"
+#include "state/journal.hpp"
+#include "state/session_registry.hpp"
 
 namespace agentworks::bridge {
 

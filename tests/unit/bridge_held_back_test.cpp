@@ -1,7 +1,7 @@
-// The held-back count of an attachment whose journal was full (daemon/lib/held_back.hpp; R-B9, R-B12, issue
+// The held-back count of an attachment whose journal was full (daemon/lib/state/held_back.hpp; R-B9, R-B12, issue
 // 12.3): caching pauses at the first message with no room, stream events while paused are counted once each
 // (replays included), and the count falls as the replayed messages are journaled.
-#include "held_back.hpp"
+#include "state/held_back.hpp"
 
 #include <gtest/gtest.h>
 

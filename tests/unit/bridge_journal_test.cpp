@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "journal.hpp"
+#include "state/journal.hpp"
 
 namespace agentworks::bridge {
 namespace {

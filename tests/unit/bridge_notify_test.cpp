@@ -2,7 +2,7 @@
 // agent only (invariant 8: never a body).
 #include <gtest/gtest.h>
 
-#include "notify.hpp"
+#include "delivery/notify.hpp"
 
 namespace agentworks::bridge {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "instance.hpp"
-#include "private_dir.hpp"
+#include "start/instance.hpp"
+#include "start/private_dir.hpp"
 
 namespace agentworks::bridge {
 namespace {

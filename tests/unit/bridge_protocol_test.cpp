@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backoff.hpp"
 #include "bridge.hpp"
-#include "command_table.hpp"
-#include "line_reader.hpp"
+#include "ops/command_table.hpp"
+#include "platform/backoff.hpp"
+#include "platform/line_reader.hpp"
 
 namespace agentworks::bridge {
 namespace {

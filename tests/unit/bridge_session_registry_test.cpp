@@ -1,7 +1,7 @@
 // The bridge's session registry stays bounded (issue 12.6): registrations of processes that have ended are
 // dropped a few at a time as new ones arrive, and a cap evicts the least recently reported; a live process keeps
 // its registration and a re-report refreshes it.
-#include "session_registry.hpp"
+#include "state/session_registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The delivery text formatter (daemon/lib/delivery_text.hpp): labels and fences (R-H3, R-B18), instructions vs
+// The delivery text formatter (daemon/lib/delivery/delivery_text.hpp): labels and fences (R-H3, R-B18), instructions vs
 // hint (R-B17), oldest-first budget prefix and truncation of one long message (R-H1), UTF-16 counting.
-#include "delivery_text.hpp"
+#include "delivery/delivery_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "push_result.hpp"
+#include "native/push_result.hpp"
 
 namespace agentworks::bridge::native {
 

@@ -1,4 +1,4 @@
-#include "codex_queue.hpp"
+#include "native/codex_queue.hpp"
 
 #include <unistd.h>
 

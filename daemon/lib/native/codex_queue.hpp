@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "push_result.hpp"
+#include "native/push_result.hpp"
 
 namespace agentworks::bridge::native {
 

@@ -1,4 +1,4 @@
-#include "codex_tui.hpp"
+#include "native/codex_tui.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "native_router.hpp"
+#include "native/native_router.hpp"
 
 #include <unistd.h>
 
@@ -11,17 +11,17 @@
 #include "agentworks/paths.hpp"
 #include "agentworks/random.hpp"
 #include "bridge.hpp"
-#include "claude_inbox.hpp"
-#include "codex_queue.hpp"
-#include "codex_tui.hpp"
-#include "delivery_batch.hpp"
-#include "delivery_notices.hpp"
-#include "log.hpp"
-#include "notify.hpp"
-#include "offer_flow.hpp"
-#include "offline.hpp"
-#include "process_watch.hpp"
-#include "push_result.hpp"
+#include "delivery/delivery_batch.hpp"
+#include "delivery/delivery_notices.hpp"
+#include "delivery/notify.hpp"
+#include "delivery/offer_flow.hpp"
+#include "delivery/offline.hpp"
+#include "native/claude_inbox.hpp"
+#include "native/codex_queue.hpp"
+#include "native/codex_tui.hpp"
+#include "native/process_watch.hpp"
+#include "native/push_result.hpp"
+#include "platform/log.hpp"
 
 namespace agentworks::bridge::native {
 

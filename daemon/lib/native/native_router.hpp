@@ -19,9 +19,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "agentworks/process_ancestry.hpp"
-#include "journal.hpp"
-#include "notify.hpp"
-#include "request_fields.hpp"
+#include "delivery/notify.hpp"
+#include "request/request_fields.hpp"
+#include "state/journal.hpp"
 
 namespace agentworks::bridge {
 

@@ -1,4 +1,4 @@
-#include "process_watch.hpp"
+#include "native/process_watch.hpp"
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -1,0 +1,166 @@
+#include "ops/command_table.hpp"
+
+#include <chrono>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/sqlite.hpp"
+#include "bridge.hpp"
+#include "native/native_router.hpp"
+#include "ops/ops.hpp"
+#include "platform/log.hpp"
+#include "request/request_fields.hpp"
+
+namespace agentworks::bridge {
+
+using nlohmann::json;
+
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"ping", op_ping, "Liveness check. Answers {pong, pid, version}."},
+      {"help", op_help, "Lists every op with its help text."},
+      {"status", op_status,
+       "The bridge and every attachment: agent_name, provider, session_id, attachment_id, state, stream, pending, "
+       "offered_not_admitted; plus outbox_queued."},
+      {"lookup", op_lookup,
+       "{provider, session_id}: is this exact session attached? Local only, never touches the network (the hook's "
+       "fast path). Answers {attached, state, agent_name, attachment_id, pending}."},
+      {"attach", op_attach,
+       "{provider, session_id, agent_name, purpose, config?}: attach this exact session under a name, using the "
+       "person's CLI login (config: path of another CLI config). Creates or reuses the agent's child connection and "
+       "opens the stream."},
+      {"detach", op_detach,
+       "{provider, session_id}: end the attachment on the server, revoke its child connection, remove local state."},
+      {"offline", op_offline,
+       "{provider, session_id}: SessionEnd. The identity stays, delivery stops, messages wait on the server."},
+      {"resume", op_resume,
+       "{provider, session_id, process}: reconnect an offline attachment of the same session; process is the "
+       "current provider process key {pid, start} (required)."},
+      {"take", op_take,
+       "{provider, session_id, limit?}: hand out waiting messages (at most 20) after the server's release check; "
+       "each is persisted as offered before the answer and never handed out automatically again."},
+      {"ack", op_ack,
+       "{provider, session_id, message_id, delivery: admitted|processed, via?}: receipt through the durable outbox."},
+      {"reply", op_reply,
+       "{provider, session_id, inbox_id | message_id, message}: reply in that conversation as the attached agent, "
+       "through the durable outbox."},
+      {"send", op_send,
+       "{provider, session_id, target: \"agent:NAME\", message}: send as the attached agent, through the durable "
+       "outbox."},
+      {"read", op_read,
+       "{provider+session_id | process, after?, limit? (1-100)}: bounded mailbox read as the attached agent, "
+       "filtered by the server's release check. Answers {agent_name, messages, next_cursor, filtered}."},
+      {"channel_take", op_channel_take,
+       "{process (+ provider/session_id for Codex), limit?}: `take` for the session of the caller's provider process "
+       "(the Claude channel of `agentworks mcp serve --claude-channel`)."},
+      {"peers", op_peers,
+       "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
+      {"deliver", op_deliver,
+       "{provider, session_id, stop_hook_active?, loop_count?, max_continuations? (0-8, default 3), max_chars? "
+       "(2000-100000, default 9500), process?}: the Stop hook's delivery. Answers {attached} alone for an unknown "
+       "session (no network); else {state, text, message_ids, guidance, pending, held, guarded}: the oldest-first "
+       "messages that fit max_chars UTF-16 units, labelled as other agents' messages, offered once."},
+      {"command", op_command,
+       "{provider, session_id, verb: attach|status|detach|resume|cleanup, name?, purpose?, confirm?, cwd?, "
+       "config?, process?}: a person's typed /agentworks command. attach without name proposes a unique name, "
+       "confirm:true attaches under it; every success has `text` for the person."},
+      {"cleanup", op_cleanup,
+       "Reclaims processed metadata and offered metadata older than 7 days. Pending bodies and the watermark stay."},
+      {"shutdown", op_shutdown, "Stops the bridge cleanly (agentworks daemon stop)."},
+  };
+  return table;
+}
+
+const Command* find_command(std::string_view op) {
+  for (const auto& c : commands()) {
+    if (c.op == op) return &c;
+  }
+  return nullptr;
+}
+
+std::string greeting_line() {
+  json caps = json::array();
+  for (const auto& c : commands()) caps.push_back(std::string(c.op));
+  const json g = {{"agentworks_bridge", 1}, {"protocol", kLocalProtocolVersion}, {"capabilities", caps}};
+  return g.dump() + "\n";
+}
+
+namespace {
+
+// Every request that names a session and its provider process registers that process (docs/protocol.md "Hook
+// ops"): the one place the registry is written, whichever op it is.
+void register_hook_process(Bridge& bridge, const json& request) {
+  const auto process = optional_process(request);
+  if (!process || !request.contains("provider") || !request.contains("session_id")) return;
+  // The messaging ops (MCP child, `bridge message`) only CLAIM a session for their process; the claim is checked
+  // against the registrations (session_resolver.cpp, R-C7, R-C8) and must never create one.
+  static const std::set<std::string> kClaimsOnly = {"ack", "reply", "send", "read", "peers",
+                                                          "channel_take"};
+  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
+                                          kClaimsOnly.contains(op->get<std::string>())) {
+    return;
+  }
+  const auto key = session_key(request);
+  bridge.registry().record(*process, key);
+  // A hook event of an attached session (re)binds its native route to this process (issues 6, 7; R-N1).
+  static const std::set<std::string> kHookEvents = {"deliver", "command", "lookup"};
+  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
+                                          kHookEvents.contains(op->get<std::string>())) {
+    auto home = optional_string(request, "provider_home", 4096);
+    if (home && (home->empty() || home->front() != '/')) home.reset();
+    bridge.native().observe(key, process, home);
+  }
+}
+
+}  // namespace
+
+void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink) {
+  const auto started = std::chrono::steady_clock::now();
+  json request = json::parse(line.begin(), line.end(), nullptr, false);
+  if (request.is_discarded() || !request.is_object()) {
+    sink(error_line(nullptr, ErrorCode::bad_request, "each request must be one JSON object on one line"), nullptr);
+    return;
+  }
+  json id = nullptr;
+  if (const auto it = request.find("id"); it != request.end()) {
+    if (!it->is_number_integer() && !it->is_string() && !it->is_null()) {
+      sink(error_line(nullptr, ErrorCode::bad_request, "field 'id' must be an integer or a string"), nullptr);
+      return;
+    }
+    id = *it;
+  }
+  const Reply reply(std::make_shared<const json>(id), sink);
+  const auto op_it = request.find("op");
+  if (op_it == request.end() || !op_it->is_string()) {
+    reply.error(ErrorCode::bad_request, "field 'op' (a string) is required; send {\"op\":\"help\"} for the list");
+    return;
+  }
+  const std::string op = op_it->get<std::string>();
+  const Command* command = find_command(op);
+  if (command == nullptr) {
+    reply.error(ErrorCode::not_found, "unknown op '" + op + "'; send {\"op\":\"help\"} for the list");
+    return;
+  }
+  if (bridge.stopping()) {
+    reply.error(ErrorCode::busy, "the bridge is stopping; start it again with `agentworks daemon start`");
+    return;
+  }
+  try {
+    register_hook_process(bridge, request);
+    command->handler(bridge, request, reply);
+  } catch (const Error& e) {
+    reply.error(e.code(), e.what());
+  } catch (const sql::SqliteError& e) {
+    if (e.fatal()) bridge.fatal(std::string("journal failure during '") + op + "': " + e.what());
+    reply.error(ErrorCode::internal, std::string("journal error: ") + e.what());
+  } catch (const std::exception& e) {
+    log::error(std::string("op ") + op + " failed: " + e.what());
+    reply.error(ErrorCode::internal, std::string("internal error: ") + e.what());
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  if (ms.count() > 100) log::warn("op " + op + " took " + std::to_string(ms.count()) + " ms");
+}
+
+}  // namespace agentworks::bridge
