@@ -50,79 +50,110 @@ std::optional<Message> Store::message_by_id(const std::string& message_id) {
   return read_message(*q);
 }
 
-Receipt Store::send(const Connection& caller, const SendInput& in) {
+namespace {
+
+void check_send_input(const SendInput& in) {
   if (in.target.has_value() == in.inbox_id.has_value())
     throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\") or inbox_id");
   if (!valid_message_text(in.message))
     throw Error(ErrorCode::invalid_message, kMessageRule);
   if (in.submission_id && !valid_client_id(*in.submission_id))
     throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
+}
 
-  // Who speaks: a child always as its own agent; a login connection as agent_name when given.
-  std::optional<Agent> speaker;
-  if (!caller.is_login()) {
-    if (in.agent_name && (!caller.agent_name || fold_name(*in.agent_name) != fold_name(*caller.agent_name)))
-      throw Error(ErrorCode::forbidden, "a child connection may speak only as its own agent");
-    speaker = caller.agent_id ? agent_by_id(*caller.agent_id) : std::nullopt;
-    if (!speaker) throw Error(ErrorCode::forbidden, "this child connection's agent is no longer registered");
-  } else if (in.agent_name) {
-    speaker = require_allowed(caller, *in.agent_name);
-  }
+}  // namespace
 
+// Checks, finds who speaks, answers a repeated submission with its first receipt, routes the message to its
+// conversation, and stores it (message row, conversation counters, submission) in the request's transaction.
+Receipt Store::send(const Connection& caller, const SendInput& in) {
+  check_send_input(in);
+  const std::optional<Agent> speaker = send_speaker(caller, in);
   const std::string target_key = in.target ? fold_name(*in.target) : *in.inbox_id;
   const std::string fingerprint =
       sha256_hex(target_key + "\n" + (speaker ? speaker->agent_id : std::string()) + "\n" + in.message);
-  if (in.submission_id) {
-    Q q(*this,
-        "SELECT fingerprint, message_id, conversation_id, inbox_id FROM submissions"
-        " WHERE account_id = ? AND submission_id = ?");
-    q->bind(1, caller.account_id).bind(2, *in.submission_id);
-    if (q->step()) {
-      if (q->text(0) != fingerprint)
-        throw Error(ErrorCode::conflict, "submission_id was already used for a different message; mint a new one");
-      return Receipt{q->text(1), q->text(2), q->text(3), true};
-    }
-  }
+  if (auto first = earlier_submission(caller, in, fingerprint)) return *first;
 
-  Conversation conv;
   Message m;
+  Conversation conv = route_send(caller, speaker, in, m);
+  check_rate(conv);
+  make_room_in_inbox(conv);
+  fill_sent_message(caller, speaker, conv, in, m);
+  store_sent_message(conv, m);
+  if (in.submission_id) record_submission(caller, *in.submission_id, fingerprint, m);
+  Receipt r{m.message_id, m.conversation_id, m.inbox_id, false};
+  request_events_.messages.push_back(std::move(m));
+  return r;
+}
+
+// A child always speaks as its own agent; a login connection as agent_name when given, else as itself.
+std::optional<Agent> Store::send_speaker(const Connection& caller, const SendInput& in) {
+  if (!caller.is_login()) {
+    if (in.agent_name && (!caller.agent_name || fold_name(*in.agent_name) != fold_name(*caller.agent_name)))
+      throw Error(ErrorCode::forbidden, "a child connection may speak only as its own agent");
+    auto speaker = caller.agent_id ? agent_by_id(*caller.agent_id) : std::nullopt;
+    if (!speaker) throw Error(ErrorCode::forbidden, "this child connection's agent is no longer registered");
+    return speaker;
+  }
+  if (in.agent_name) return require_allowed(caller, *in.agent_name);
+  return std::nullopt;
+}
+
+// R-M2: the first receipt for a submission id seen before; a different message under it is a conflict.
+std::optional<Receipt> Store::earlier_submission(const Connection& caller, const SendInput& in,
+                                                 const std::string& fingerprint) {
+  if (!in.submission_id) return std::nullopt;
+  Q q(*this,
+      "SELECT fingerprint, message_id, conversation_id, inbox_id FROM submissions"
+      " WHERE account_id = ? AND submission_id = ?");
+  q->bind(1, caller.account_id).bind(2, *in.submission_id);
+  if (!q->step()) return std::nullopt;
+  if (q->text(0) != fingerprint)
+    throw Error(ErrorCode::conflict, "submission_id was already used for a different message; mint a new one");
+  return Receipt{q->text(1), q->text(2), q->text(3), true};
+}
+
+// The conversation a send goes into and who receives it: a new or continued one for "agent:NAME", else the
+// given inbox's, where the target agent's answer goes back to the initiator.
+Conversation Store::route_send(const Connection& caller, const std::optional<Agent>& speaker, const SendInput& in,
+                               Message& m) {
   if (in.target) {
     const std::string& t = *in.target;
     if (t.rfind("agent:", 0) != 0) throw Error(ErrorCode::bad_request, "target must look like \"agent:NAME\"");
     const Agent target = require_agent(caller, t.substr(6));
-    conv = open_conversation_for_send(caller, speaker, target);
+    Conversation conv = open_conversation_for_send(caller, speaker, target);
     m.direction = "to_agent";
     m.recipient_agent_id = target.agent_id;
     m.recipient_agent_name = target.name;
-  } else {
-    auto found = conversation_by_inbox(*in.inbox_id);
-    if (!found || found->account_id != caller.account_id)
-      throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
-    conv = *found;
-    expire_if_idle(conv);
-    if (conv.state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
-    const auto target = agent_by_id(conv.target_agent_id);
-    if (!target) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
-    if (speaker && speaker->agent_id == conv.target_agent_id) {
-      m.direction = "to_initiator";
-      if (conv.initiator_agent_id) {
-        const auto initiator = agent_by_id(*conv.initiator_agent_id);
-        if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
-        m.recipient_agent_id = initiator->agent_id;
-        m.recipient_agent_name = initiator->name;
-      }
-    } else {
-      if (!caller.is_login() && !is_party(caller, conv, speaker))
-        throw Error(ErrorCode::forbidden, "this child connection's agent is not a party to this conversation");
-      m.direction = "to_agent";
-      m.recipient_agent_id = target->agent_id;
-      m.recipient_agent_name = target->name;
-    }
+    return conv;
   }
-  check_rate(conv);
-  make_room_in_inbox(conv);
+  auto found = conversation_by_inbox(*in.inbox_id);
+  if (!found || found->account_id != caller.account_id)
+    throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
+  Conversation conv = *found;
+  expire_if_idle(conv);
+  if (conv.state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
+  const auto target = agent_by_id(conv.target_agent_id);
+  if (!target) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
+  if (speaker && speaker->agent_id == conv.target_agent_id) {
+    m.direction = "to_initiator";
+    if (conv.initiator_agent_id) {
+      const auto initiator = agent_by_id(*conv.initiator_agent_id);
+      if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
+      m.recipient_agent_id = initiator->agent_id;
+      m.recipient_agent_name = initiator->name;
+    }
+    return conv;
+  }
+  if (!caller.is_login() && !is_party(caller, conv, speaker))
+    throw Error(ErrorCode::forbidden, "this child connection's agent is not a party to this conversation");
+  m.direction = "to_agent";
+  m.recipient_agent_id = target->agent_id;
+  m.recipient_agent_name = target->name;
+  return conv;
+}
 
-  const std::int64_t t = now();
+void Store::fill_sent_message(const Connection& caller, const std::optional<Agent>& speaker,
+                              const Conversation& conv, const SendInput& in, Message& m) {
   m.message_id = new_id("msg");
   m.account_id = caller.account_id;
   m.conversation_id = conv.conversation_id;
@@ -135,8 +166,11 @@ Receipt Store::send(const Connection& caller, const SendInput& in) {
   }
   m.recipient_conn = m.direction == "to_initiator" ? conv.initiator_conn : std::string();
   m.body = in.message;
-  m.created_at = t;
+  m.created_at = now();
   m.state = "stored";
+}
+
+void Store::store_sent_message(const Conversation& conv, Message& m) {
   {
     Q q(*this,
         "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
@@ -148,23 +182,20 @@ Receipt Store::send(const Connection& caller, const SendInput& in) {
     q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at).run();
     m.seq = last_insert_rowid();
   }
-  {
-    Q q(*this,
-        "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
-        " rate_window = ? WHERE conversation_id = ?");
-    q->bind(1, t).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv)).bind(4, conv.conversation_id);
-    q->run();
-  }
-  if (in.submission_id) {
-    Q q(*this,
-        "INSERT INTO submissions(account_id, submission_id, fingerprint, message_id, conversation_id, inbox_id,"
-        " created_at) VALUES(?,?,?,?,?,?,?)");
-    q->bind(1, caller.account_id).bind(2, *in.submission_id).bind(3, fingerprint).bind(4, m.message_id);
-    q->bind(5, m.conversation_id).bind(6, m.inbox_id).bind(7, t).run();
-  }
-  Receipt r{m.message_id, m.conversation_id, m.inbox_id, false};
-  request_events_.messages.push_back(std::move(m));
-  return r;
+  Q q(*this,
+      "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
+      " rate_window = ? WHERE conversation_id = ?");
+  q->bind(1, m.created_at).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv));
+  q->bind(4, conv.conversation_id).run();
+}
+
+void Store::record_submission(const Connection& caller, const std::string& submission_id,
+                              const std::string& fingerprint, const Message& m) {
+  Q q(*this,
+      "INSERT INTO submissions(account_id, submission_id, fingerprint, message_id, conversation_id, inbox_id,"
+      " created_at) VALUES(?,?,?,?,?,?,?)");
+  q->bind(1, caller.account_id).bind(2, submission_id).bind(3, fingerprint).bind(4, m.message_id);
+  q->bind(5, m.conversation_id).bind(6, m.inbox_id).bind(7, m.created_at).run();
 }
 
 ReadTarget Store::resolve_read(const Connection& caller, const ReadInput& in) {

@@ -134,6 +134,17 @@ class Store {
   std::int64_t last_insert_rowid() const { return db_->last_insert_rowid(); }
 
  private:
+  // messages_store.cpp: the steps of send()
+  std::optional<Agent> send_speaker(const Connection& caller, const SendInput& in);
+  std::optional<Receipt> earlier_submission(const Connection& caller, const SendInput& in,
+                                            const std::string& fingerprint);
+  Conversation route_send(const Connection& caller, const std::optional<Agent>& speaker, const SendInput& in,
+                          Message& m);
+  void fill_sent_message(const Connection& caller, const std::optional<Agent>& speaker, const Conversation& conv,
+                         const SendInput& in, Message& m);
+  void store_sent_message(const Conversation& conv, Message& m);
+  void record_submission(const Connection& caller, const std::string& submission_id, const std::string& fingerprint,
+                         const Message& m);
   // conversations_store.cpp
   std::optional<Conversation> conversation_by_inbox(const std::string& inbox_id);
   std::optional<Conversation> conversation_by_id(const std::string& conversation_id);

@@ -16,6 +16,7 @@
 #include "ops/command_table.hpp"
 #include "platform/backoff.hpp"
 #include "platform/line_reader.hpp"
+#include "support/uv_loop_test.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -46,13 +47,13 @@ TEST(BridgeCommandTable, GreetingNamesProtocolAndCapabilities) {
   EXPECT_EQ(g["capabilities"].size(), commands().size());
 }
 
-class DispatchTest : public ::testing::Test {
+class DispatchTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/bridge_dispatch_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    uv_loop_init(&loop_);
+    UvLoopTest::SetUp();
     BridgeOptions o;
     o.state_dir = dir_;
     bridge_ = std::make_unique<Bridge>(&loop_, o);
@@ -61,7 +62,7 @@ class DispatchTest : public ::testing::Test {
     bridge_->shutdown(0);
     bridge_.reset();
     uv_run(&loop_, UV_RUN_DEFAULT);
-    EXPECT_EQ(uv_loop_close(&loop_), 0) << "the loop must close with no leaked handles";
+    close_loop();
     fs::remove_all(dir_);
   }
 
@@ -81,7 +82,6 @@ class DispatchTest : public ::testing::Test {
   static std::string code(const json& answer) { return answer["error"]["code"].get<std::string>(); }
 
   fs::path dir_;
-  uv_loop_t loop_{};
   std::unique_ptr<Bridge> bridge_;
 };
 

@@ -27,6 +27,7 @@
 #include "agentworks/process_ancestry.hpp"
 #include "agentworks/sha256.hpp"
 #include "native/claude_inbox.hpp"
+#include "support/uv_loop_test.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -122,7 +123,7 @@ class UnixServer {
   std::string received_;
 };
 
-class ClaudeInboxTest : public ::testing::Test {
+class ClaudeInboxTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);  // as the bridge does (run.cpp): a reset peer must be an error, not a signal
@@ -141,10 +142,10 @@ class ClaudeInboxTest : public ::testing::Test {
     ASSERT_TRUE(key.has_value());
     start_ = key->start;
     socket_path_ = (socks_ / (std::to_string(pid_) + ".sock")).string();
-    ASSERT_EQ(uv_loop_init(&loop_), 0);
+    UvLoopTest::SetUp();
   }
   void TearDown() override {
-    EXPECT_EQ(uv_loop_close(&loop_), 0) << "the loop must close with no leaked handles";
+    close_loop();
     if (std::getenv("AGENTWORKS_KEEP_TEST_DIRS") == nullptr) fs::remove_all(dir_);
   }
 
@@ -197,7 +198,6 @@ class ClaudeInboxTest : public ::testing::Test {
   fs::path dir_, sessions_, socks_;
   long pid_ = 0;
   std::string start_, socket_path_;
-  uv_loop_t loop_{};
 };
 
 // --- binding: R-N1, R-N3 ---

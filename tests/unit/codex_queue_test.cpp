@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "native/codex_queue.hpp"
+#include "support/uv_loop_test.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -47,16 +48,16 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-class CodexQueueTest : public ::testing::Test {
+class CodexQueueTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/codex_queue_test_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    ASSERT_EQ(uv_loop_init(&loop_), 0);
+    UvLoopTest::SetUp();
   }
   void TearDown() override {
-    EXPECT_EQ(uv_loop_close(&loop_), 0) << "the loop must close with no leaked handles";
+    close_loop();
     if (std::getenv("AGENTWORKS_KEEP_TEST_DIRS") == nullptr) fs::remove_all(dir_);
   }
 
@@ -147,7 +148,6 @@ class CodexQueueTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  uv_loop_t loop_{};
 };
 
 // ---- probe (R-N3) ----

@@ -12,6 +12,7 @@
 
 #include "native/codex_tui.hpp"
 #include "native/process_watch.hpp"
+#include "support/uv_loop_test.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -86,12 +87,11 @@ TEST(CodexTui, FindsNothingForAProcessThatIsGone) {
   EXPECT_FALSE(c.reason.empty());
 }
 
-class ProcessWatchTest : public ::testing::Test {
+class ProcessWatchTest : public agentworks::testing::UvLoopTest {
  protected:
-  void SetUp() override { uv_loop_init(&loop_); }
   void TearDown() override {
     uv_run(&loop_, UV_RUN_DEFAULT);  // lets the closed handles go
-    EXPECT_EQ(uv_loop_close(&loop_), 0);
+    close_loop();
   }
   // Runs the loop until `done` or about 10 s.
   void run_until(const bool& done) {
@@ -106,7 +106,6 @@ class ProcessWatchTest : public ::testing::Test {
     }
     return pid;
   }
-  uv_loop_t loop_{};
 };
 
 TEST_F(ProcessWatchTest, SeesTheEndOfTheProcess_RH11) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agentworks/environment.hpp"
@@ -52,6 +53,115 @@ void close_all_handles(uv_loop_t* loop) {
       nullptr);
 }
 
+struct Claimed {
+  UniqueFd runtime_fd;
+  Instance instance;
+};
+
+// The private directories and the one instance of this user. nullopt, with the exit code in *exit_code, when
+// this process must not run: the directories are unsafe (1) or another bridge already serves (0).
+std::optional<Claimed> claim(const RunOptions& options, const std::filesystem::path& runtime,
+                             const std::filesystem::path& state, int* exit_code) {
+  UniqueFd runtime_fd;
+  ClaimResult result;
+  try {
+    runtime_fd = open_private_dir(runtime);
+    open_owned_dir_tightening(state);
+    result = claim_instance(runtime_fd.get(), runtime);
+  } catch (const std::exception& e) {
+    if (options.ready_fd < 0) std::fprintf(stderr, "agentworks-bridge: %s\n", e.what());
+    report(options.ready_fd, std::string("error ") + e.what());
+    *exit_code = 1;
+    return std::nullopt;
+  }
+  if (!result.instance) {
+    if (options.ready_fd < 0) {
+      std::fprintf(stdout, "agentworks-bridge: already running: %s\n", result.already_running.c_str());
+    }
+    report(options.ready_fd, "running " + result.already_running);
+    *exit_code = 0;
+    return std::nullopt;
+  }
+  return Claimed{std::move(runtime_fd), std::move(*result.instance)};
+}
+
+BridgeOptions options_from_environment(const std::filesystem::path& state) {
+  BridgeOptions bo;
+  bo.state_dir = state;
+  // Test knob: a shorter heartbeat watchdog, so tests need not wait 45 s for a silent stream.
+  if (const char* w = env::get(env::Var::bridge_watchdog_ms); w != nullptr) {
+    const long long ms = std::atoll(w);
+    if (ms >= 100) bo.stream.watchdog_ms = static_cast<std::uint64_t>(ms);
+  }
+  // Test knob: a small per-session message quota (R-B9), so quota tests need not send 2,000 messages.
+  if (const char* q = env::get(env::Var::bridge_max_messages_per_session); q != nullptr) {
+    const long long n = std::atoll(q);
+    if (n >= 1) bo.limits.max_messages_per_session = n;
+  }
+  return bo;
+}
+
+// The bridge and its socket server on `loop`, started; throws when the journal or the socket cannot start.
+void start_bridge(uv_loop_t* loop, const std::filesystem::path& state, Instance& instance,
+                  std::unique_ptr<Bridge>& bridge, std::unique_ptr<SocketServer>& server) {
+  bridge = std::make_unique<Bridge>(loop, options_from_environment(state));
+  Bridge* b = bridge.get();
+  server = std::make_unique<SocketServer>(loop, instance.listener.release(), greeting_line(),
+                                          [b](std::string_view line, const Reply::Transport& sink) {
+                                            dispatch(*b, line, sink);
+                                          });
+  SocketServer* s = server.get();
+  bridge->set_shutdown_hook([s](int) { s->close(); });
+  bridge->start();
+}
+
+// SIGTERM and SIGINT stop the bridge cleanly; their handles close together with the socket server.
+void stop_on_signals(uv_loop_t* loop, Bridge& bridge, SocketServer& server) {
+  auto* sigterm = new uv_signal_t;
+  auto* sigint = new uv_signal_t;
+  for (auto* sig : {sigterm, sigint}) {
+    uv_signal_init(loop, sig);
+    sig->data = &bridge;
+  }
+  const auto on_signal = [](uv_signal_t* h, int signum) {
+    log::info("signal " + std::to_string(signum) + ": stopping");
+    static_cast<Bridge*>(h->data)->shutdown(0);
+  };
+  uv_signal_start(sigterm, on_signal, SIGTERM);
+  uv_signal_start(sigint, on_signal, SIGINT);
+  bridge.set_shutdown_hook([s = &server, sigterm, sigint](int) {
+    s->close();
+    for (auto* sig : {sigterm, sigint}) {
+      uv_signal_stop(sig);
+      uv_close(reinterpret_cast<uv_handle_t*>(sig), [](uv_handle_t* h) { delete reinterpret_cast<uv_signal_t*>(h); });
+    }
+  });
+}
+
+// Says "listening" to the log, the terminal (foreground) or the daemonizing parent, which then lets go of us.
+void report_listening(const RunOptions& options, const Instance& instance) {
+  log::info("bridge " + std::to_string(::getpid()) + " listening on " + instance.socket_path.string());
+  if (options.foreground) {
+    std::fprintf(stdout, "agentworks-bridge: listening on %s\n", instance.socket_path.string().c_str());
+    std::fflush(stdout);
+  }
+  report(options.ready_fd, "ok " + std::to_string(::getpid()));
+  if (options.ready_fd >= 0) {
+    ::close(options.ready_fd);
+    to_dev_null();
+  }
+}
+
+// Runs the loop until the handles left behind are closed, closes it and gives the instance up. Returns
+// uv_loop_close's result.
+int close_loop(uv_loop_t* loop, Instance& instance, int runtime_fd) {
+  close_all_handles(loop);
+  uv_run(loop, UV_RUN_DEFAULT);
+  const int rc = uv_loop_close(loop);
+  release_instance(instance, runtime_fd);
+  return rc;
+}
+
 }  // namespace
 
 int run_bridge(const RunOptions& options) {
@@ -60,106 +170,40 @@ int run_bridge(const RunOptions& options) {
   ::umask(077);
   const std::filesystem::path runtime = paths::runtime_dir();
   const std::filesystem::path state = paths::state_dir();
-  UniqueFd runtime_fd;
-  ClaimResult claim;
-  try {
-    runtime_fd = open_private_dir(runtime);
-    open_owned_dir_tightening(state);
-    claim = claim_instance(runtime_fd.get(), runtime);
-  } catch (const std::exception& e) {
-    if (options.ready_fd < 0) std::fprintf(stderr, "agentworks-bridge: %s\n", e.what());
-    report(options.ready_fd, std::string("error ") + e.what());
-    return 1;
-  }
-  if (!claim.instance) {
-    if (options.ready_fd < 0) std::fprintf(stdout, "agentworks-bridge: already running: %s\n", claim.already_running.c_str());
-    report(options.ready_fd, "running " + claim.already_running);
-    return 0;
-  }
-  Instance instance = std::move(*claim.instance);
+  int code = 0;
+  auto claimed = claim(options, runtime, state, &code);
+  if (!claimed) return code;
   log::init(state / "bridge.log", options.foreground);
   curl_global_init(CURL_GLOBAL_DEFAULT);
   std::signal(SIGPIPE, SIG_IGN);
 
   uv_loop_t loop;
   uv_loop_init(&loop);
-  int code = 0;
   {
     std::unique_ptr<Bridge> bridge;
     std::unique_ptr<SocketServer> server;
     try {
-      BridgeOptions bo;
-      bo.state_dir = state;
-      // Test knob: a shorter heartbeat watchdog, so tests need not wait 45 s for a silent stream.
-      if (const char* w = env::get(env::Var::bridge_watchdog_ms); w != nullptr) {
-        const long long ms = std::atoll(w);
-        if (ms >= 100) bo.stream.watchdog_ms = static_cast<std::uint64_t>(ms);
-      }
-      // Test knob: a small per-session message quota (R-B9), so quota tests need not send 2,000 messages.
-      if (const char* q = env::get(env::Var::bridge_max_messages_per_session); q != nullptr) {
-        const long long n = std::atoll(q);
-        if (n >= 1) bo.limits.max_messages_per_session = n;
-      }
-      bridge = std::make_unique<Bridge>(&loop, bo);
-      Bridge* b = bridge.get();
-      server = std::make_unique<SocketServer>(&loop, instance.listener.release(), greeting_line(),
-                                              [b](std::string_view line, const Reply::Transport& sink) {
-                                                dispatch(*b, line, sink);
-                                              });
-      SocketServer* s = server.get();
-      bridge->set_shutdown_hook([s](int) { s->close(); });
-      bridge->start();
+      start_bridge(&loop, state, claimed->instance, bridge, server);
     } catch (const std::exception& e) {
       log::error(std::string("cannot start: ") + e.what());
       if (options.ready_fd < 0) std::fprintf(stderr, "agentworks-bridge: cannot start: %s\n", e.what());
       report(options.ready_fd, std::string("error cannot start: ") + e.what());
       server.reset();
       bridge.reset();
-      close_all_handles(&loop);
-      uv_run(&loop, UV_RUN_DEFAULT);
-      uv_loop_close(&loop);
-      release_instance(instance, runtime_fd.get());
+      close_loop(&loop, claimed->instance, claimed->runtime_fd.get());
       return 1;
     }
-    auto* sigterm = new uv_signal_t;
-    auto* sigint = new uv_signal_t;
-    for (auto* sig : {sigterm, sigint}) {
-      uv_signal_init(&loop, sig);
-      sig->data = bridge.get();
-    }
-    const auto on_signal = [](uv_signal_t* h, int signum) {
-      log::info("signal " + std::to_string(signum) + ": stopping");
-      static_cast<Bridge*>(h->data)->shutdown(0);
-    };
-    uv_signal_start(sigterm, on_signal, SIGTERM);
-    uv_signal_start(sigint, on_signal, SIGINT);
-    log::info("bridge " + std::to_string(::getpid()) + " listening on " + instance.socket_path.string());
-    if (options.foreground) {
-      std::fprintf(stdout, "agentworks-bridge: listening on %s\n", instance.socket_path.string().c_str());
-      std::fflush(stdout);
-    }
-    report(options.ready_fd, "ok " + std::to_string(::getpid()));
-    if (options.ready_fd >= 0) {
-      ::close(options.ready_fd);
-      to_dev_null();
-    }
-    bridge->set_shutdown_hook([s = server.get(), sigterm, sigint](int) {
-      s->close();
-      for (auto* sig : {sigterm, sigint}) {
-        uv_signal_stop(sig);
-        uv_close(reinterpret_cast<uv_handle_t*>(sig), [](uv_handle_t* h) { delete reinterpret_cast<uv_signal_t*>(h); });
-      }
-    });
+    stop_on_signals(&loop, *bridge, *server);
+    report_listening(options, claimed->instance);
     uv_run(&loop, UV_RUN_DEFAULT);
     code = bridge->exit_code();
     bridge->shutdown(code);
     server.reset();
     bridge.reset();
   }
-  close_all_handles(&loop);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  if (uv_loop_close(&loop) != 0) log::warn("event loop closed with handles still open");
-  release_instance(instance, runtime_fd.get());
+  if (close_loop(&loop, claimed->instance, claimed->runtime_fd.get()) != 0) {
+    log::warn("event loop closed with handles still open");
+  }
   curl_global_cleanup();
   log::info("bridge stopped");
   log::flush();
