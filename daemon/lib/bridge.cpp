@@ -83,11 +83,7 @@ void Bridge::start() {
       cleanup_timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<Bridge*>(t->data);
-        try {
-          self->journal_.cleanup(now());
-        } catch (const sql::SqliteError& e) {
-          if (e.fatal()) self->fatal(std::string("journal failure during cleanup: ") + e.what());
-        }
+        self->guard_journal("during cleanup", [self] { self->journal_.cleanup(now()); });
       },
       kCleanupIntervalMs, kCleanupIntervalMs);
   outbox_.kick();
@@ -143,6 +139,26 @@ void Bridge::fatal(const std::string& what) {
         self->shutdown(1);
       },
       0, 0);
+}
+
+namespace {
+
+std::string journal_words(const char* what, std::string_view where, const sql::SqliteError& e) {
+  std::string out = what;
+  if (!where.empty()) out.append(" ").append(where);
+  return out + ": " + e.what();
+}
+
+}  // namespace
+
+bool Bridge::journal_fatal(std::string_view where, const sql::SqliteError& e) {
+  if (!e.fatal()) return false;
+  fatal(journal_words("journal failure", where, e));
+  return true;
+}
+
+void Bridge::journal_error(std::string_view where, const sql::SqliteError& e) {
+  if (!journal_fatal(where, e)) log::error(journal_words("journal error", where, e));
 }
 
 std::optional<std::string> Bridge::token_for(const AttachmentRow& row) const {
@@ -203,7 +219,7 @@ void Bridge::room_freed() {
 
 void Bridge::resume_held() {
   if (stopping_) return;
-  try {
+  guard_journal("while resuming held-back messages", [this] {
     // Hysteresis: a tenth of the quota must be free, so a large backlog is not fetched again for every message.
     const auto& limits = journal_.limits();
     const auto slots = std::max<std::int64_t>(1, limits.max_messages_per_session / 10);
@@ -217,9 +233,7 @@ void Bridge::resume_held() {
                 std::to_string(held_.count(id)) + " held-back messages from the server");
       open_stream(*row);
     }
-  } catch (const sql::SqliteError& e) {
-    if (e.fatal()) fatal(std::string("journal failure while resuming held-back messages: ") + e.what());
-  }
+  });
 }
 
 std::string Bridge::stream_state(const std::string& attachment_id) const {
@@ -229,7 +243,7 @@ std::string Bridge::stream_state(const std::string& attachment_id) const {
 
 void Bridge::fence(const std::string& attachment_id, const std::string& reason) {
   log::warn("attachment " + attachment_id + " stopped: " + reason + "; no further deliveries");
-  try {
+  guard_journal("while fencing", [&] {
     const auto row = journal_.attachment(attachment_id);
     if (row && row->state != "fenced" && reason == "fenced:superseded") {
       // Issue 13.3: another chat took the name. Its turn end and status tell the losing chat (the taking attach
@@ -239,9 +253,7 @@ void Bridge::fence(const std::string& attachment_id, const std::string& reason) 
     }
     journal_.set_attachment_state(attachment_id, "fenced");
     native_->forget(attachment_id);
-  } catch (const sql::SqliteError& e) {
-    if (e.fatal()) fatal(std::string("journal failure while fencing: ") + e.what());
-  }
+  });
   close_stream(attachment_id);
 }
 
@@ -272,7 +284,7 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
     batch.push_back(std::move(msg));
   }
   if (batch.empty()) return;
-  try {
+  guard_journal("while receiving", [&] {
     const auto row = journal_.attachment(attachment_id);
     if (!row || row->state != "attached") return;
     if (held_.paused(attachment_id)) {
@@ -292,13 +304,7 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
                 "): further messages wait on the server and are fetched again once delivered ones free room; "
                 "`agentworks status --agents` shows how many");
     }
-  } catch (const sql::SqliteError& e) {
-    if (e.fatal()) {
-      fatal(std::string("journal failure while receiving: ") + e.what());
-    } else {
-      log::error(std::string("journal error while receiving: ") + e.what());
-    }
-  }
+  });
 }
 
 }  // namespace agentworks::bridge

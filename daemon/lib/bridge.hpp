@@ -12,7 +12,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "agentworks/sqlite.hpp"
 #include "delivery/attachment_stream.hpp"
 #include "delivery/notify.hpp"
 #include "delivery/outbox.hpp"
@@ -51,6 +53,24 @@ class Bridge {
   void set_shutdown_hook(std::function<void(int exit_code)> hook) { shutdown_hook_ = std::move(hook); }
   // Invariant 10: an SQLite I/O, full-disk or corruption error stops delivery; the bridge exits non-zero.
   void fatal(const std::string& what);
+  // The one way a caught journal error is handled (invariant 10). A fatal one (I/O, full disk, corruption) stops
+  // the bridge with "FATAL: journal failure <where>: ..." and true is returned; `where` says what was being done
+  // ("while receiving"), empty for nothing. The op guards, which answer a non-fatal one as an error, use this.
+  bool journal_fatal(std::string_view where, const sql::SqliteError& e);
+  // journal_fatal(), and a non-fatal one is logged as "journal error <where>: ..." (the work goes on).
+  void journal_error(std::string_view where, const sql::SqliteError& e);
+  // Runs `body`, the work of a libuv or libcurl callback, so that a journal error never escapes into the loop: it
+  // goes to journal_error(). False when the body threw one.
+  template <typename Body>
+  bool guard_journal(std::string_view where, Body&& body) {
+    try {
+      body();
+      return true;
+    } catch (const sql::SqliteError& e) {
+      journal_error(where, e);
+      return false;
+    }
+  }
   int exit_code() const { return exit_code_; }
   bool stopping() const { return stopping_; }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agentworks/delivery_budget.hpp"
 #include "agentworks/process_ancestry.hpp"
 #include "hook_input.hpp"
 #include "provider.hpp"
@@ -23,7 +24,7 @@ inline constexpr std::chrono::milliseconds kDeliverTimeout{25'000};  // the brid
 inline constexpr std::chrono::milliseconds kCommandTimeout{25'000};  // attach registers on the server
 inline constexpr std::chrono::milliseconds kLookupTimeout{2'000};
 inline constexpr std::chrono::milliseconds kOfflineTimeout{1'000};   // Claude gives SessionEnd 1.5 s in all
-inline constexpr int kMaxChars = 9'500;                              // under Claude's 10,000-character cap
+inline constexpr int kMaxChars = static_cast<int>(kDeliveryBudgetUnits);  // under Claude's 10,000-character cap
 
 struct HookContext {
   Provider provider = Provider::claude;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "agentworks/delivery_budget.hpp"
+
 namespace agentworks::bridge {
 
 // The fields of the server's Message object that the text shows.
@@ -40,7 +42,7 @@ struct DeliveryContext {
   std::string attachment_id;
   std::string provider;       // claude | codex | cursor | …
   bool guidance = false;      // add the full ack/reply instructions (first offer, then once a day)
-  std::size_t max_units = 9500;
+  std::size_t max_units = kDeliveryBudgetUnits;
   std::size_t waiting_after = 0;  // messages still waiting beyond `messages` (announced with those left out)
   DeliveryNotices notices{};
 };

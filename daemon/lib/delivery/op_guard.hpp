@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "agentworks/error.hpp"
 #include "agentworks/sqlite.hpp"
@@ -12,18 +13,27 @@
 
 namespace agentworks::bridge {
 
-template <typename Fn>
-void guarded(Bridge& bridge, const Reply& reply, Fn&& fn) {
+// The error goes to `on_error(ErrorCode, const std::string& message)`.
+template <typename OnError, typename Fn>
+void guarded_to(Bridge& bridge, OnError&& on_error, Fn&& fn) {
   try {
     fn();
   } catch (const Error& e) {
-    reply.error(e.code(), e.what());
+    on_error(e.code(), std::string(e.what()));
   } catch (const sql::SqliteError& e) {
-    if (e.fatal()) bridge.fatal(std::string("journal failure: ") + e.what());
-    reply.error(ErrorCode::internal, std::string("journal error: ") + e.what());
+    bridge.journal_fatal("", e);
+    on_error(ErrorCode::internal, std::string("journal error: ") + e.what());
   } catch (const std::exception& e) {
-    reply.error(ErrorCode::internal, std::string("internal error: ") + e.what());
+    on_error(ErrorCode::internal, std::string("internal error: ") + e.what());
   }
+}
+
+// The error is the reply's answer.
+template <typename Fn>
+void guarded(Bridge& bridge, const Reply& reply, Fn&& fn) {
+  guarded_to(
+      bridge, [&reply](ErrorCode code, const std::string& message) { reply.error(code, message); },
+      std::forward<Fn>(fn));
 }
 
 }  // namespace agentworks::bridge

@@ -114,12 +114,7 @@ void Outbox::answer_overdue() {
 void Outbox::attempt_next() {
   if (stopped_ || bridge_.stopping()) return;
   std::vector<OutboxItem> items;
-  try {
-    items = bridge_.journal().outbox_queued(1);
-  } catch (const sql::SqliteError& e) {
-    if (e.fatal()) bridge_.fatal(std::string("journal failure in the outbox: ") + e.what());
-    return;
-  }
+  if (!bridge_.guard_journal("in the outbox", [&] { items = bridge_.journal().outbox_queued(1); })) return;
   if (items.empty()) {
     failures_ = 0;
     unreachable_ = false;  // nothing waits for a retry, so the next item is tried (and answered) at once
@@ -154,7 +149,8 @@ void Outbox::attempt_next() {
   bridge_.http().request(item.method, url, *token, item.body, [this, item, url, finish](const HttpResponse& r) {
     in_flight_ = false;
     if (stopped_) return;
-    try {
+    bool retrying = false;
+    const bool journaled = bridge_.guard_journal("in the outbox", [&] {
       const bool transient = !r.reached() || r.status >= 500 || r.status == 408;
       if (transient) {
         const std::string why = r.reached() ? "HTTP " + std::to_string(r.status) : r.transport_error;
@@ -165,6 +161,7 @@ void Outbox::attempt_next() {
         const std::string note = "the server is unreachable (" + why + "); the bridge retries it, oldest first";
         while (!waiting_.empty()) answer_queued(waiting_.begin()->first, note);
         schedule_retry();
+        retrying = true;
         return;
       }
       unreachable_ = false;
@@ -180,10 +177,8 @@ void Outbox::attempt_next() {
         finish(item.seq, "failed", {{"error", {{"code", std::string(code_name(e.code()))}, {"message", e.what()}}}});
         log::warn("outbox " + item.kind + " " + item.submission_id + " refused: " + e.what());
       }
-    } catch (const sql::SqliteError& e) {
-      if (e.fatal()) bridge_.fatal(std::string("journal failure in the outbox: ") + e.what());
-      return;
-    }
+    });
+    if (!journaled || retrying) return;
     attempt_next();
   });
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/config.hpp"
+#include "agentworks/delivery_budget.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/random.hpp"
 #include "bridge.hpp"
@@ -16,6 +17,7 @@
 #include "delivery/notify.hpp"
 #include "delivery/offer_flow.hpp"
 #include "delivery/offline.hpp"
+#include "delivery/op_guard.hpp"
 #include "native/claude_inbox.hpp"
 #include "native/codex_queue.hpp"
 #include "native/codex_tui.hpp"
@@ -31,7 +33,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr int kMaxBatch = 20;                       // messages per frame / queued item
-constexpr std::int64_t kBudget = 9500;              // the same text budget as the Stop hook
+constexpr auto kBudget = static_cast<std::int64_t>(kDeliveryBudgetUnits);  // the same text budget as the Stop hook
 constexpr std::chrono::milliseconds kGather{25};    // messages arriving together go in one push
 constexpr std::chrono::milliseconds kHeldRetry{5000};  // the server could not be asked: try again
 // Claude limits inbound bursts (about 30, refilling 0.5/s); stay well inside: a flood becomes fewer, larger
@@ -153,7 +155,6 @@ struct PushState {
   std::optional<CodexBinding> codex;
   std::optional<process::ProcessKey> tui;
   bool pushed = false;
-  bool held = false;
   std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
 };
 
@@ -334,12 +335,9 @@ void NativeRouter::tui_ended(const std::string& attachment_id, std::uint64_t gen
   if (r == nullptr || r->generation != generation || stopped_ || bridge_.stopping()) return;
   const std::string pid = r->tui ? std::to_string(r->tui->pid) : std::string("?");
   // A detach by exit, as SessionEnd would do (R-H11): the name stays for resume, messages wait on the server.
-  try {
+  bridge_.guard_journal("while going offline", [&] {
     take_offline(bridge_, attachment_id, "the Codex TUI that showed this chat (pid " + pid + ") ended");
-  } catch (const sql::SqliteError& e) {
-    if (e.fatal()) bridge_.fatal(std::string("journal failure while going offline: ") + e.what());
-    log::error(std::string("native route: ") + e.what());
-  }
+  });
 }
 
 void NativeRouter::kick(const std::string& attachment_id) {
@@ -378,15 +376,13 @@ void NativeRouter::on_timer() {
     Route* r = find(id);
     if (r == nullptr) continue;
     r->due.reset();
+    bool started = false;
     try {
-      start_push(*r);
-    } catch (const sql::SqliteError& e) {
-      if (e.fatal()) bridge_.fatal(std::string("journal failure during a native push: ") + e.what());
-      log::error(std::string("native push: ") + e.what());
-      r = find(id);
-      if (r != nullptr) r->in_flight = false;
+      started = bridge_.guard_journal("during a native push", [&] { start_push(*r); });
     } catch (const std::exception& e) {
       log::error(std::string("native push: ") + e.what());
+    }
+    if (!started) {
       r = find(id);
       if (r != nullptr) r->in_flight = false;
     }
@@ -428,58 +424,78 @@ void NativeRouter::start_push(Route& r) {
   st->codex = r.codex;
   st->tui = r.tui;
 
-  // The op's answer line: when no push started (held, fenced, nothing releasable) the route is free again.
-  Reply reply(std::make_shared<const json>(nullptr), [this, st](const std::string& line) {
-    if (st->pushed) return;
-    if (line.find("\"error\"") != std::string::npos) log::warn("native push of " + st->attachment_id + ": " + line);
-    finished(st->attachment_id);
-    if (st->held) {
-      if (Route* again = find(st->attachment_id)) schedule(*again, kHeldRetry);
-    }
-  });
-
-  OfferHandlers h;
-  h.answer_delivers = false;  // the push's outcome settles the offers (settle())
   const auto notices = notices_for(bridge_, *row);
-  h.select = [this, st, att = *row, notices](const std::vector<CachedMessage>& releasable, bool guidance) {
+  OfferSelect select = [this, st, att = *row, notices](const std::vector<CachedMessage>& releasable, bool guidance) {
     const Route* current = find(st->attachment_id);
     if (current == nullptr || current->generation != st->generation || current->state != Route::State::on) {
       return std::vector<std::string>{};  // unbound while the server was asked: nothing is offered
     }
     return fitting_prefix(bridge_.journal(), att, releasable, guidance, kBudget, notices);
   };
-  h.answer = [this, st, notices](const AttachmentRow& att, const OfferBatch& batch) {
-    const auto still = bridge_.journal().counts(att.attachment_id).pending;
-    const auto text = batch_text(att, batch, kBudget, still, notices);
-    if (text.text.empty()) return json::object();
-    std::vector<CachedMessage> included(batch.messages.begin(),
-                                        batch.messages.begin() + static_cast<std::ptrdiff_t>(text.included));
-    std::vector<std::string> left_out;
-    for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
-      left_out.push_back(batch.messages[i].message_id);
-    }
-    settle_offers(bridge_, left_out, false);  // offered but not in the text: the next delivery lists them
-    st->lost_listed = text.lost_listed;
-    st->pushed = true;
-    const auto guidance = batch.guidance;
-    const auto previous = batch.previous_guidance;
-    auto done = [this, st, included, guidance, previous](PushResult result) {
-      settle(*st, included, guidance, previous, result);
-    };
-    // R-N2: the offer is persisted (offer_flow committed it); only now is anything written.
-    if (st->claude) {
-      push_claude(bridge_.loop(), *st->claude, new_id("aw"), text.text, std::move(done));
-    } else {
-      push_codex(bridge_.loop(), *st->codex, text.text, std::move(done));
-    }
-    return json{{"pushed", included.size()}};
+  release_and_offer(bridge_, *row, *token, bridge_.journal().pending(r.attachment_id, kMaxBatch), std::move(select),
+                    [this, st, notices](OfferOutcome outcome) { offer_done(st, notices, std::move(outcome)); });
+}
+
+// When no push started (held, fenced, nothing releasable) the route is free again; a started push settles its
+// offers from its own outcome (settle()).
+void NativeRouter::offer_done(const std::shared_ptr<PushState>& st, const DeliveryNotices& notices,
+                              OfferOutcome outcome) {
+  const auto failed = [this, st](ErrorCode code, const std::string& message) {
+    if (st->pushed) return;
+    log::warn("native push of " + st->attachment_id + ": " + std::string(code_name(code)) + ": " + message);
+    finished(st->attachment_id);
   };
-  h.held = [st](const AttachmentRow&, std::size_t held) {
-    st->held = true;
-    return json{{"held", held}};
+  switch (outcome.kind) {
+    case OfferOutcome::Kind::error:
+      failed(outcome.code, outcome.message);
+      return;
+    case OfferOutcome::Kind::held:
+      finished(st->attachment_id);
+      if (Route* again = find(st->attachment_id)) schedule(*again, kHeldRetry);
+      return;
+    case OfferOutcome::Kind::offered:
+      break;
+  }
+  guarded_to(bridge_, failed, [&] {
+    try {
+      push_offered(st, notices, outcome);
+    } catch (...) {
+      offer_not_carried(bridge_, outcome);  // nothing was written (R-B17)
+      throw;
+    }
+  });
+}
+
+void NativeRouter::push_offered(const std::shared_ptr<PushState>& st, const DeliveryNotices& notices,
+                                const OfferOutcome& outcome) {
+  const auto& att = outcome.row;
+  const auto& batch = outcome.batch;
+  const auto still = bridge_.journal().counts(att.attachment_id).pending;
+  const auto text = batch_text(att, batch, kBudget, still, notices);
+  if (text.text.empty()) {
+    finished(st->attachment_id);
+    return;
+  }
+  std::vector<CachedMessage> included(batch.messages.begin(),
+                                      batch.messages.begin() + static_cast<std::ptrdiff_t>(text.included));
+  std::vector<std::string> left_out;
+  for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
+    left_out.push_back(batch.messages[i].message_id);
+  }
+  settle_offers(bridge_, left_out, false);  // offered but not in the text: the next delivery lists them
+  st->lost_listed = text.lost_listed;
+  st->pushed = true;
+  const auto guidance = batch.guidance;
+  const auto previous = batch.previous_guidance;
+  auto done = [this, st, included, guidance, previous](PushResult result) {
+    settle(*st, included, guidance, previous, result);
   };
-  release_and_offer(bridge_, reply, *row, *token, bridge_.journal().pending(r.attachment_id, kMaxBatch),
-                    std::move(h));
+  // R-N2: the offer is persisted (offer_flow committed it); only now is anything written.
+  if (st->claude) {
+    push_claude(bridge_.loop(), *st->claude, new_id("aw"), text.text, std::move(done));
+  } else {
+    push_codex(bridge_.loop(), *st->codex, text.text, std::move(done));
+  }
 }
 
 void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>& included, bool guidance,
@@ -524,7 +540,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
         break;
     }
   } catch (const sql::SqliteError& e) {
-    if (e.fatal()) bridge_.fatal(std::string("journal failure after a native push: ") + e.what());
+    bridge_.journal_error("after a native push", e);
     summary = std::string("journal error after the push: ") + e.what();
   }
   log::info("native push to " + st.agent_name + " (" + st.attachment_id + "): " + summary);

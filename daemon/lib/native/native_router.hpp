@@ -19,7 +19,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "agentworks/process_ancestry.hpp"
+#include "delivery/delivery_text.hpp"
 #include "delivery/notify.hpp"
+#include "delivery/offer_flow.hpp"
 #include "request/request_fields.hpp"
 #include "state/journal.hpp"
 
@@ -87,6 +89,9 @@ class NativeRouter {
   void arm_timer();
   void on_timer();
   void start_push(Route& r);
+  void offer_done(const std::shared_ptr<PushState>& st, const DeliveryNotices& notices, OfferOutcome outcome);
+  void push_offered(const std::shared_ptr<PushState>& st, const DeliveryNotices& notices,
+                    const OfferOutcome& outcome);
   void settle(const PushState& st, const std::vector<CachedMessage>& included, bool guidance,
               std::optional<std::int64_t> previous_guidance, const PushResult& result);
   void record_queue_admission(const PushState& st, const std::vector<CachedMessage>& included);

@@ -153,7 +153,7 @@ void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sin
   } catch (const Error& e) {
     reply.error(e.code(), e.what());
   } catch (const sql::SqliteError& e) {
-    if (e.fatal()) bridge.fatal(std::string("journal failure during '") + op + "': " + e.what());
+    bridge.journal_fatal("during '" + op + "'", e);
     reply.error(ErrorCode::internal, std::string("journal error: ") + e.what());
   } catch (const std::exception& e) {
     log::error(std::string("op ") + op + " failed: " + e.what());

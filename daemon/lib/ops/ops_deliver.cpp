@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/delivery_budget.hpp"
 #include "bridge.hpp"
 #include "delivery/delivery_batch.hpp"
 #include "delivery/delivery_notices.hpp"
 #include "delivery/offer_flow.hpp"
 #include "identity/name_holder.hpp"
+#include "ops/offer_answer.hpp"
 #include "ops/ops.hpp"
 #include "platform/log.hpp"
 #include "request/request_fields.hpp"
@@ -24,7 +26,7 @@ namespace {
 constexpr int kMaxDeliver = 20;
 constexpr std::int64_t kDefaultContinuations = 3;
 constexpr std::int64_t kMaxContinuations = 8;
-constexpr std::int64_t kDefaultChars = 9500;
+constexpr auto kDefaultChars = static_cast<std::int64_t>(kDeliveryBudgetUnits);
 constexpr std::int64_t kMaxChars = 100000;
 
 json quiet_answer(Bridge& bridge, const AttachmentRow& row, std::size_t held, bool guarded) {
@@ -57,11 +59,7 @@ bool deliver_notice_only(Bridge& bridge, const SessionKey& key, const Attachment
   out["text"] = text.text;
   out["possibly_lost"] = text.lost_listed;
   reply.ok(out, [&bridge, listed = text.lost_listed](bool written) {
-    try {
-      if (written) bridge.journal().possibly_lost_told(listed);
-    } catch (const sql::SqliteError& e) {
-      if (e.fatal()) bridge.fatal(std::string("journal failure after a notice: ") + e.what());
-    }
+    if (written) bridge.guard_journal("after a notice", [&] { bridge.journal().possibly_lost_told(listed); });
   });
   return true;
 }
@@ -111,15 +109,16 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
     return;
   }
 
-  OfferHandlers handlers;
+  OfferAnswer answer;
   const AttachmentRow att = *row;
   // The notices as they are now; the text that reaches the chat marks its listed offers as told.
   const auto notices = notices_for(bridge, att);
   auto listed = std::make_shared<std::vector<std::string>>();
-  handlers.select = [&bridge, att, max_chars, notices](const std::vector<CachedMessage>& releasable, bool guidance) {
+  OfferSelect select = [&bridge, att, max_chars, notices](const std::vector<CachedMessage>& releasable,
+                                                           bool guidance) {
     return fitting_prefix(bridge.journal(), att, releasable, guidance, max_chars, notices);
   };
-  handlers.answer = [&bridge, key, max_chars, notices, listed](const AttachmentRow& r, const OfferBatch& batch) {
+  answer.offered = [&bridge, key, max_chars, notices, listed](const AttachmentRow& r, const OfferBatch& batch) {
     const auto still_pending = bridge.journal().counts(r.attachment_id).pending;
     const auto text = batch_text(r, batch, max_chars, still_pending, notices);
     if (text.included < batch.messages.size()) {
@@ -149,11 +148,12 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
                 {"possibly_lost", *listed},
                 {"guarded", false}};
   };
-  handlers.written = [&bridge, listed](bool written) {
+  answer.written = [&bridge, listed](bool written) {
     if (written) bridge.journal().possibly_lost_told(*listed);
   };
-  handlers.held = [&bridge](const AttachmentRow& r, std::size_t held) { return quiet_answer(bridge, r, held, false); };
-  release_and_offer(bridge, reply, *row, *token, std::move(pending), std::move(handlers));
+  answer.held = [&bridge](const AttachmentRow& r, std::size_t held) { return quiet_answer(bridge, r, held, false); };
+  release_and_offer(bridge, *row, *token, std::move(pending), std::move(select),
+                    answer_offer(bridge, reply, std::move(answer)));
 }
 
 }  // namespace agentworks::bridge

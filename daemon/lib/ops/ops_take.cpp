@@ -4,6 +4,7 @@
 
 #include "bridge.hpp"
 #include "delivery/offer_flow.hpp"
+#include "ops/offer_answer.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
 
@@ -49,8 +50,8 @@ void op_take(Bridge& bridge, const json& req, const Reply& reply) {
     reply.ok(empty_answer(*row, pending.size()));
     return;
   }
-  OfferHandlers handlers;
-  handlers.answer = [](const AttachmentRow& r, const OfferBatch& batch) {
+  OfferAnswer answer;
+  answer.offered = [](const AttachmentRow& r, const OfferBatch& batch) {
     json messages = json::array();
     for (const auto& m : batch.messages) {
       json body = json::parse(m.body, nullptr, false);
@@ -59,10 +60,11 @@ void op_take(Bridge& bridge, const json& req, const Reply& reply) {
     }
     return json{{"messages", messages}, {"guidance", batch.guidance}, {"held", 0}, {"attachment", attachment_meta(r)}};
   };
-  handlers.held = [](const AttachmentRow& r, std::size_t held) {
+  answer.held = [](const AttachmentRow& r, std::size_t held) {
     return json{{"messages", json::array()}, {"guidance", false}, {"held", held}, {"attachment", attachment_meta(r)}};
   };
-  release_and_offer(bridge, reply, *row, *token, std::move(pending), std::move(handlers));
+  release_and_offer(bridge, *row, *token, std::move(pending), nullptr,
+                    answer_offer(bridge, reply, std::move(answer)));
 }
 
 }  // namespace agentworks::bridge
