@@ -68,7 +68,7 @@ TEST(EchoTyped, EscapesHiddenCharactersAndTruncates) {
   EXPECT_EQ(aw::echo_typed("a\nb\x1b[2J"), "a\\u{A}b\\u{1B}[2J");
   EXPECT_EQ(aw::echo_typed("x\xE2\x80\xAEy"), "x\\u{202E}y");  // right-to-left override
   EXPECT_EQ(aw::echo_typed("\xFFz"), "\\xFFz");
-  EXPECT_EQ(aw::echo_typed(std::string(70, 'n')), std::string(64, 'n') + "...");
+  EXPECT_EQ(aw::echo_typed(std::string(70, 'n')), std::string(64, 'n').append("..."));
   EXPECT_EQ(aw::echo_typed("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 1), "\xF0\x9F\x98\x80...");
 }
 

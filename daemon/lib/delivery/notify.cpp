@@ -6,12 +6,8 @@
 #include <cstdlib>
 #include <optional>
 
-<<<<<<< HEAD:daemon/lib/notify.cpp
 #include "agentworks/environment.hpp"
-#include "log.hpp"
-=======
 #include "platform/log.hpp"
->>>>>>> rooms:daemon/lib/delivery/notify.cpp
 
 namespace agentworks::bridge {
 namespace {
