@@ -1,6 +1,7 @@
 // agentworks bridge message ack --provider P --message-id ID --delivery admitted|processed [--submission-id ID]
 #include <nlohmann/json.hpp>
 
+#include "agentworks/local_protocol.hpp"
 #include "commands/bridge_message_base.hpp"
 
 namespace agentworks::cli {
@@ -9,7 +10,7 @@ namespace {
 
 class BridgeMessageAck final : public BridgeMessageCommand {
  public:
-  BridgeMessageAck() : BridgeMessageCommand("ack") {}
+  BridgeMessageAck() : BridgeMessageCommand(std::string(local_protocol::op::ack)) {}
   void define(Options& options) override {
     define_provider(options);
     options.option("--message-id", message_id_, "The message to acknowledge (msg_...)").required();

@@ -1,6 +1,7 @@
 // agentworks bridge message peers --provider P
 #include <nlohmann/json.hpp>
 
+#include "agentworks/local_protocol.hpp"
 #include "commands/bridge_message_base.hpp"
 
 namespace agentworks::cli {
@@ -9,7 +10,7 @@ namespace {
 
 class BridgeMessagePeers final : public BridgeMessageCommand {
  public:
-  BridgeMessagePeers() : BridgeMessageCommand("peers") {}
+  BridgeMessagePeers() : BridgeMessageCommand(std::string(local_protocol::op::peers)) {}
   void define(Options& options) override { define_provider(options); }
   json run(const Context& /*ctx*/) override { return call(json::object()); }
 };

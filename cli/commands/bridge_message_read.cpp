@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "commands/bridge_message_base.hpp"
 
 namespace agentworks::cli {
@@ -10,7 +11,7 @@ namespace {
 
 class BridgeMessageRead final : public BridgeMessageCommand {
  public:
-  BridgeMessageRead() : BridgeMessageCommand("read") {}
+  BridgeMessageRead() : BridgeMessageCommand(std::string(local_protocol::op::read)) {}
   void define(Options& options) override {
     define_provider(options);
     options.option("--after", after_, "Cursor from a previous read's next_cursor (0 = from the start)");

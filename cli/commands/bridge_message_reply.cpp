@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "commands/bridge_message_base.hpp"
 
 namespace agentworks::cli {
@@ -10,7 +11,7 @@ namespace {
 
 class BridgeMessageReply final : public BridgeMessageCommand {
  public:
-  BridgeMessageReply() : BridgeMessageCommand("reply") {}
+  BridgeMessageReply() : BridgeMessageCommand(std::string(local_protocol::op::reply)) {}
   void define(Options& options) override {
     define_provider(options);
     options.option("--message-id", message_id_, "The message you reply to (msg_...)");

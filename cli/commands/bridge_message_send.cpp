@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/validation.hpp"
 #include "commands/bridge_message_base.hpp"
 
@@ -11,7 +12,7 @@ namespace {
 
 class BridgeMessageSend final : public BridgeMessageCommand {
  public:
-  BridgeMessageSend() : BridgeMessageCommand("send") {}
+  BridgeMessageSend() : BridgeMessageCommand(std::string(local_protocol::op::send)) {}
   void define(Options& options) override {
     define_provider(options);
     options.option("--target", target_, "agent:NAME (or NAME) of the receiving agent").required();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/bridge_client.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "command.hpp"
 #include "embedded/bridge_control.hpp"
 #include "output.hpp"
@@ -17,8 +18,8 @@ class DaemonStatus final : public Command {
   void define(Options& /*options*/) override {}
 
   json run(const Context& /*ctx*/) override {
-    const json ping = bridge_client::call(json{{"op", "ping"}}, std::chrono::seconds(3));
-    const json status = bridge_client::call(json{{"op", "status"}}, std::chrono::seconds(5));
+    const json ping = bridge_client::call(json{{"op", local_protocol::op::ping}}, std::chrono::seconds(3));
+    const json status = bridge_client::call(json{{"op", local_protocol::op::status}}, std::chrono::seconds(5));
     const json& attachments = status.contains("attachments") ? status["attachments"] : json::array();
     int attached = 0;
     for (const auto& a : attachments) {

@@ -6,6 +6,7 @@
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "command.hpp"
 #include "install/confirm.hpp"
 
@@ -23,7 +24,8 @@ class Detach final : public Command {
 
   json run(const Context& /*ctx*/) override {
     // Ask the bridge first: a stopped bridge or an unknown session fails before the person is asked anything.
-    const json found = bridge_client::call({{"op", "lookup"}, {"provider", provider_}, {"session_id", session_}});
+    const json found =
+        bridge_client::call({{"op", local_protocol::op::lookup}, {"provider", provider_}, {"session_id", session_}});
     if (!found.value("attached", false)) {
       throw Error(ErrorCode::not_found, "no attachment for " + provider_ + " session " + session_ +
                                             "; see `agentworks status --agents` for the attached chats");
@@ -33,8 +35,9 @@ class Detach final : public Command {
                                      (agent.empty() ? "" : " (agent " + agent + ")") +
                                      "? It stops receiving messages.",
                                  yes_);
-    json result = bridge_client::call({{"op", "detach"}, {"provider", provider_}, {"session_id", session_}},
-                                      std::chrono::seconds(30));
+    json result =
+        bridge_client::call({{"op", local_protocol::op::detach}, {"provider", provider_}, {"session_id", session_}},
+                            std::chrono::seconds(30));
     result.erase("id");
     result.erase("ok");
     result["provider"] = provider_;

@@ -11,6 +11,7 @@
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/config.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/server_client.hpp"
 #include "command.hpp"
 #include "embedded/process.hpp"
@@ -105,8 +106,8 @@ class Status final : public Command {
   // Each attachment with the fields of the contract (docs/protocol.md, "CLI machine output").
   static json agents() {
     // server_counts: a chat whose stream is down is counted on the server, never shown as a false 0 (issue 13.4).
-    const json status =
-        bridge_client::call(json{{"op", "status"}, {"server_counts", true}}, std::chrono::seconds(10));
+    const json status = bridge_client::call(json{{"op", local_protocol::op::status}, {"server_counts", true}},
+                                            std::chrono::seconds(10));
     json list = json::array();
     if (status.contains("attachments") && status["attachments"].is_array()) {
       for (const auto& a : status["attachments"]) {

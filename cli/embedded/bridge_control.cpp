@@ -16,6 +16,7 @@
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/paths.hpp"
 #include "embedded/process.hpp"
 
@@ -145,7 +146,7 @@ BridgeStop stop_bridge(std::chrono::milliseconds timeout) {
   if (!ping) return result;
   result.pid = ping->value("pid", 0);
   try {
-    bridge_client::call(nlohmann::json{{"op", "shutdown"}}, std::chrono::seconds(5));
+    bridge_client::call(nlohmann::json{{"op", local_protocol::op::shutdown}}, std::chrono::seconds(5));
   } catch (const Error& e) {
     if (e.code() != ErrorCode::unreachable) throw;  // it may close the connection as it stops
   }

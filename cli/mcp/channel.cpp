@@ -7,6 +7,7 @@
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 
 namespace agentworks::cli::mcp {
 
@@ -57,7 +58,7 @@ void ChannelPump::run() {
   while (true) {
     auto wait = kPollInterval;
     try {
-      json request = {{"op", "channel_take"}};
+      json request = {{"op", local_protocol::op::channel_take}};
       add_session_selector(request, caller_, std::nullopt);
       const json answer = bridge_client::call(request, std::chrono::seconds(10));
       const std::string attachment_id =

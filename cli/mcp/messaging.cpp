@@ -8,6 +8,7 @@
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/random.hpp"
 
 namespace agentworks::cli::mcp {
@@ -75,7 +76,9 @@ std::string peers_text(const json& a) {
 
 }  // namespace
 
-bool is_outbox_op(const std::string& op) { return op == "ack" || op == "reply" || op == "send"; }
+bool is_outbox_op(const std::string& op) {
+  return op == local_protocol::op::ack || op == local_protocol::op::reply || op == local_protocol::op::send;
+}
 
 std::string ensure_submission_id(const std::string& op, json& fields) {
   if (!is_outbox_op(op)) return {};
@@ -114,16 +117,16 @@ json call_messaging_op(const std::string& op, json fields, const CallerIdentity&
 }
 
 std::string describe_answer(const std::string& op, const json& answer) {
-  if (op == "read") return read_text(answer);
-  if (op == "peers") return peers_text(answer);
+  if (op == local_protocol::op::read) return read_text(answer);
+  if (op == local_protocol::op::peers) return peers_text(answer);
   if (answer.value("queued", false)) return queued_text(answer);
   const json server = answer.value("answer", json::object());
-  if (op == "ack") {
+  if (op == local_protocol::op::ack) {
     const json delivery = server.value("delivery", json::object());
     return "Receipt recorded: message " + str(server, "message_id", "?") + " is " + str(delivery, "state", "?") +
            " (submission_id " + str(answer, "submission_id", "?") + ").";
   }
-  const std::string what = op == "reply" ? "Reply" : "Message";
+  const std::string what = op == local_protocol::op::reply ? "Reply" : "Message";
   return what + " stored by the server (message_id " + str(server, "message_id", "?") + ", inbox " +
          str(server, "inbox_id", "?") + ", submission_id " + str(answer, "submission_id", "?") +
          "). This is a receipt, not an answer: an answer arrives as a new message.";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/validation.hpp"
 #include "mcp/jsonrpc.hpp"
 
@@ -126,7 +127,7 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     fields["delivery"] = delivery;
     fields["via"] = "agent";
     add_submission_id(name, args, fields);
-    return "ack";
+    return std::string(local_protocol::op::ack);
   }
   if (name == "agent_message_reply") {
     only_known(name, args, {"message_id", "inbox", "message", "submission_id"});
@@ -139,7 +140,7 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     if (has_inbox) fields["inbox_id"] = *inbox;
     fields["message"] = message_arg(name, args);
     add_submission_id(name, args, fields);
-    return "reply";
+    return std::string(local_protocol::op::reply);
   }
   if (name == "agent_message_send") {
     only_known(name, args, {"target", "message", "submission_id"});
@@ -149,7 +150,7 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     fields["target"] = target;
     fields["message"] = message_arg(name, args);
     add_submission_id(name, args, fields);
-    return "send";
+    return std::string(local_protocol::op::send);
   }
   if (name == "agent_message_read") {
     only_known(name, args, {"after", "limit"});
@@ -160,11 +161,11 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
       if (limit < 1 || limit > 100) bad(name, "'limit' must be an integer from 1 to 100");
       fields["limit"] = limit;
     }
-    return "read";
+    return std::string(local_protocol::op::read);
   }
   if (name == "agent_message_peers") {
     only_known(name, args, {});
-    return "peers";
+    return std::string(local_protocol::op::peers);
   }
   throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
 }

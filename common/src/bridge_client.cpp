@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/private_socket.hpp"
 
@@ -192,7 +193,7 @@ json call(const json& request, std::chrono::milliseconds timeout, const std::fil
 
 std::optional<json> ping(std::chrono::milliseconds timeout, const std::filesystem::path& socket) {
   try {
-    return call(json{{"op", "ping"}}, timeout, socket);
+    return call(json{{"op", local_protocol::op::ping}}, timeout, socket);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::forbidden) throw;  // a planted socket is not "no bridge": say so
     return std::nullopt;

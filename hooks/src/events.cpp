@@ -5,6 +5,7 @@
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "hook_output.hpp"
 #include "prompt_command.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-json session_request(const HookContext& ctx, const char* op) {
+json session_request(const HookContext& ctx, std::string_view op) {
   json r = {{"op", op}, {"provider", provider_name(ctx.provider)}, {"session_id", ctx.input.session_id}};
   if (ctx.process) {
     if (const auto key = ctx.process()) r["process"] = {{"pid", key->pid}, {"start", key->start}};
@@ -38,7 +39,7 @@ std::string on_stop(const HookContext& ctx) {
   if (in.session_id.empty()) return {};
   // Cursor: after the person aborted a run (or it failed), do not restart the agent with a follow-up.
   if (ctx.provider == Provider::cursor && !in.status.empty() && in.status != "completed") return {};
-  json r = session_request(ctx, "deliver");
+  json r = session_request(ctx, local_protocol::op::deliver);
   if (ctx.provider == Provider::cursor) {
     r["loop_count"] = in.loop_count.value_or(0) < 0 ? 0 : in.loop_count.value_or(0);
   } else {
@@ -61,7 +62,7 @@ std::string run_command(const HookContext& ctx, const PromptCommand& cmd) {
     return block_prompt(ctx.provider, "agentworks: this chat's session id is missing from the hook input, so the "
                                       "command cannot name this chat; update the agent CLI and try again.");
   }
-  json r = session_request(ctx, "command");
+  json r = session_request(ctx, local_protocol::op::command);
   r["verb"] = verb_name(cmd.verb);
   if (cmd.name) r["name"] = *cmd.name;
   if (cmd.purpose) r["purpose"] = *cmd.purpose;
@@ -104,7 +105,7 @@ std::string on_prompt(const HookContext& ctx) {
 // R-H11: a resumed chat whose attachment went offline is told how to reconnect it.
 std::string on_session_start(const HookContext& ctx) {
   if (ctx.input.session_id.empty()) return {};
-  const json a = ctx.call(session_request(ctx, "lookup"), kLookupTimeout);
+  const json a = ctx.call(session_request(ctx, local_protocol::op::lookup), kLookupTimeout);
   if (string_of(a, "state") != "offline") return {};
   const std::string name = string_of(a, "agent_name");
   if (name.empty()) return {};
@@ -115,7 +116,7 @@ std::string on_session_start(const HookContext& ctx) {
 
 // R-H11: the chat closed; its attachment goes offline and keeps its identity.
 std::string on_session_end(const HookContext& ctx) {
-  if (!ctx.input.session_id.empty()) ctx.call(session_request(ctx, "offline"), kOfflineTimeout);
+  if (!ctx.input.session_id.empty()) ctx.call(session_request(ctx, local_protocol::op::offline), kOfflineTimeout);
   return {};
 }
 

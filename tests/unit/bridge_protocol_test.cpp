@@ -5,8 +5,11 @@
 #include <uv.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,94 @@ TEST(BridgeCommandTable, GreetingNamesProtocolAndCapabilities) {
   EXPECT_EQ(g["agentworks_bridge"], 1);
   EXPECT_EQ(g["protocol"], kLocalProtocolVersion);
   EXPECT_EQ(g["capabilities"].size(), commands().size());
+}
+
+// The request fields a function of daemon/lib reads, found in the source rather than in a copy of the list: every
+// `helper(req, "field"`, `req.find("field")`, `req.contains("field")`, `req["field"]` in its body, and the same for
+// each function it passes the request to (its definition found among daemon/lib's .cpp files).
+class RequestFieldScan {
+ public:
+  RequestFieldScan() {
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(AGENTWORKS_SOURCE_DIR) / "daemon" / "lib")) {
+      if (!e.is_regular_file() || e.path().extension() != ".cpp") continue;
+      std::ifstream in(e.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      sources_.push_back(text.str());
+    }
+  }
+
+  std::set<std::string> fields_read(const std::string& function) {
+    std::set<std::string> fields;
+    std::set<std::string> visited;
+    scan(function, fields, visited);
+    return fields;
+  }
+
+ private:
+  // The braces of a body from `open`, skipping string and character literals.
+  static std::string body_at(const std::string& text, std::size_t open) {
+    int depth = 0;
+    for (std::size_t i = open; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"' || c == '\'') {
+        for (++i; i < text.size() && text[i] != c; ++i) {
+          if (text[i] == '\\') ++i;
+        }
+        continue;
+      }
+      if (c == '{') ++depth;
+      if (c == '}' && --depth == 0) return text.substr(open, i - open + 1);
+    }
+    return {};
+  }
+
+  void scan(const std::string& function, std::set<std::string>& fields, std::set<std::string>& visited) {
+    if (!visited.insert(function).second) return;
+    const std::regex definition("\\b" + function + "\\(([^()]*json&\\s*(\\w+)[^()]*)\\)\\s*(const\\s*)?\\{");
+    for (const auto& text : sources_) {
+      std::smatch m;
+      if (!std::regex_search(text, m, definition)) continue;
+      const std::string param = m[2].str();
+      const auto open = static_cast<std::size_t>(m.position(0) + m.length(0) - 1);
+      const std::string body = body_at(text, open);
+      const std::regex field("\\(" + param + ", \"(\\w+)\"|\\b" + param + "\\.(?:find|contains)\\(\"(\\w+)\"\\)|\\b" +
+                             param + "\\[\"(\\w+)\"\\]");
+      for (std::sregex_iterator it(body.begin(), body.end(), field), end; it != end; ++it) {
+        for (std::size_t g = 1; g <= 3; ++g) {
+          if ((*it)[g].matched) fields.insert((*it)[g].str());
+        }
+      }
+      const std::regex call("\\b(\\w+)\\(" + param + "\\b");
+      for (std::sregex_iterator it(body.begin(), body.end(), call), end; it != end; ++it) {
+        scan((*it)[1].str(), fields, visited);
+      }
+      return;
+    }
+  }
+
+  std::vector<std::string> sources_;
+};
+
+bool names_field(std::string_view help, const std::string& field) {
+  const auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; };
+  for (auto at = help.find(field); at != std::string_view::npos; at = help.find(field, at + 1)) {
+    const bool starts = at == 0 || !word(help[at - 1]);
+    const bool ends = at + field.size() == help.size() || !word(help[at + field.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+TEST(BridgeCommandTable, AttachHelpNamesEveryFieldOpAttachReads) {
+  RequestFieldScan scan;
+  const auto fields = scan.fields_read("op_attach");
+  ASSERT_FALSE(fields.empty()) << "found no request field that op_attach reads in daemon/lib";
+  const Command* attach = find_command("attach");
+  ASSERT_NE(attach, nullptr);
+  for (const auto& field : fields) {
+    EXPECT_TRUE(names_field(attach->help, field)) << "op_attach reads '" << field << "', its help does not name it";
+  }
 }
 
 class DispatchTest : public agentworks::testing::UvLoopTest {

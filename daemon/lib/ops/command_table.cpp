@@ -1,12 +1,14 @@
 #include "ops/command_table.hpp"
 
 #include <chrono>
-#include <set>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/sqlite.hpp"
 #include "bridge.hpp"
+#include "identity/session_resolver.hpp"
 #include "native/native_router.hpp"
 #include "ops/ops.hpp"
 #include "platform/log.hpp"
@@ -18,57 +20,65 @@ using nlohmann::json;
 
 
 const std::vector<Command>& commands() {
+  namespace op = local_protocol::op;
+  // Every op either registers the caller's process (a hook's request names its own session) or claims a session
+  // through session_resolver (the messaging ops); both parse `process` first, so a malformed one is refused alike.
+  constexpr unsigned kHookEvent = registers_process | binds_native;
   static const std::vector<Command> table = {
-      {"ping", op_ping, "Liveness check. Answers {pong, pid, version}."},
-      {"help", op_help, "Lists every op with its help text."},
-      {"status", op_status,
+      {op::ping, op_ping, registers_process, "Liveness check. Answers {pong, pid, version}."},
+      {op::help, op_help, registers_process, "Lists every op with its help text."},
+      {op::status, op_status, registers_process,
        "The bridge and every attachment: agent_name, provider, session_id, attachment_id, state, stream, pending, "
        "offered_not_admitted; plus outbox_queued."},
-      {"lookup", op_lookup,
+      {op::lookup, op_lookup, kHookEvent,
        "{provider, session_id}: is this exact session attached? Local only, never touches the network (the hook's "
        "fast path). Answers {attached, state, agent_name, attachment_id, pending}."},
-      {"attach", op_attach,
-       "{provider, session_id, agent_name, purpose, config?}: attach this exact session under a name, using the "
-       "person's CLI login (config: path of another CLI config). Creates or reuses the agent's child connection and "
-       "opens the stream."},
-      {"detach", op_detach,
+      {op::attach, op_attach, registers_process,
+       "{provider, session_id, agent_name, purpose, config?, process?, native?, native_remote?, provider_home?}: "
+       "attach this exact session under a name, using the person's CLI login (config: path of another CLI config; "
+       "process: the provider process key {pid, start}, stored with the attachment; native: false turns native "
+       "delivery off; native_remote: a Codex app server unix:///SOCKET; provider_home: the provider's absolute home "
+       "directory). Creates or reuses the agent's child connection and opens the stream."},
+      {op::detach, op_detach, registers_process,
        "{provider, session_id}: end the attachment on the server, revoke its child connection, remove local state."},
-      {"offline", op_offline,
+      {op::offline, op_offline, registers_process,
        "{provider, session_id}: SessionEnd. The identity stays, delivery stops, messages wait on the server."},
-      {"resume", op_resume,
+      {op::resume, op_resume, registers_process,
        "{provider, session_id, process}: reconnect an offline attachment of the same session; process is the "
        "current provider process key {pid, start} (required)."},
-      {"take", op_take,
+      {op::take, op_take, registers_process,
        "{provider, session_id, limit?}: hand out waiting messages (at most 20) after the server's release check; "
        "each is persisted as offered before the answer and never handed out automatically again."},
-      {"ack", op_ack,
+      {op::ack, op_ack, claims_session,
        "{provider, session_id, message_id, delivery: admitted|processed, via?}: receipt through the durable outbox."},
-      {"reply", op_reply,
+      {op::reply, op_reply, claims_session,
        "{provider, session_id, inbox_id | message_id, message}: reply in that conversation as the attached agent, "
        "through the durable outbox."},
-      {"send", op_send,
+      {op::send, op_send, claims_session,
        "{provider, session_id, target: \"agent:NAME\", message}: send as the attached agent, through the durable "
        "outbox."},
-      {"read", op_read,
+      {op::read, op_read, claims_session,
        "{provider+session_id | process, after?, limit? (1-100)}: bounded mailbox read as the attached agent, "
        "filtered by the server's release check. Answers {agent_name, messages, next_cursor, filtered}."},
-      {"channel_take", op_channel_take,
+      {op::channel_take, op_channel_take, claims_session,
        "{process (+ provider/session_id for Codex), limit?}: `take` for the session of the caller's provider process "
        "(the Claude channel of `agentworks mcp serve --claude-channel`)."},
-      {"peers", op_peers,
+      {op::peers, op_peers, claims_session,
        "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
-      {"deliver", op_deliver,
+      {op::deliver, op_deliver, kHookEvent,
        "{provider, session_id, stop_hook_active?, loop_count?, max_continuations? (0-8, default 3), max_chars? "
-       "(2000-100000, default 9500), process?}: the Stop hook's delivery. Answers {attached} alone for an unknown "
-       "session (no network); else {state, text, message_ids, guidance, pending, held, guarded}: the oldest-first "
-       "messages that fit max_chars UTF-16 units, labelled as other agents' messages, offered once."},
-      {"command", op_command,
-       "{provider, session_id, verb: attach|status|detach|resume|cleanup, name?, purpose?, confirm?, cwd?, "
-       "config?, process?}: a person's typed /agentworks command. attach without name proposes a unique name, "
-       "confirm:true attaches under it; every success has `text` for the person."},
-      {"cleanup", op_cleanup,
+       "(2000-100000, default 9500), process?, provider_home?}: the Stop hook's delivery. Answers {attached} alone "
+       "for an unknown session (no network); else {state, text, message_ids, guidance, pending, held, guarded}: the "
+       "oldest-first messages that fit max_chars UTF-16 units, labelled as other agents' messages, offered once."},
+      {op::command, op_command, kHookEvent,
+       "{provider, session_id, verb: attach|status|detach|resume|cleanup, name?, purpose?, confirm?, take?, cwd?, "
+       "config?, process?, native?, native_remote?, provider_home?}: a person's typed /agentworks command. attach "
+       "without name proposes a unique name, confirm:true attaches under it, take:true takes the name from another "
+       "connected chat (native, native_remote, provider_home: as for attach); every success has `text` for the "
+       "person."},
+      {op::cleanup, op_cleanup, registers_process,
        "Reclaims processed metadata and offered metadata older than 7 days. Pending bodies and the watermark stay."},
-      {"shutdown", op_shutdown, "Stops the bridge cleanly (agentworks daemon stop)."},
+      {op::shutdown, op_shutdown, registers_process, "Stops the bridge cleanly (agentworks daemon stop)."},
   };
   return table;
 }
@@ -89,25 +99,14 @@ std::string greeting_line() {
 
 namespace {
 
-// Every request that names a session and its provider process registers that process (docs/protocol.md "Hook
-// ops"): the one place the registry is written, whichever op it is.
-void register_hook_process(Bridge& bridge, const json& request) {
+// registers_process (docs/protocol.md "Hook ops"): the one place the registry is written, whichever op it is; with
+// binds_native, a hook event of an attached session (re)binds its native route to this process (issues 6, 7; R-N1).
+void register_hook_process(Bridge& bridge, const Command& command, const json& request) {
   const auto process = optional_process(request);
   if (!process || !request.contains("provider") || !request.contains("session_id")) return;
-  // The messaging ops (MCP child, `bridge message`) only CLAIM a session for their process; the claim is checked
-  // against the registrations (session_resolver.cpp, R-C7, R-C8) and must never create one.
-  static const std::set<std::string> kClaimsOnly = {"ack", "reply", "send", "read", "peers",
-                                                          "channel_take"};
-  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
-                                          kClaimsOnly.contains(op->get<std::string>())) {
-    return;
-  }
   const auto key = session_key(request);
   bridge.registry().record(*process, key);
-  // A hook event of an attached session (re)binds its native route to this process (issues 6, 7; R-N1).
-  static const std::set<std::string> kHookEvents = {"deliver", "command", "lookup"};
-  if (const auto op = request.find("op"); op != request.end() && op->is_string() &&
-                                          kHookEvents.contains(op->get<std::string>())) {
+  if ((command.flags & binds_native) != 0) {
     auto home = optional_string(request, "provider_home", 4096);
     if (home && (home->empty() || home->front() != '/')) home.reset();
     bridge.native().observe(key, process, home);
@@ -148,8 +147,11 @@ void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sin
     return;
   }
   try {
-    register_hook_process(bridge, request);
-    command->handler(bridge, request, reply);
+    // The table row's flags, once, before the op (command_table.hpp OpFlag).
+    if ((command->flags & registers_process) != 0) register_hook_process(bridge, *command, request);
+    std::optional<AttachmentRow> session;
+    if ((command->flags & claims_session) != 0) session = resolve_usable_attachment(bridge, request);
+    command->handler(bridge, request, reply, session ? &*session : nullptr);
   } catch (const Error& e) {
     reply.error(e.code(), e.what());
   } catch (const sql::SqliteError& e) {

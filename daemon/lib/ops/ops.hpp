@@ -1,4 +1,5 @@
-// The local-socket operations; command_table.cpp lists them with their help text.
+// The local-socket operations; command_table.cpp lists them with their help text and flags. `session` is the
+// attachment dispatch() resolved for a claims_session op (ack, reply, send, read, peers, channel_take), else nullptr.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -8,25 +9,27 @@
 namespace agentworks::bridge {
 
 class Bridge;
+struct AttachmentRow;
 
-void op_ping(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_help(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_status(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_lookup(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_cleanup(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_shutdown(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_attach(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_detach(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_offline(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_resume(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply);
-void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply);   // ops_mcp.cpp
-void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply);  // ops_mcp.cpp
-void op_channel_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply);  // ops_mcp.cpp
+void op_ping(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_help(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_status(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_lookup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_cleanup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_shutdown(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_attach(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_detach(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_offline(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_resume(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+// ops_mcp.cpp:
+void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_channel_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 
 }  // namespace agentworks::bridge

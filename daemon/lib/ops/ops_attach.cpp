@@ -155,7 +155,7 @@ native::NativeSettings native_settings_of(const json& req) {
 
 }  // namespace
 
-void op_attach(Bridge& bridge, const json& req, const Reply& reply) {
+void op_attach(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   auto flow = std::make_shared<AttachFlow>(bridge, reply);
   flow->key = session_key(req);
   flow->agent = required_string(req, "agent_name", 256);
@@ -187,7 +187,7 @@ void op_attach(Bridge& bridge, const json& req, const Reply& reply) {
   flow->register_agent();
 }
 
-void op_detach(Bridge& bridge, const json& req, const Reply& reply) {
+void op_detach(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto key = session_key(req);
   const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
   if (!row) throw Error(ErrorCode::not_found, "this session is not attached");

@@ -20,7 +20,7 @@ namespace agentworks::bridge {
 
 using nlohmann::json;
 
-void op_ping(Bridge& bridge, const json&, const Reply& reply) {
+void op_ping(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow*) {
 #ifdef AGENTWORKS_FAILPOINTS
   constexpr bool failpoints = true;
 #else
@@ -29,7 +29,7 @@ void op_ping(Bridge& bridge, const json&, const Reply& reply) {
   reply.ok({{"pong", true}, {"pid", ::getpid()}, {"version", bridge.options().version}, {"failpoints", failpoints}});
 }
 
-void op_help(Bridge&, const json&, const Reply& reply) {
+void op_help(Bridge&, const json&, const Reply& reply, const AttachmentRow*) {
   json ops = json::array();
   for (const auto& c : commands()) ops.push_back({{"op", std::string(c.op)}, {"help", std::string(c.help)}});
   reply.ok({{"protocol", kLocalProtocolVersion}, {"ops", ops}});
@@ -87,7 +87,7 @@ void count_on_server(Bridge& bridge, json list, const std::vector<AttachmentRow>
 
 }  // namespace
 
-void op_status(Bridge& bridge, const json& req, const Reply& reply) {
+void op_status(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   json list = json::array();
   const auto rows = bridge.journal().attachments();
   for (const auto& row : rows) {
@@ -118,7 +118,7 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply) {
   reply.ok(status_answer(bridge, std::move(list)));
 }
 
-void op_lookup(Bridge& bridge, const json& req, const Reply& reply) {
+void op_lookup(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto key = session_key(req);
   const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
   if (!row) {
@@ -132,14 +132,14 @@ void op_lookup(Bridge& bridge, const json& req, const Reply& reply) {
             {"pending", bridge.journal().counts(row->attachment_id).pending}});
 }
 
-void op_cleanup(Bridge& bridge, const json&, const Reply& reply) {
+void op_cleanup(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow*) {
   const auto r = bridge.journal().cleanup(Bridge::now());
   bridge.room_freed();
   reply.ok({{"processed_removed", r.processed_removed}, {"offered_removed", r.offered_removed},
             {"possibly_lost_cleared", r.possibly_lost_cleared}});
 }
 
-void op_shutdown(Bridge& bridge, const json&, const Reply& reply) {
+void op_shutdown(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow*) {
   reply.ok({{"stopping", true}});
   bridge.shutdown(0);
 }

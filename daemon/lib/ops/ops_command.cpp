@@ -122,7 +122,7 @@ void run_attach(Bridge& bridge, const json& req, const SessionKey& key, const At
       out["text"] = text;
       reply.ok(out);
     });
-  }));
+  }), nullptr);
 }
 
 // Asks the server who holds the name first: another connected chat keeps it unless the person said `--take`.
@@ -305,7 +305,7 @@ json resume_unattached(Bridge& bridge, const json& req, const SessionKey& key) {
 
 }  // namespace
 
-void op_command(Bridge& bridge, const json& req, const Reply& reply) {
+void op_command(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto key = session_key(req);
   const auto verb = required_string(req, "verb", 32);
   if (verb == "attach") {
@@ -321,7 +321,7 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
       out["text"] = "Detached this chat from " + agent + ". Messages to agent:" + agent +
                     " wait on the server until a chat attaches the name again.";
       reply.ok(out);
-    }));
+    }), nullptr);
   } else if (verb == "resume") {
     if (!bridge.journal().find_attachment(key.provider, key.session_id)) {
       reply.ok(resume_unattached(bridge, req, key));
@@ -333,7 +333,7 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
       out["text"] = "Reconnected this chat as " + fields.value("agent_name", "") + ". " +
                     native::route_sentence(bridge.native().view(fields.value("attachment_id", "")), "Waiting messages");
       reply.ok(out);
-    }));
+    }), nullptr);
   } else if (verb == "cleanup") {
     op_cleanup(bridge, req, reply.then([reply](const json& fields) {
       json out = fields;
@@ -343,7 +343,7 @@ void op_command(Bridge& bridge, const json& req, const Reply& reply) {
                     std::to_string(fields.value("offered_removed", 0)) +
                     " old delivered message records. Waiting messages stay.";
       reply.ok(out);
-    }));
+    }), nullptr);
   } else {
     throw Error(ErrorCode::bad_request, "field 'verb' must be attach, status, detach, resume or cleanup");
   }

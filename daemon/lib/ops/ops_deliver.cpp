@@ -66,7 +66,7 @@ bool deliver_notice_only(Bridge& bridge, const SessionKey& key, const Attachment
 
 }  // namespace
 
-void op_deliver(Bridge& bridge, const json& req, const Reply& reply) {
+void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto key = session_key(req);
   const bool stop_hook_active = optional_bool(req, "stop_hook_active", false);
   std::optional<std::int64_t> loop_count;

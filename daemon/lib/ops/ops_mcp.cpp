@@ -11,7 +11,6 @@
 #include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
-#include "identity/session_resolver.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
 
@@ -102,8 +101,8 @@ void release_filter(Bridge& bridge, const AttachmentRow& row, const std::string&
 
 }  // namespace
 
-void op_read(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = resolve_usable_attachment(bridge, req);
+void op_read(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto after = mailbox_cursor(req);
   const auto limit = optional_int(req, "limit", kDefaultReadLimit, 1, kMaxReadLimit);
   const auto token = child_token(bridge, row);
@@ -129,19 +128,19 @@ void op_read(Bridge& bridge, const json& req, const Reply& reply) {
   });
 }
 
-// The Claude channel's take: the session of the caller's provider process (session_resolver), then exactly `take`
+// The Claude channel's take: the session of the caller's provider process (dispatch resolved it), then `take`
 // (release check, persisted as offered before the answer, never offered again: R-B5, R-B6).
-void op_channel_take(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = resolve_usable_attachment(bridge, req);
+void op_channel_take(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   json inner = req;
   inner.erase("process");
   inner["provider"] = row.provider;
   inner["session_id"] = row.session_id;
-  op_take(bridge, inner, reply);
+  op_take(bridge, inner, reply, nullptr);
 }
 
-void op_peers(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = resolve_usable_attachment(bridge, req);
+void op_peers(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto token = child_token(bridge, row);
   call_server(bridge, "GET", row.server_url, "/v1/agents", token, nullptr, [&bridge, row, reply](const ServerAnswer& a) {
     guarded(bridge, reply, [&] {

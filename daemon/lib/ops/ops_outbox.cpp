@@ -6,7 +6,6 @@
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
 #include "delivery/reply_target.hpp"
-#include "identity/session_resolver.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
 
@@ -15,9 +14,6 @@ namespace agentworks::bridge {
 using nlohmann::json;
 
 namespace {
-
-// provider + session_id, or the caller's provider process (docs/protocol.md "Session resolution").
-AttachmentRow usable_row(Bridge& bridge, const json& req) { return resolve_usable_attachment(bridge, req); }
 
 // A caller's retry with the same submission_id answers the recorded outcome instead of journaling it twice; the
 // same id for a different request is a conflict (as on the server).
@@ -69,8 +65,8 @@ std::string submission_id(const json& req) {
 
 }  // namespace
 
-void op_ack(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = usable_row(bridge, req);
+void op_ack(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto message_id = required_string(req, "message_id", 200);
   const auto delivery = required_string(req, "delivery", 32);
   if (delivery != "admitted" && delivery != "processed") {
@@ -85,8 +81,8 @@ void op_ack(Bridge& bridge, const json& req, const Reply& reply) {
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 
-void op_reply(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = usable_row(bridge, req);
+void op_reply(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto text = message_text(req);
   const auto id = submission_id(req);
   auto submit = [&bridge, row, text, id, reply](const std::string& inbox_id) {
@@ -105,8 +101,8 @@ void op_reply(Bridge& bridge, const json& req, const Reply& reply) {
   find_reply_inbox(bridge, row, *message_id, reply, submit);
 }
 
-void op_send(Bridge& bridge, const json& req, const Reply& reply) {
-  const auto row = usable_row(bridge, req);
+void op_send(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto target = required_string(req, "target", 256);
   if (target.rfind("agent:", 0) != 0 || !valid_agent_name(target.substr(6))) {
     throw Error(ErrorCode::bad_request, "target must be \"agent:NAME\" with a valid agent name");

@@ -23,7 +23,7 @@ AttachmentRow attached_row(Bridge& bridge, const json& req) {
 
 }  // namespace
 
-void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
+void op_offline(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto row = attached_row(bridge, req);
   take_offline(bridge, row.attachment_id, "the session ended (SessionEnd)");
   reply.ok({{"attachment_id", row.attachment_id},
@@ -31,7 +31,7 @@ void op_offline(Bridge& bridge, const json& req, const Reply& reply) {
             {"state", row.state == "attached" ? std::string("offline") : row.state}});
 }
 
-void op_resume(Bridge& bridge, const json& req, const Reply& reply) {
+void op_resume(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   // R-H11: only the provider process now running this session resumes it; the hook sends its key.
   const auto process = optional_process(req);
   if (!process) {

@@ -28,7 +28,7 @@ json empty_answer(const AttachmentRow& row, std::size_t held) {
 
 }  // namespace
 
-void op_take(Bridge& bridge, const json& req, const Reply& reply) {
+void op_take(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
   const auto key = session_key(req);
   const auto limit = static_cast<int>(optional_int(req, "limit", kMaxTake, 1, kMaxTake));
   const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
