@@ -127,25 +127,7 @@ TEST(BridgeCli, DaemonStartStatusLogsStop_RB1) {
   EXPECT_EQ(stop_again.json().at("stopped"), false);
 }
 
-class BridgeCliAgents : public BridgeTest {
- protected:
-
-  json attach(const std::string& session, const std::string& agent) {
-    const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
-                                       {"agent_name", agent}, {"purpose", "Review incoming work"}});
-    if (!a || a->value("ok", false) != true) throw std::runtime_error("attach failed: " + (a ? a->dump() : "-"));
-    return *a;
-  }
-
-  bool stream_connected(const std::string& session) {
-    const auto s = bridge_call(home_, {{"op", "status"}});
-    if (!s) return false;
-    for (const auto& att : (*s)["attachments"]) {
-      if (att["session_id"] == session) return att["stream"] == "connected";
-    }
-    return false;
-  }
-};
+class BridgeCliAgents : public BridgeTest {};
 
 // `status --agents --json` lists each attachment with the contract's fields, with live counts.
 TEST_F(BridgeCliAgents, StatusAgentsListsAttachments) {

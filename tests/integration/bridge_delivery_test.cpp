@@ -24,30 +24,6 @@ class BridgeDeliveryTest : public BridgeTest {
     start_bridge();
   }
 
-  json attach(const std::string& session, const std::string& agent = "reviewer") {
-    const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session}, {"agent_name", agent},
-                         {"purpose", "Review incoming work"}});
-    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
-    return a;
-  }
-
-  json status_of(const std::string& session) {
-    const json status = call({{"op", "status"}});  // keep it alive for the loop
-    for (const auto& att : status["attachments"]) {
-      if (att["session_id"] == session) return att;
-    }
-    return json();
-  }
-
-  bool stream_connected(const std::string& session) {
-    const auto s = status_of(session);
-    return s.is_object() && s["stream"] == "connected";
-  }
-
-  json take(const std::string& session) {
-    return call({{"op", "take"}, {"provider", "claude"}, {"session_id", session}});
-  }
-
   // Takes until something arrives (the stream delivers asynchronously); returns the texts handed out.
   std::vector<std::string> take_texts(const std::string& session, std::size_t want = 1) {
     std::vector<std::string> texts;
@@ -59,14 +35,6 @@ class BridgeDeliveryTest : public BridgeTest {
         },
         std::chrono::seconds(20), std::chrono::milliseconds(50));
     return texts;
-  }
-
-  // Waits until the journal holds `n` pending messages for the session (the stream caught up).
-  bool wait_pending(const std::string& session, long n) {
-    return wait_until([&] {
-      const json l = call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", session}});
-      return l.value("pending", -1L) == n;
-    });
   }
 };
 

@@ -22,26 +22,6 @@ class BridgeFaultTest : public BridgeTest {
 
   std::filesystem::path journal_path() const { return home_.state_home() / "agentworks" / "journal.db"; }
 
-  json attach(const std::string& session) {
-    const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
-                         {"agent_name", "reviewer"}, {"purpose", "Review incoming work"}});
-    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
-    return a;
-  }
-  json status_of(const std::string& session) {
-    const json status = call({{"op", "status"}});  // a named value: the loop must not iterate a dead temporary
-    for (const auto& att : status["attachments"]) {
-      if (att["session_id"] == session) return att;
-    }
-    return json();
-  }
-  bool stream_connected(const std::string& session) {
-    const auto s = status_of(session);
-    return s.is_object() && s["stream"] == "connected";
-  }
-  json take(const std::string& session) {
-    return call({{"op", "take"}, {"provider", "claude"}, {"session_id", session}});
-  }
   // Takes until at least `want` messages came; returns every take answer that carried messages.
   std::vector<json> take_pages(const std::string& session, std::size_t want) {
     std::vector<json> pages;

@@ -47,33 +47,10 @@ class BridgeHookOpsTest : public BridgeTest {
     for (auto& [k, v] : extra.items()) req[k] = v;
     return call(req);
   }
-  json status_of(const std::string& session) {
-    const json status = call({{"op", "status"}});  // kept alive for the loop
-    for (const auto& att : status["attachments"]) {
-      if (att["session_id"] == session) return att;
-    }
-    return json();
-  }
-  bool stream_connected(const std::string& session) {
-    const auto s = status_of(session);
-    return s.is_object() && s["stream"] == "connected";
-  }
-  bool wait_pending(const std::string& session, long n) {
-    return wait_until(
-        [&] {
-          const json l = call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", session}});
-          return l.value("pending", -1L) == n;
-        },
-        std::chrono::seconds(20));
-  }
   // Attaches `session` as reviewer and waits for its stream.
   void attach_connected(const std::string& session) {
     attach(session, "reviewer");
-    ASSERT_TRUE(wait_until([&] { return stream_connected(session); }, std::chrono::seconds(20)))
-        << status_of(session).dump();
-  }
-  std::string send(const std::string& text) {
-    return send_as(owner(), "worker", "agent:reviewer", text).value("message_id", "");
+    ASSERT_TRUE(wait_connected(session)) << status_of(session).dump();
   }
 };
 

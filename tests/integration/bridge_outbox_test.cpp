@@ -57,24 +57,13 @@ class BridgeOutboxTest : public BridgeTest {
     const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", kSession}, {"agent_name", "reviewer"},
                          {"purpose", "Answers during outages"}, {"process", own_process_key()}});
     if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
-    ASSERT_TRUE(wait_until([&] { return stream_connected(); }));
-  }
-
-  bool stream_connected() {
-    const json status = call({{"op", "status"}});
-    for (const auto& att : status["attachments"]) {
-      if (att["session_id"] == kSession) return att["stream"] == "connected";
-    }
-    return false;
+    ASSERT_TRUE(wait_until([&] { return stream_connected(kSession); }));
   }
 
   // A message from worker to reviewer that the bridge has journaled: something to ack and reply to.
   json incoming(const std::string& text) {
     const json sent = send_as(owner(), "worker", "agent:reviewer", text);
-    const bool journaled = wait_until([&] {
-      const json l = call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", kSession}});
-      return l.value("pending", 0L) >= 1;
-    });
+    const bool journaled = wait_until([&] { return lookup("claude", kSession).value("pending", 0L) >= 1; });
     if (!journaled) throw std::runtime_error("the bridge never journaled " + sent.dump());
     return sent;
   }

@@ -15,12 +15,10 @@
 #include "harness/process.hpp"
 #include "harness/temp_home.hpp"
 #include "harness/wait.hpp"
+#include "support/hook_runner.hpp"
 
 #ifndef AGENTWORKS_IMPOSTOR_BRIDGE_BIN
 #error "AGENTWORKS_IMPOSTOR_BRIDGE_BIN must be defined by CMake"
-#endif
-#ifndef AGENTWORKS_HOOK_BIN
-#error "AGENTWORKS_HOOK_BIN must be defined by CMake"
 #endif
 
 namespace agentworks::testing {
@@ -54,13 +52,10 @@ class Impostor {
   Child child_;
 };
 
+// The Claude hook for `event` with `input`, as Claude Code runs it.
 ProcessResult run_hook(const TempHome& home, const std::string& event, const json& input,
                        const EnvOverrides& env_extra = {}) {
-  RunOptions o;
-  o.env = merge_env(home.env(), env_extra);
-  o.stdin_data = input.dump();
-  o.timeout = std::chrono::seconds(30);
-  return run_process({AGENTWORKS_HOOK_BIN, "claude", event}, o);
+  return testing::run_hook(home, "claude", event, input.dump(), env_extra, std::chrono::seconds(30));
 }
 
 json stop_event() {

@@ -20,39 +20,14 @@
 #include "bridge_test_client.hpp"
 #include "harness/wait.hpp"
 #include "support/bridge_fixture.hpp"
-
-#ifndef AGENTWORKS_HOOK_BIN
-#error "AGENTWORKS_HOOK_BIN must be defined by CMake"
-#endif
+#include "support/hook_runner.hpp"
 
 namespace agentworks::testing {
 namespace {
-std::string hook_binary() {
-  const char* v = std::getenv("AGENTWORKS_TEST_HOOK_BIN");
-  return (v != nullptr && v[0] != '\0') ? std::string(v) : std::string(AGENTWORKS_HOOK_BIN);
-}
-
-// A recorded payload for PROVIDER and EVENT with this test's session id.
-json payload(const std::string& provider, const std::string& event, const std::string& session) {
-  const auto path = std::filesystem::path(AGENTWORKS_HOOK_PAYLOADS) / (provider + "_" + event + ".json");
-  json j = json::parse(read_file(path));
-  j[provider == "cursor" ? "conversation_id" : "session_id"] = session;
-  return j;
-}
-
 json prompt_payload(const std::string& provider, const std::string& session, const std::string& prompt) {
-  json j = payload(provider, provider == "cursor" ? "beforeSubmitPrompt" : "UserPromptSubmit", session);
+  json j = hook_payload(provider, provider == "cursor" ? "beforeSubmitPrompt" : "UserPromptSubmit", session);
   j["prompt"] = prompt;
   return j;
-}
-
-ProcessResult run_hook(const TempHome& home, const std::string& provider, const std::string& event,
-                       const std::string& input, const EnvOverrides& extra = {}) {
-  RunOptions o;
-  o.env = merge_env(home.env(), extra);
-  o.stdin_data = input;
-  o.timeout = std::chrono::seconds(60);
-  return run_process({hook_binary(), provider, event}, o);
 }
 
 std::string describe(const ProcessResult& r) {
@@ -131,7 +106,7 @@ TEST_F(HookWithoutBridgeTest, BridgeDownExitsQuietlyButBlocksTypedCommands_RH9) 
   for (const auto& [provider, event] : std::vector<std::pair<std::string, std::string>>{
            {"claude", "Stop"}, {"claude", "SessionStart"}, {"claude", "SessionEnd"}, {"codex", "Stop"},
            {"codex", "SessionStart"}, {"codex", "SessionEnd"}, {"cursor", "stop"}}) {
-    const auto r = run_hook(home_, provider, event, payload(provider, event, "s-down").dump());
+    const auto r = run_hook(home_, provider, event, hook_payload(provider, event, "s-down").dump());
     EXPECT_EQ(r.exit_code, 0) << provider << " " << event << "\n" << describe(r);
     EXPECT_EQ(r.out, "") << provider << " " << event;
   }
@@ -224,13 +199,6 @@ class HookTest : public BridgeTest {
     start_bridge();
   }
 
-  json lookup(const std::string& provider, const std::string& session) {
-    return call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
-  }
-  bool wait_pending(const std::string& provider, const std::string& session, long n) {
-    return wait_until([&] { return lookup(provider, session).value("pending", -1L) == n; },
-                      std::chrono::seconds(20));
-  }
 
   ProcessResult hook(const std::string& provider, const std::string& event, const json& input,
                      const EnvOverrides& extra = {}) {
@@ -251,7 +219,7 @@ class HookTest : public BridgeTest {
   // A Stop; returns the delivered text ("" when the hook printed nothing).
   std::string stop(const std::string& provider, const std::string& session, bool stop_hook_active = false,
                    long loop_count = 0, const EnvOverrides& extra = {}) {
-    json in = payload(provider, provider == "cursor" ? "stop" : "Stop", session);
+    json in = hook_payload(provider, provider == "cursor" ? "stop" : "Stop", session);
     if (provider == "cursor") {
       in["loop_count"] = loop_count;
     } else {
@@ -288,7 +256,7 @@ TEST_F(HookTest, UnattachedStopNoOutputNoNetwork_RH9) {
   EXPECT_EQ(stop("claude", "never-attached"), "");
   EXPECT_EQ(stop("codex", "never-attached", true), "");
   EXPECT_EQ(stop("cursor", "never-attached", false, 1), "");
-  const auto r = hook("claude", "SessionStart", payload("claude", "SessionStart", "never-attached"));
+  const auto r = hook("claude", "SessionStart", hook_payload("claude", "SessionStart", "never-attached"));
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(listener->accepted(), 0);
   EXPECT_FALSE(lookup("claude", "never-attached").value("attached", true));
@@ -468,14 +436,14 @@ TEST_F(HookTest, AttachTextInsideDeliveredMessageIsNotExecuted_RH6) {
 // resume tells the person to type resume; the typed resume reconnects and delivers.
 TEST_F(HookTest, SessionEndOfflineSessionStartHintResume_RH11) {
   attach("claude", "claude-r1", "resumer");
-  auto r = hook("claude", "SessionEnd", payload("claude", "SessionEnd", "claude-r1"));
+  auto r = hook("claude", "SessionEnd", hook_payload("claude", "SessionEnd", "claude-r1"));
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(lookup("claude", "claude-r1")["state"], "offline");
   send_as(owner(), "worker", "agent:resumer", "while you were away");
   EXPECT_EQ(stop("claude", "claude-r1"), "");
 
-  r = hook("claude", "SessionStart", payload("claude", "SessionStart", "claude-r1"));
+  r = hook("claude", "SessionStart", hook_payload("claude", "SessionStart", "claude-r1"));
   ASSERT_FALSE(r.out.empty()) << describe(r);
   EXPECT_EQ(json::parse(r.out)["systemMessage"],
             "agentworks: this chat was attached as resumer; type /agentworks resume to reconnect it.");
@@ -485,12 +453,12 @@ TEST_F(HookTest, SessionEndOfflineSessionStartHintResume_RH11) {
   ASSERT_TRUE(wait_pending("claude", "claude-r1", 1));
   EXPECT_NE(stop("claude", "claude-r1").find("while you were away"), std::string::npos);
   // An attached session gets no hint.
-  EXPECT_EQ(hook("claude", "SessionStart", payload("claude", "SessionStart", "claude-r1")).out, "");
+  EXPECT_EQ(hook("claude", "SessionStart", hook_payload("claude", "SessionStart", "claude-r1")).out, "");
 
   // Codex: the hint names the slashless command.
   attach("codex", "codex-r1", "cresumer");
-  EXPECT_EQ(hook("codex", "SessionEnd", payload("codex", "SessionEnd", "codex-r1")).out, "");
-  r = hook("codex", "SessionStart", payload("codex", "SessionStart", "codex-r1"));
+  EXPECT_EQ(hook("codex", "SessionEnd", hook_payload("codex", "SessionEnd", "codex-r1")).out, "");
+  r = hook("codex", "SessionStart", hook_payload("codex", "SessionStart", "codex-r1"));
   ASSERT_FALSE(r.out.empty()) << describe(r);
   EXPECT_EQ(json::parse(r.out)["systemMessage"],
             "agentworks: this chat was attached as cresumer; type agentworks resume to reconnect it.");

@@ -395,11 +395,6 @@ class TerminalDetachTest : public BridgeTest {
     start_server();
     start_bridge();
   }
-  json lookup(const std::string& session) {
-    const auto a = bridge_call(home_, {{"op", "lookup"}, {"provider", "claude"}, {"session_id", session}});
-    if (!a) throw std::runtime_error("the bridge did not answer lookup");
-    return *a;
-  }
 };
 
 TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH8) {
@@ -416,7 +411,7 @@ TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH
   EXPECT_EQ(refused.exit_code, 2) << refused.describe();
   EXPECT_EQ(refused.error_code(), "usage");
   EXPECT_NE(refused.out.find("--yes"), std::string::npos) << refused.describe();
-  EXPECT_EQ(lookup("sess-go")["attached"], true);  // nothing changed
+  EXPECT_EQ(lookup("claude", "sess-go")["attached"], true);  // nothing changed
 
   const CliResult done = owner().json({"detach", "--provider", "claude", "--session", "sess-go", "--yes"});
   ASSERT_EQ(done.exit_code, 0) << done.describe();
@@ -425,8 +420,8 @@ TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH
   EXPECT_EQ(d["agent_name"], "goer");
   EXPECT_EQ(d["provider"], "claude");
   EXPECT_EQ(d["session_id"], "sess-go");
-  EXPECT_EQ(lookup("sess-go")["attached"], false);
-  EXPECT_EQ(lookup("sess-keep")["attached"], true);  // the exact session only
+  EXPECT_EQ(lookup("claude", "sess-go")["attached"], false);
+  EXPECT_EQ(lookup("claude", "sess-keep")["attached"], true);  // the exact session only
 
   const CliResult unknown = owner().json({"detach", "--provider", "claude", "--session", "sess-go", "--yes"});
   EXPECT_EQ(unknown.exit_code, 4) << unknown.describe();

@@ -76,14 +76,6 @@ class McpTest : public BridgeTest {
     return r;
   }
 
-  // Waits until the bridge journal holds the message for `session` (the stream delivered it).
-  bool wait_pending(const std::string& provider, const std::string& session, long n) {
-    return wait_until([&] {
-      const json l = call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
-      return l.value("pending", -1L) == n;
-    });
-  }
-
   json delivery_of(const std::string& message_id) {
     return http_json(owner_http(), "GET", "/v1/messages/" + message_id + "/receipt", std::nullopt, 200)["delivery"];
   }

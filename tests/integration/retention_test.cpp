@@ -12,11 +12,6 @@ namespace {
 
 class Retention : public MessagingTest {
  protected:
-  json attach(const std::string& agent, const std::string& session) {
-    return http_json(owner_http(), "POST", "/v1/attachments",
-                     json{{"agent_name", agent}, {"purpose", "p"}, {"provider", "claude"}, {"native_session_id", session}}.dump(),
-                     201);
-  }
   void set_receipt(const std::string& message_id, const std::string& state) {
     http_json(owner_http(), "POST", "/v1/messages/" + message_id + "/receipt", json{{"delivery", state}}.dump(), 200);
   }
@@ -43,7 +38,7 @@ TEST_F(Retention, InboxHistoryLimit_R_M11) {
   EXPECT_EQ(texts_of(read_mailbox(owner(), "reviewer")), (std::vector<std::string>{"m2", "m3", "m4"}));
 
   // A live attachment makes unprocessed messages pending: the full inbox refuses instead of dropping one.
-  attach("busy", "s-busy");
+  attach_over_http("busy", "s-busy", "p");
   const json p1 = send_as(owner(), "worker", "agent:busy", "p1");
   const std::string busy_inbox = p1.at("inbox_id").get<std::string>();
   send_as(owner(), "worker", "agent:busy", "p2");

@@ -10,13 +10,6 @@ namespace {
 
 class Streams : public MessagingTest {
  protected:
-  json attach(const std::string& agent, const std::string& session) {
-    return http_json(owner_http(), "POST", "/v1/attachments",
-                     json{{"agent_name", agent}, {"purpose", "Review PRs"}, {"provider", "claude"},
-                          {"native_session_id", session}}
-                         .dump(),
-                     201);
-  }
   std::string stream_path(const json& attachment) {
     return "/v1/attachments/" + attachment.at("attachment_id").get<std::string>() + "/stream";
   }
@@ -31,7 +24,7 @@ TEST_F(Streams, NewAttachmentFencesTheOldStream_R_H7_R_B7) {
   start_server();
   register_agent(owner(), "reviewer");
   register_agent(owner(), "worker");
-  const json first = attach("reviewer", "session-1");
+  const json first = attach_over_http("reviewer", "session-1");
   EXPECT_EQ(first.at("state"), "current") << first.dump();
   EXPECT_FALSE(connected("reviewer"));
 
@@ -46,7 +39,7 @@ TEST_F(Streams, NewAttachmentFencesTheOldStream_R_H7_R_B7) {
   EXPECT_EQ(old_stream.retry(), "1000");
   EXPECT_TRUE(wait_until([&] { return connected("reviewer"); })) << "connected stays false with an open stream";
 
-  const json second = attach("reviewer", "session-2");
+  const json second = attach_over_http("reviewer", "session-2");
   const auto fenced = old_stream.next_event_named("fenced");
   ASSERT_TRUE(fenced.has_value()) << "the old stream got no fenced event";
   const json fenced_data = parse_json(fenced->data);
@@ -101,7 +94,7 @@ TEST_F(Streams, ResumesAfterLastEventId_R_B3) {
   start_server();
   register_agent(owner(), "reviewer");
   register_agent(owner(), "worker");
-  const json attachment = attach("reviewer", "session-1");
+  const json attachment = attach_over_http("reviewer", "session-1");
   for (const char* text : {"m1", "m2", "m3"}) send_as(owner(), "worker", "agent:reviewer", text);
   const json page = read_mailbox(owner(), "reviewer");
   ASSERT_EQ(page.at("messages").size(), 3u);

@@ -13,23 +13,10 @@
 #include "harness/binaries.hpp"
 #include "harness/wait.hpp"
 #include "support/bridge_fixture.hpp"
-
-#ifndef AGENTWORKS_HOOK_BIN
-#error "AGENTWORKS_HOOK_BIN must be defined by CMake"
-#endif
+#include "support/hook_runner.hpp"
 
 namespace agentworks::testing {
 namespace {
-
-// A recorded payload for PROVIDER and EVENT with this test's session id and working folder.
-json payload(const std::string& provider, const std::string& event, const std::string& session,
-             const std::string& cwd = "") {
-  const auto path = std::filesystem::path(AGENTWORKS_HOOK_PAYLOADS) / (provider + "_" + event + ".json");
-  json j = json::parse(read_file(path));
-  j["session_id"] = session;
-  if (!cwd.empty()) j["cwd"] = cwd;
-  return j;
-}
 
 class TakeoverTest : public BridgeTest {
  protected:
@@ -40,16 +27,12 @@ class TakeoverTest : public BridgeTest {
   }
 
   ProcessResult hook(const std::string& provider, const std::string& event, const json& input) {
-    RunOptions o;
-    o.env = home_.env();
-    o.stdin_data = input.dump();
-    o.timeout = std::chrono::seconds(60);
-    return run_process({AGENTWORKS_HOOK_BIN, provider, event}, o);
+    return run_hook(home_, provider, event, input.dump());
   }
   // A typed prompt; the text the hook showed the person (the prompt is blocked from the model).
   std::string type(const std::string& provider, const std::string& session, const std::string& prompt,
                    const std::string& cwd = "") {
-    json in = payload(provider, "UserPromptSubmit", session, cwd);
+    json in = hook_payload(provider, "UserPromptSubmit", session, cwd);
     in["prompt"] = prompt;
     const auto r = hook(provider, "UserPromptSubmit", in);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -60,26 +43,11 @@ class TakeoverTest : public BridgeTest {
   }
   // A Stop: the hook's output as JSON (null when it printed nothing).
   json stop(const std::string& provider, const std::string& session) {
-    json in = payload(provider, "Stop", session);
+    json in = hook_payload(provider, "Stop", session);
     in["stop_hook_active"] = false;
     const auto r = hook(provider, "Stop", in);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out.empty() ? json() : json::parse(r.out);
-  }
-  json lookup(const std::string& provider, const std::string& session) {
-    return call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
-  }
-  // This session's row of the bridge's status (an empty object when it has none).
-  json status_row(const std::string& session) {
-    const json status = call({{"op", "status"}});  // kept alive for the loop
-    for (const auto& a : status["attachments"]) {
-      if (a["session_id"] == session) return a;
-    }
-    return json::object();
-  }
-  bool wait_connected(const std::string& session) {
-    return wait_until([&] { return status_row(session).value("stream", "") == "connected"; },
-                      std::chrono::seconds(20));
   }
 };
 
@@ -139,7 +107,7 @@ TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_R
 // re-attaching a chat under another name says its old name was released.
 TEST_F(TakeoverTest, OfflineHolderAndReleasedOldNameAreNamedInTheAnswer_RH7) {
   ASSERT_TRUE(has(type("claude", "old-chat", "/agentworks attach reviewer"), "Attached this chat as reviewer"));
-  EXPECT_EQ(hook("claude", "SessionEnd", payload("claude", "SessionEnd", "old-chat")).exit_code, 0);
+  EXPECT_EQ(hook("claude", "SessionEnd", hook_payload("claude", "SessionEnd", "old-chat")).exit_code, 0);
   ASSERT_EQ(lookup("claude", "old-chat")["state"], "offline");
 
   const std::string moved = type("claude", "new-chat", "/agentworks attach reviewer");
@@ -163,7 +131,7 @@ TEST_F(TakeoverTest, ResumeInABrandNewChatNamesThisProjectsOfflineNames_RH11) {
   ASSERT_TRUE(has(type("claude", "elsewhere", "/agentworks attach other", home_.path("other").string()),
                   "Attached this chat as other"));
   for (const char* s : {"first", "elsewhere"}) {
-    EXPECT_EQ(hook("claude", "SessionEnd", payload("claude", "SessionEnd", s)).exit_code, 0);
+    EXPECT_EQ(hook("claude", "SessionEnd", hook_payload("claude", "SessionEnd", s)).exit_code, 0);
   }
 
   const std::string told = type("claude", "brand-new", "/agentworks resume", project + "/src");
@@ -183,7 +151,7 @@ TEST_F(TakeoverTest, ResumeInABrandNewChatNamesThisProjectsOfflineNames_RH11) {
 TEST_F(TakeoverTest, StatusAgentsCountsOfflineWaitingOnTheServerWithHeaders_RH8) {
   ASSERT_TRUE(has(type("claude", "away", "/agentworks attach napper"), "Attached this chat as napper"));
   ASSERT_TRUE(wait_connected("away"));
-  EXPECT_EQ(hook("claude", "SessionEnd", payload("claude", "SessionEnd", "away")).exit_code, 0);
+  EXPECT_EQ(hook("claude", "SessionEnd", hook_payload("claude", "SessionEnd", "away")).exit_code, 0);
   send_as(owner(), "worker", "agent:napper", "one");
   send_as(owner(), "worker", "agent:napper", "two");
 

@@ -31,27 +31,6 @@ struct CStrings {
   char** get() { return pointers.data(); }
 };
 
-std::vector<std::string> build_environment(const EnvOverrides& env) {
-  std::map<std::string, std::string> merged;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string entry(*e);
-    const auto eq = entry.find('=');
-    if (eq == std::string::npos) continue;
-    merged[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [name, value] : env) {
-    if (value) {
-      merged[name] = *value;
-    } else {
-      merged.erase(name);
-    }
-  }
-  std::vector<std::string> out;
-  out.reserve(merged.size());
-  for (const auto& [name, value] : merged) out.push_back(name + "=" + value);
-  return out;
-}
-
 int decode_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -74,6 +53,27 @@ void set_cloexec(int fd) { ::fcntl(fd, F_SETFD, FD_CLOEXEC); }
 }
 
 }  // namespace
+
+std::vector<std::string> child_environment(const EnvOverrides& env) {
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    merged[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : env) {
+    if (value) {
+      merged[name] = *value;
+    } else {
+      merged.erase(name);
+    }
+  }
+  std::vector<std::string> out;
+  out.reserve(merged.size());
+  for (const auto& [name, value] : merged) out.push_back(name + "=" + value);
+  return out;
+}
 
 EnvOverrides merge_env(const EnvOverrides& base, const EnvOverrides& extra) {
   EnvOverrides out = base;
@@ -100,7 +100,7 @@ bool process_alive(pid_t pid) {
 ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions& options) {
   if (argv.empty()) throw std::invalid_argument("run_process: empty argv");
   CStrings args(argv);
-  CStrings envp(build_environment(options.env));
+  CStrings envp(child_environment(options.env));
   const std::string cwd = options.cwd.string();
 
   int in_pipe[2], out_pipe[2], err_pipe[2];
@@ -223,7 +223,7 @@ Child Child::start(const std::vector<std::string>& argv, const EnvOverrides& env
                    const std::optional<std::string>& stdin_data) {
   if (argv.empty()) throw std::invalid_argument("Child::start: empty argv");
   CStrings args(argv);
-  CStrings envp(build_environment(env));
+  CStrings envp(child_environment(env));
   const int out_fd = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   const int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (out_fd < 0 || err_fd < 0) throw std::runtime_error("Child::start: cannot open output files");

@@ -19,6 +19,9 @@ using EnvOverrides = std::map<std::string, std::optional<std::string>>;
 // Later entries win.
 EnvOverrides merge_env(const EnvOverrides& base, const EnvOverrides& extra);
 
+// This process's environment with `env` applied, as NAME=VALUE entries (what a child is started with).
+std::vector<std::string> child_environment(const EnvOverrides& env);
+
 struct ProcessResult {
   int exit_code = -1;  // 128 + signal when killed by a signal
   std::string out;

@@ -3,12 +3,15 @@
 // from this one.
 #pragma once
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "bridge_test_client.hpp"
+#include "harness/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {
@@ -40,6 +43,52 @@ class BridgeTest : public MessagingTest {
     const auto a = bridge_call(home_, request);
     if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());
     return *a;
+  }
+
+  // The bridge ops the tests repeat (docs/protocol.md); each goes through call(), so an unanswered one throws.
+
+  // `attach` of a (provider claude) session under `agent`; throws unless the bridge answered ok.
+  nlohmann::json attach(const std::string& session, const std::string& agent = "reviewer",
+                        const std::string& purpose = "Review incoming work") {
+    const nlohmann::json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
+                                   {"agent_name", agent}, {"purpose", purpose}});
+    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
+    return a;
+  }
+  nlohmann::json take(const std::string& session, const std::string& provider = "claude") {
+    return call({{"op", "take"}, {"provider", provider}, {"session_id", session}});
+  }
+  nlohmann::json lookup(const std::string& provider, const std::string& session) {
+    return call({{"op", "lookup"}, {"provider", provider}, {"session_id", session}});
+  }
+  // This session's row of the bridge's `status`, or `absent` when the bridge lists no attachment for it.
+  nlohmann::json status_of(const std::string& session, const nlohmann::json& absent = nullptr) {
+    // A named value: the loop must not iterate a dead temporary.
+    const nlohmann::json status = call({{"op", "status"}});
+    for (const auto& att : status["attachments"]) {
+      if (att["session_id"] == session) return att;
+    }
+    return absent;
+  }
+  bool stream_connected(const std::string& session) {
+    const auto s = status_of(session);
+    return s.is_object() && s["stream"] == "connected";
+  }
+  // Waits until the session's stream is connected.
+  bool wait_connected(const std::string& session, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    return wait_until([&] { return stream_connected(session); }, timeout);
+  }
+  // Waits until the journal holds `n` pending messages for the session (the stream caught up).
+  bool wait_pending(const std::string& provider, const std::string& session, long n,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    return wait_until([&] { return lookup(provider, session).value("pending", -1L) == n; }, timeout);
+  }
+  bool wait_pending(const std::string& session, long n, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    return wait_pending("claude", session, n, timeout);
+  }
+  // A message from the owner's agent `worker` to agent:reviewer; its message_id.
+  std::string send(const std::string& text) {
+    return send_as(owner(), "worker", "agent:reviewer", text).value("message_id", "");
   }
 
   std::unique_ptr<BridgeProcess> bridge_;

@@ -95,6 +95,15 @@ json MessagingTest::http_json(const HttpClient& http, const std::string& method,
   return parse_json(r.body);
 }
 
+json MessagingTest::attach_over_http(const std::string& agent, const std::string& session,
+                                    const std::string& purpose) {
+  return http_json(owner_http(), "POST", "/v1/attachments",
+                   json{{"agent_name", agent}, {"purpose", purpose}, {"provider", "claude"},
+                        {"native_session_id", session}}
+                       .dump(),
+                   201);
+}
+
 std::string MessagingTest::whoami_connection_id(const HttpClient& http) {
   return http_json(http, "GET", "/v1/whoami", std::nullopt, 200).at("connection_id").get<std::string>();
 }

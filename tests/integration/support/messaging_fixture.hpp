@@ -59,6 +59,9 @@ class MessagingTest : public ::testing::Test {
   json http_json(const HttpClient& http, const std::string& method, const std::string& path,
                  const std::optional<std::string>& body, int expected_status);
   std::string whoami_connection_id(const HttpClient& http);
+  // A server attachment of `agent` for a Claude session, made by the owner (POST /v1/attachments, 201).
+  json attach_over_http(const std::string& agent, const std::string& session,
+                        const std::string& purpose = "Review PRs");
 
   // Owner shortcuts.
   const Cli& owner() const { return *owner_cli_; }
