@@ -1,13 +1,13 @@
 #include "bridge.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
 
 #include "native/native_router.hpp"
 #include "platform/log.hpp"
+#include "services/clock.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -57,10 +57,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
 
 Bridge::~Bridge() { shutdown(exit_code_); }
 
-std::int64_t Bridge::now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+std::int64_t Bridge::now() { return unix_now(); }
 
 void Bridge::start() {
   const auto removed = journal_.cleanup(now());
@@ -235,6 +232,8 @@ void Bridge::resume_held() {
     }
   });
 }
+
+void Bridge::end_native_route(const std::string& attachment_id) { native_->forget(attachment_id); }
 
 std::string Bridge::stream_state(const std::string& attachment_id) const {
   const auto it = streams_.find(attachment_id);

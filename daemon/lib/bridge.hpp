@@ -1,6 +1,7 @@
 // The bridge's state on its one libuv loop: the offer journal, the server streams of the attachments, the HTTP
 // client for one-off requests, the outbox and the timers. The socket server and the ops drive it; nothing here
-// blocks the loop on the network.
+// blocks the loop on the network. The flows below the hub see it only through the services/ interfaces it
+// implements.
 #pragma once
 
 #include <uv.h>
@@ -20,6 +21,8 @@
 #include "delivery/outbox.hpp"
 #include "platform/curl_multi.hpp"
 #include "platform/http_client.hpp"
+#include "services/delivery_services.hpp"
+#include "services/session_lookup.hpp"
 #include "state/child_credentials.hpp"
 #include "state/held_back.hpp"
 #include "state/hook_state.hpp"
@@ -39,10 +42,10 @@ struct BridgeOptions {
   std::string version = "0.1.0";
 };
 
-class Bridge {
+class Bridge final : public DeliveryServices, public SessionLookup {
  public:
   Bridge(uv_loop_t* loop, BridgeOptions options);
-  ~Bridge();
+  ~Bridge() override;
   Bridge(const Bridge&) = delete;
   Bridge& operator=(const Bridge&) = delete;
 
@@ -53,53 +56,39 @@ class Bridge {
   void set_shutdown_hook(std::function<void(int exit_code)> hook) { shutdown_hook_ = std::move(hook); }
   // Invariant 10: an SQLite I/O, full-disk or corruption error stops delivery; the bridge exits non-zero.
   void fatal(const std::string& what);
-  // The one way a caught journal error is handled (invariant 10). A fatal one (I/O, full disk, corruption) stops
-  // the bridge with "FATAL: journal failure <where>: ..." and true is returned; `where` says what was being done
-  // ("while receiving"), empty for nothing. The op guards, which answer a non-fatal one as an error, use this.
-  bool journal_fatal(std::string_view where, const sql::SqliteError& e);
-  // journal_fatal(), and a non-fatal one is logged as "journal error <where>: ..." (the work goes on).
-  void journal_error(std::string_view where, const sql::SqliteError& e);
-  // Runs `body`, the work of a libuv or libcurl callback, so that a journal error never escapes into the loop: it
-  // goes to journal_error(). False when the body threw one.
-  template <typename Body>
-  bool guard_journal(std::string_view where, Body&& body) {
-    try {
-      body();
-      return true;
-    } catch (const sql::SqliteError& e) {
-      journal_error(where, e);
-      return false;
-    }
-  }
+  // The one way a caught journal error is handled (invariant 10); guard_journal() is JournalFaults'.
+  bool journal_fatal(std::string_view where, const sql::SqliteError& e) override;
+  void journal_error(std::string_view where, const sql::SqliteError& e) override;
   int exit_code() const { return exit_code_; }
-  bool stopping() const { return stopping_; }
+  bool stopping() const override { return stopping_; }
 
-  uv_loop_t* loop() const { return loop_; }
-  Journal& journal() { return journal_; }
-  HttpClient& http() { return http_; }
-  Outbox& outbox() { return outbox_; }
+  uv_loop_t* loop() const override { return loop_; }
+  Journal& journal() override { return journal_; }
+  HttpClient& http() override { return http_; }
+  Outbox& outbox() override { return outbox_; }
   const ChildCredentials& children() const { return children_; }
-  SessionRegistry& registry() { return registry_; }
+  SessionRegistry& registry() override { return registry_; }
   HookState& hook_state() { return hook_state_; }
   native::NativeRouter& native() { return *native_; }
   const BridgeOptions& options() const { return options_; }
   static std::int64_t now();
 
   // The child token of an attachment's agent, if stored.
-  std::optional<std::string> token_for(const AttachmentRow& row) const;
+  std::optional<std::string> token_for(const AttachmentRow& row) const override;
 
   // Streams: at most one per attachment.
   void open_stream(const AttachmentRow& row);
-  void close_stream(const std::string& attachment_id);
+  void close_stream(const std::string& attachment_id) override;
   std::string stream_state(const std::string& attachment_id) const;
   // Delivery for this attachment stops at once (fenced, revoked, unauthorised): state `fenced`, stream closed.
-  void fence(const std::string& attachment_id, const std::string& reason);
+  void fence(const std::string& attachment_id, const std::string& reason) override;
+  void end_native_route(const std::string& attachment_id) override;
 
   // Messages waiting on the server because the journal was full (R-B9, issue 12.3).
-  const HeldBack& held_back() const { return held_; }
+  const HeldBack& held_back() const override { return held_; }
   // Something left the quota (an offer, a cleanup): on a later loop turn, every paused attachment with room again
   // reopens its stream from the watermark, so the server sends what was held back.
-  void room_freed();
+  void room_freed() override;
 
  private:
   void on_stream_messages(const std::string& attachment_id, const std::vector<StreamEvent>& events);

@@ -2,13 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bridge.hpp"
+#include "services/delivery_services.hpp"
+#include "state/held_back.hpp"
 
 namespace agentworks::bridge {
 
 std::string mailbox_cursor_text(std::int64_t seq) { return seq > 0 ? "m" + std::to_string(seq) : std::string("0"); }
 
-DeliveryNotices notices_for(Bridge& bridge, const AttachmentRow& row) {
+DeliveryNotices notices_for(DeliveryServices& bridge, const AttachmentRow& row) {
   DeliveryNotices n;
   n.held_back = bridge.held_back().count(row.attachment_id);
   if (n.held_back > 0) {
@@ -23,7 +24,8 @@ DeliveryNotices notices_for(Bridge& bridge, const AttachmentRow& row) {
 
 // Issue 12.3, 12.7: how many messages wait on the server because the journal was full, how many offers may not
 // have arrived, and the command that reads each (as the person's login).
-void add_held_and_lost(Bridge& bridge, const AttachmentRow& row, const AttachmentCounts& counts, nlohmann::json& out) {
+void add_held_and_lost(DeliveryServices& bridge, const AttachmentRow& row, const AttachmentCounts& counts,
+                       nlohmann::json& out) {
   const auto held = bridge.held_back().count(row.attachment_id);
   out["held_back"] = held;
   out["possibly_lost"] = counts.possibly_lost;

@@ -10,13 +10,13 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class DeliveryServices;
 
-DeliveryNotices notices_for(Bridge& bridge, const AttachmentRow& row);
+DeliveryNotices notices_for(DeliveryServices& bridge, const AttachmentRow& row);
 
 // Adds held_back, possibly_lost (and, when not zero, the ids and the commands that read them as the person) to
 // an attachment's status object.
-void add_held_and_lost(Bridge& bridge, const AttachmentRow& row, const AttachmentCounts& counts,
+void add_held_and_lost(DeliveryServices& bridge, const AttachmentRow& row, const AttachmentCounts& counts,
                        nlohmann::json& out);
 
 // "m<N>", or "0" for the start of the mailbox.

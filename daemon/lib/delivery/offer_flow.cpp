@@ -6,11 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
 #include "platform/failpoint.hpp"
 #include "platform/log.hpp"
+#include "services/clock.hpp"
+#include "services/delivery_services.hpp"
 
 namespace agentworks::bridge {
 
@@ -33,7 +34,7 @@ OfferOutcome held_outcome(const AttachmentRow& row, std::size_t held) {
   return out;
 }
 
-OfferOutcome hand_out(Bridge& bridge, const OfferState& st, const std::vector<std::string>& released) {
+OfferOutcome hand_out(DeliveryServices& bridge, const OfferState& st, const std::vector<std::string>& released) {
   auto row = bridge.journal().attachment(st.attachment_id);
   if (!row || row->state != "attached") {
     throw Error(ErrorCode::fenced, "this session's attachment stopped while its messages were checked");
@@ -48,7 +49,7 @@ OfferOutcome hand_out(Bridge& bridge, const OfferState& st, const std::vector<st
     }
   }
   // One clock reading: the guidance the selection planned for is the guidance offer() decides.
-  const auto now = Bridge::now();
+  const auto now = unix_now();
   std::vector<std::string> chosen;
   if (st.select) {
     chosen = st.select(releasable, bridge.journal().guidance_due(st.attachment_id, now));
@@ -73,7 +74,7 @@ std::vector<std::string> OfferOutcome::offered_ids() const {
   return ids;
 }
 
-void settle_offers(Bridge& bridge, const std::vector<std::string>& message_ids, bool emitted) {
+void settle_offers(DeliveryServices& bridge, const std::vector<std::string>& message_ids, bool emitted) {
   if (message_ids.empty()) return;
   bridge.guard_journal("while settling offers", [&] {
     bridge.journal().settle_offers(message_ids, emitted);
@@ -85,14 +86,14 @@ void settle_offers(Bridge& bridge, const std::vector<std::string>& message_ids, 
   });
 }
 
-void offer_not_carried(Bridge& bridge, const OfferOutcome& outcome) {
+void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome) {
   if (outcome.batch.guidance) {
     bridge.journal().restore_guidance(outcome.row.attachment_id, outcome.batch.previous_guidance);
   }
   bridge.journal().settle_offers(outcome.offered_ids(), false);
 }
 
-void release_and_offer(Bridge& bridge, const AttachmentRow& row, const std::string& token,
+void release_and_offer(DeliveryServices& bridge, const AttachmentRow& row, const std::string& token,
                        std::vector<CachedMessage> pending, OfferSelect select, OfferDone done) {
   json ids = json::array();
   for (const auto& m : pending) ids.push_back(m.message_id);

@@ -14,7 +14,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class DeliveryServices;
 
 // How one release_and_offer() went, told to its caller exactly once, on the loop.
 struct OfferOutcome {
@@ -41,16 +41,16 @@ using OfferSelect =
 using OfferDone = std::function<void(OfferOutcome outcome)>;
 
 // Offers that reached their chat (or may not have): recorded in the journal, a journal failure stops the bridge.
-void settle_offers(Bridge& bridge, const std::vector<std::string>& message_ids, bool emitted);
+void settle_offers(DeliveryServices& bridge, const std::vector<std::string>& message_ids, bool emitted);
 
 // An offered outcome could not be carried to its chat (building its answer or push failed): a definite failure
 // before delivery. The guidance timestamp is restored (R-B17); the messages stay offered (invariant 1) and count
 // as not arrived, so the chat's next delivery says so (issue 12.7). Journal errors propagate.
-void offer_not_carried(Bridge& bridge, const OfferOutcome& outcome);
+void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome);
 
 // `pending` is what the caller read from the journal (oldest first, at most 100); `token` is the child token.
 // `done` is called once with the outcome; it must not throw.
-void release_and_offer(Bridge& bridge, const AttachmentRow& row, const std::string& token,
+void release_and_offer(DeliveryServices& bridge, const AttachmentRow& row, const std::string& token,
                        std::vector<CachedMessage> pending, OfferSelect select, OfferDone done);
 
 }  // namespace agentworks::bridge

@@ -7,9 +7,9 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class DeliveryServices;
 
 // Does nothing unless the attachment is `attached`; true when it went offline now. `why` goes to the log.
-bool take_offline(Bridge& bridge, const std::string& attachment_id, const std::string& why);
+bool take_offline(DeliveryServices& bridge, const std::string& attachment_id, const std::string& why);
 
 }  // namespace agentworks::bridge

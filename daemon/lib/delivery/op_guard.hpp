@@ -8,14 +8,14 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/sqlite.hpp"
-#include "bridge.hpp"
 #include "request/reply.hpp"
+#include "services/journal_faults.hpp"
 
 namespace agentworks::bridge {
 
 // The error goes to `on_error(ErrorCode, const std::string& message)`.
 template <typename OnError, typename Fn>
-void guarded_to(Bridge& bridge, OnError&& on_error, Fn&& fn) {
+void guarded_to(JournalFaults& bridge, OnError&& on_error, Fn&& fn) {
   try {
     fn();
   } catch (const Error& e) {
@@ -30,7 +30,7 @@ void guarded_to(Bridge& bridge, OnError&& on_error, Fn&& fn) {
 
 // The error is the reply's answer.
 template <typename Fn>
-void guarded(Bridge& bridge, const Reply& reply, Fn&& fn) {
+void guarded(JournalFaults& bridge, const Reply& reply, Fn&& fn) {
   guarded_to(
       bridge, [&reply](ErrorCode code, const std::string& message) { reply.error(code, message); },
       std::forward<Fn>(fn));

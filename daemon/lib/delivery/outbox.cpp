@@ -3,8 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/server_client.hpp"
-#include "bridge.hpp"
+#include "platform/http_client.hpp"
 #include "platform/log.hpp"
+#include "services/clock.hpp"
+#include "services/server_calls.hpp"
+#include "state/journal.hpp"
 
 namespace agentworks::bridge {
 
@@ -19,7 +22,7 @@ void close_timer(uv_timer_t* t) {
 
 }  // namespace
 
-Outbox::Outbox(Bridge& bridge)
+Outbox::Outbox(ServerCalls& bridge)
     : bridge_(bridge), retry_timer_(new uv_timer_t), wait_timer_(new uv_timer_t), rng_(std::random_device{}()) {
   uv_timer_init(bridge.loop(), retry_timer_);
   retry_timer_->data = this;
@@ -57,7 +60,7 @@ void Outbox::submit(const std::string& attachment_id, const std::string& kind, c
   item.method = "POST";
   item.path = path;
   item.body = body.dump();
-  const auto seq = bridge_.journal().outbox_add(item, Bridge::now());  // persisted before any answer or attempt
+  const auto seq = bridge_.journal().outbox_add(item, unix_now());  // persisted before any answer or attempt
   if (unreachable_ || stopped_) {
     // The line is waiting for the backoff (or a restart): nothing would tell this caller more by waiting.
     reply.ok({{"queued", true},
@@ -123,7 +126,7 @@ void Outbox::attempt_next() {
   const OutboxItem item = items.front();
   auto finish = [this, submission = item.submission_id](std::int64_t seq, const std::string& state,
                                                         const json& answer) {
-    bridge_.journal().outbox_finish(seq, state, answer.dump(), Bridge::now());
+    bridge_.journal().outbox_finish(seq, state, answer.dump(), unix_now());
     if (auto it = waiting_.find(seq); it != waiting_.end()) {
       const Reply reply = it->second.reply;
       waiting_.erase(it);

@@ -22,7 +22,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class ServerCalls;
 
 class Outbox {
  public:
@@ -30,7 +30,7 @@ class Outbox {
   // the CLI and MCP tools wait for the bridge, so a server that hangs never turns into a client timeout.
   static constexpr std::uint64_t kAnswerWaitMs = 5000;
 
-  explicit Outbox(Bridge& bridge);
+  explicit Outbox(ServerCalls& bridge);
   ~Outbox();
   Outbox(const Outbox&) = delete;
   Outbox& operator=(const Outbox&) = delete;
@@ -58,7 +58,7 @@ class Outbox {
   void answer_overdue();
   void arm_wait_timer();
 
-  Bridge& bridge_;
+  ServerCalls& bridge_;
   uv_timer_t* retry_timer_;
   uv_timer_t* wait_timer_;
   std::map<std::int64_t, Waiter> waiting_;  // outbox seq -> caller still waiting for its item's outcome

@@ -4,9 +4,9 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/sqlite.hpp"
-#include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
+#include "services/server_calls.hpp"
 
 namespace agentworks::bridge {
 
@@ -32,7 +32,7 @@ std::string inbox_of(const json& message) {
 
 }  // namespace
 
-void find_reply_inbox(Bridge& bridge, const AttachmentRow& row, const std::string& message_id, const Reply& reply,
+void find_reply_inbox(ServerCalls& bridge, const AttachmentRow& row, const std::string& message_id, const Reply& reply,
                       std::function<void(const std::string& inbox_id)> then) {
   std::int64_t seq = 0;
   std::optional<std::string> body;

@@ -12,10 +12,10 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class ServerCalls;
 
 // Calls `then(inbox_id)` (possibly later, after a server read) or answers `reply` with an error.
-void find_reply_inbox(Bridge& bridge, const AttachmentRow& row, const std::string& message_id, const Reply& reply,
+void find_reply_inbox(ServerCalls& bridge, const AttachmentRow& row, const std::string& message_id, const Reply& reply,
                       std::function<void(const std::string& inbox_id)> then);
 
 }  // namespace agentworks::bridge

@@ -3,13 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/server_client.hpp"
-#include "bridge.hpp"
+#include "platform/http_client.hpp"
+#include "services/server_calls.hpp"
 
 namespace agentworks::bridge {
 
 using nlohmann::json;
 
-void call_server(Bridge& bridge, const std::string& method, const std::string& server_url, const std::string& path,
+void call_server(ServerCalls& bridge, const std::string& method, const std::string& server_url, const std::string& path,
                  const std::string& token, const json& body, std::function<void(const ServerAnswer&)> done,
                  long timeout_ms) {
   const std::string url = join_url(server_url, path);

@@ -11,7 +11,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class ServerCalls;
 
 struct ServerAnswer {
   const Error* error = nullptr;      // null on success (2xx with a JSON object)
@@ -19,7 +19,7 @@ struct ServerAnswer {
   long status = 0;
 };
 
-void call_server(Bridge& bridge, const std::string& method, const std::string& server_url, const std::string& path,
+void call_server(ServerCalls& bridge, const std::string& method, const std::string& server_url, const std::string& path,
                  const std::string& token, const nlohmann::json& body, std::function<void(const ServerAnswer&)> done,
                  long timeout_ms = 15000);
 

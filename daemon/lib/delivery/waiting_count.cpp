@@ -2,15 +2,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
+#include "services/server_calls.hpp"
 
 namespace agentworks::bridge {
 
 using nlohmann::json;
 
-void count_waiting(Bridge& bridge, const AttachmentRow& row, const Reply& reply,
+void count_waiting(ServerCalls& bridge, const AttachmentRow& row, const Reply& reply,
                    std::function<void(std::optional<WaitingCount>)> done, long timeout_ms) {
   const auto token = bridge.token_for(row);
   if (!token) {

@@ -12,7 +12,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class ServerCalls;
 
 struct WaitingCount {
   std::int64_t count = 0;
@@ -21,7 +21,7 @@ struct WaitingCount {
 
 // `done` gets nullopt when the server cannot be asked (no credential, unreachable, refused). Runs on the loop;
 // an exception in `done` answers `reply`.
-void count_waiting(Bridge& bridge, const AttachmentRow& row, const Reply& reply,
+void count_waiting(ServerCalls& bridge, const AttachmentRow& row, const Reply& reply,
                    std::function<void(std::optional<WaitingCount>)> done, long timeout_ms = 5000);
 
 }  // namespace agentworks::bridge

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/validation.hpp"
-#include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
+#include "services/server_calls.hpp"
 
 namespace agentworks::bridge {
 
@@ -65,7 +65,7 @@ std::string name_loss_sentence(const AttachmentRow& row, const NameLoss& loss) {
          typed + " attach " + row.agent_name + " --take` to take the name back.";
 }
 
-void find_name_holder(Bridge& bridge, const Config& cfg, const SessionKey& self, const std::string& agent,
+void find_name_holder(ServerCalls& bridge, const Config& cfg, const SessionKey& self, const std::string& agent,
                       const Reply& reply, std::function<void(std::optional<NameHolder>)> done) {
   if (!valid_agent_name(agent)) {
     done(std::nullopt);  // the attach refuses the name with its own error

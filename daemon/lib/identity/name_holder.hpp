@@ -16,7 +16,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class ServerCalls;
 
 struct NameHolder {
   std::string attachment_id;
@@ -30,7 +30,7 @@ struct NameHolder {
 // The server's current attachment of `agent` (GET /v1/attachments with the person's login) when another
 // session than `self` holds it; nullopt when nobody does or the name is unknown. Errors that would also stop the
 // attach (unreachable, ...) answer `reply`; a name the login may not use is left for the attach to refuse.
-void find_name_holder(Bridge& bridge, const Config& cfg, const SessionKey& self, const std::string& agent,
+void find_name_holder(ServerCalls& bridge, const Config& cfg, const SessionKey& self, const std::string& agent,
                       const Reply& reply, std::function<void(std::optional<NameHolder>)> done);
 
 // "a connected Codex chat (session 019a2b3c…7d8e, attached since 13:02 UTC)"

@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
-#include "bridge.hpp"
 #include "request/request_fields.hpp"
+#include "services/session_lookup.hpp"
+#include "state/session_registry.hpp"
 
 namespace agentworks::bridge {
 
@@ -31,7 +32,7 @@ bool stored_for(const AttachmentRow& row, const process::ProcessKey& key) {
 }
 
 // The session belongs to this process: a hook of the process reported it, or the process attached/resumed it.
-bool registered_for(Bridge& bridge, const AttachmentRow& row, const process::ProcessKey& key) {
+bool registered_for(SessionLookup& bridge, const AttachmentRow& row, const process::ProcessKey& key) {
   if (stored_for(row, key)) return true;
   if (const auto s = bridge.registry().session_for(key)) {
     if (s->provider == row.provider && s->session_id == row.session_id) return true;
@@ -42,7 +43,7 @@ bool registered_for(Bridge& bridge, const AttachmentRow& row, const process::Pro
 
 // After a bridge restart the in-memory registrations are gone until the next hook event; the attachment that
 // this exact process attached or resumed still names the session when it is the only one.
-std::optional<SessionKey> stored_session(Bridge& bridge, const process::ProcessKey& key) {
+std::optional<SessionKey> stored_session(SessionLookup& bridge, const process::ProcessKey& key) {
   std::optional<SessionKey> found;
   for (const auto& row : bridge.journal().attachments()) {
     if (!stored_for(row, key)) continue;
@@ -54,7 +55,7 @@ std::optional<SessionKey> stored_session(Bridge& bridge, const process::ProcessK
 
 }  // namespace
 
-AttachmentRow resolve_attachment(Bridge& bridge, const json& req) {
+AttachmentRow resolve_attachment(SessionLookup& bridge, const json& req) {
   const auto key = optional_process(req);
   if (!key) {
     const auto session = session_key(req);
@@ -103,7 +104,7 @@ AttachmentRow resolve_attachment(Bridge& bridge, const json& req) {
   return *row;
 }
 
-AttachmentRow resolve_usable_attachment(Bridge& bridge, const json& req) {
+AttachmentRow resolve_usable_attachment(SessionLookup& bridge, const json& req) {
   auto row = resolve_attachment(bridge, req);
   if (row.state == "fenced") {
     throw Error(ErrorCode::fenced,

@@ -14,12 +14,12 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class SessionLookup;
 
 // The attachment the request acts for (any state; callers check fenced/offline). Throws Error.
-AttachmentRow resolve_attachment(Bridge& bridge, const nlohmann::json& req);
+AttachmentRow resolve_attachment(SessionLookup& bridge, const nlohmann::json& req);
 
 // The same, refusing a fenced attachment (fenced) — for the ops that act on the server as the agent.
-AttachmentRow resolve_usable_attachment(Bridge& bridge, const nlohmann::json& req);
+AttachmentRow resolve_usable_attachment(SessionLookup& bridge, const nlohmann::json& req);
 
 }  // namespace agentworks::bridge

@@ -11,19 +11,21 @@
 #include "agentworks/delivery_budget.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/random.hpp"
-#include "bridge.hpp"
 #include "delivery/delivery_batch.hpp"
 #include "delivery/delivery_notices.hpp"
 #include "delivery/notify.hpp"
 #include "delivery/offer_flow.hpp"
 #include "delivery/offline.hpp"
 #include "delivery/op_guard.hpp"
+#include "delivery/outbox.hpp"
 #include "native/claude_inbox.hpp"
 #include "native/codex_queue.hpp"
 #include "native/codex_tui.hpp"
 #include "native/process_watch.hpp"
 #include "native/push_result.hpp"
 #include "platform/log.hpp"
+#include "services/clock.hpp"
+#include "services/delivery_services.hpp"
 
 namespace agentworks::bridge::native {
 
@@ -158,7 +160,7 @@ struct PushState {
   std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
 };
 
-NativeRouter::NativeRouter(Bridge& bridge)
+NativeRouter::NativeRouter(DeliveryServices& bridge)
     : bridge_(bridge), notifier_(bridge.loop()), timer_(new uv_timer_t) {
   uv_timer_init(bridge_.loop(), timer_);
   timer_->data = this;
@@ -553,7 +555,7 @@ void NativeRouter::record_queue_admission(const PushState& st, const std::vector
   for (const auto& m : included) {
     const json body = {{"delivery", "admitted"}, {"via", "codex-queue"}};
     const std::string path = "/v1/messages/" + m.message_id + "/receipt";
-    bridge_.journal().set_delivery(m.message_id, "admitted", Bridge::now());
+    bridge_.journal().set_delivery(m.message_id, "admitted", unix_now());
     Reply quiet(std::make_shared<const json>(nullptr), [](const std::string&) {});
     bridge_.outbox().submit(st.attachment_id, "ack", path, body, new_id("sub"), quiet);
   }

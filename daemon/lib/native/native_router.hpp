@@ -27,7 +27,7 @@
 
 namespace agentworks::bridge {
 
-class Bridge;
+class DeliveryServices;
 
 namespace native {
 
@@ -59,7 +59,7 @@ std::string settings_json(const NativeSettings& s);
 
 class NativeRouter {
  public:
-  explicit NativeRouter(Bridge& bridge);
+  explicit NativeRouter(DeliveryServices& bridge);
   ~NativeRouter();
   NativeRouter(const NativeRouter&) = delete;
   NativeRouter& operator=(const NativeRouter&) = delete;
@@ -97,7 +97,7 @@ class NativeRouter {
   void record_queue_admission(const PushState& st, const std::vector<CachedMessage>& included);
   void finished(const std::string& attachment_id);
 
-  Bridge& bridge_;
+  DeliveryServices& bridge_;
   DesktopNotifier notifier_;
   std::map<std::string, std::unique_ptr<Route>> routes_;
   uv_timer_t* timer_ = nullptr;
