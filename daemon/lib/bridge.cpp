@@ -53,7 +53,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       cleanup_timer_(new_timer(loop, this)),
       reap_timer_(new_timer(loop, this)),
       resume_timer_(new_timer(loop, this)),
-      native_(std::make_unique<native::NativeRouter>(*this)) {}
+      native_(std::make_unique<native::NativeRouter>(*this, outbox_)) {}
 
 Bridge::~Bridge() { shutdown(exit_code_); }
 

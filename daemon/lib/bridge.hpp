@@ -65,7 +65,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   uv_loop_t* loop() const override { return loop_; }
   Journal& journal() override { return journal_; }
   HttpClient& http() override { return http_; }
-  Outbox& outbox() override { return outbox_; }
+  Outbox& outbox() { return outbox_; }
   const ChildCredentials& children() const { return children_; }
   SessionRegistry& registry() override { return registry_; }
   HookState& hook_state() { return hook_state_; }

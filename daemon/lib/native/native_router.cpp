@@ -160,8 +160,8 @@ struct PushState {
   std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
 };
 
-NativeRouter::NativeRouter(DeliveryServices& bridge)
-    : bridge_(bridge), notifier_(bridge.loop()), timer_(new uv_timer_t) {
+NativeRouter::NativeRouter(DeliveryServices& bridge, Outbox& outbox)
+    : bridge_(bridge), outbox_(outbox), notifier_(bridge.loop()), timer_(new uv_timer_t) {
   uv_timer_init(bridge_.loop(), timer_);
   timer_->data = this;
 }
@@ -557,7 +557,7 @@ void NativeRouter::record_queue_admission(const PushState& st, const std::vector
     const std::string path = "/v1/messages/" + m.message_id + "/receipt";
     bridge_.journal().set_delivery(m.message_id, "admitted", unix_now());
     Reply quiet(std::make_shared<const json>(nullptr), [](const std::string&) {});
-    bridge_.outbox().submit(st.attachment_id, "ack", path, body, new_id("sub"), quiet);
+    outbox_.submit(st.attachment_id, "ack", path, body, new_id("sub"), quiet);
   }
 }
 

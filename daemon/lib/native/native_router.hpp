@@ -28,6 +28,7 @@
 namespace agentworks::bridge {
 
 class DeliveryServices;
+class Outbox;
 
 namespace native {
 
@@ -59,7 +60,8 @@ std::string settings_json(const NativeSettings& s);
 
 class NativeRouter {
  public:
-  explicit NativeRouter(DeliveryServices& bridge);
+  // `outbox` carries the acks of messages a Codex queue admitted.
+  NativeRouter(DeliveryServices& bridge, Outbox& outbox);
   ~NativeRouter();
   NativeRouter(const NativeRouter&) = delete;
   NativeRouter& operator=(const NativeRouter&) = delete;
@@ -98,6 +100,7 @@ class NativeRouter {
   void finished(const std::string& attachment_id);
 
   DeliveryServices& bridge_;
+  Outbox& outbox_;
   DesktopNotifier notifier_;
   std::map<std::string, std::unique_ptr<Route>> routes_;
   uv_timer_t* timer_ = nullptr;

@@ -1,5 +1,5 @@
 // What the delivery flows (offer, notices, going offline) and the native router need from the bridge besides
-// server calls: held-back counts, the outbox, and the hub's own reactions to what a flow decided (room freed in the
+// server calls: held-back counts and the hub's own reactions to what a flow decided (room freed in the
 // journal, an attachment fenced, its stream closed, its native route ended). The hub implements it, so no flow
 // includes the hub or a room above its own.
 #pragma once
@@ -11,13 +11,11 @@
 namespace agentworks::bridge {
 
 class HeldBack;
-class Outbox;
 
 class DeliveryServices : public ServerCalls {
  public:
   // Messages waiting on the server because the journal was full (R-B9, issue 12.3).
   virtual const HeldBack& held_back() const = 0;
-  virtual Outbox& outbox() = 0;
   // Something left the quota: paused attachments with room again reopen their streams on a later loop turn.
   virtual void room_freed() = 0;
   // Delivery for this attachment stops at once (fenced, revoked, unauthorised): state `fenced`, stream closed.
