@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "bridge.hpp"
 #include "request/request_fields.hpp"
 
@@ -92,7 +93,7 @@ AttachmentRow resolve_attachment(Bridge& bridge, const json& req) {
     throw not_attached("the chat registered for this process is a " + registered->provider + " chat, not " +
                        *provider);
   }
-  if (registered->provider == "codex") {
+  if (is_provider(registered->provider, Provider::codex)) {
     // One Codex process hosts many threads: only the host's thread id says which one (R-C8).
     throw Error(ErrorCode::bad_request,
                 "a Codex chat must be named by its thread id (_meta[\"x-codex-turn-metadata\"].thread_id for MCP, "
