@@ -31,7 +31,7 @@ int run(int argc, char** argv) {
     write_all(2, "usage: agentworks-hook claude|codex|cursor EVENT  (run by the agent CLI's hooks; docs/hooks.md)\n");
     return 0;
   }
-  const auto provider = agentworks::provider_from_name(argv[1]);
+  const auto provider = parse_provider(argv[1]);
   if (!provider) return 0;
   const auto event = parse_event(*provider, argv[2]);
   if (!event) return 0;

@@ -20,7 +20,8 @@ using nlohmann::json;
 namespace {
 
 fs::path codex_home() {
-  if (const char* env = std::getenv(provider_info(Provider::codex).home_variable); env != nullptr && *env != '\0') return fs::absolute(env);
+  const char* env = std::getenv(provider_info(Provider::codex).home_variable);
+  if (env != nullptr && *env != '\0') return fs::absolute(env);
   return paths::home_dir() / ".codex";
 }
 

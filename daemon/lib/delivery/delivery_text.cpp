@@ -73,7 +73,8 @@ std::string guidance_text() {
 
 std::string hint(const DeliveryContext& ctx) {
   const std::string p = ctx.provider.empty() ? std::string("PROVIDER") : ctx.provider;
-  const std::string search = is_provider(ctx.provider, Provider::claude) ? " (search your tools for them if not loaded)" : "";
+  const std::string search =
+      is_provider(ctx.provider, Provider::claude) ? " (search your tools for them if not loaded)" : "";
   return "\nAcknowledge with the MCP tool " + tool(ctx, "agent_message_ack") +
          "(message_id, delivery) (delivery \"admitted\" on receipt, \"processed\" when handled); reply with " +
          tool(ctx, "agent_message_reply") + "(message_id, message)" + search +
