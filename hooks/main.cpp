@@ -46,7 +46,7 @@ int run(int argc, char** argv) {
   ctx.max_continuations = max_continuations_from(agentworks::env::get(agentworks::env::Var::max_continuations));
   ctx.config = config_from(agentworks::env::get(agentworks::env::Var::config));
   ctx.process = [] { return agentworks::process::provider_ancestor(); };
-  if (const char* var = provider_home_variable(provider_name(*provider))) {
+  if (const char* var = agentworks::provider_info(*provider).home_variable) {
     ctx.provider_home = provider_home_from(std::getenv(var));
   }
   ctx.call = socket_bridge_call();

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "command.hpp"
 #include "install/confirm.hpp"
 #include "install/hook_binary.hpp"
@@ -44,7 +45,7 @@ class Attach final : public Command {
       throw Error(ErrorCode::usage, "name the provider: `agentworks attach claude|codex|cursor` (add --uninstall "
                                     "to remove it); to attach a chat, type `/agentworks attach` inside the chat");
     }
-    if (allow_tools_ && provider_ == "cursor") {
+    if (allow_tools_ && is_provider(provider_, Provider::cursor)) {
       throw Error(ErrorCode::usage, "--allow-tools is for claude and codex (agentworks installs no MCP tools for "
                                     "Cursor); run it without --allow-tools (nothing was changed)");
     }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "agentworks/validation.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/messaging.hpp"
@@ -36,7 +37,7 @@ void BridgeMessageCommand::add_submission_id(json& fields) const {
 json BridgeMessageCommand::call(json fields) const {
   const auto caller = mcp::current_caller(provider_);
   std::optional<std::string> thread;
-  if (provider_ == "codex") {
+  if (is_provider(provider_, Provider::codex)) {
     const char* env = std::getenv("CODEX_THREAD_ID");
     if (env == nullptr || env[0] == '\0') {
       throw Error(ErrorCode::usage,

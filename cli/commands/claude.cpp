@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agentworks/environment.hpp"
+#include "agentworks/providers.hpp"
 #include "agentworks/error.hpp"
 #include "command.hpp"
 #include "install/run_program.hpp"
@@ -34,7 +35,7 @@ std::optional<fs::path> claude_binary() {
   if (const char* given = env::get(env::Var::claude_bin); given != nullptr) {
     return fs::absolute(given);
   }
-  return install::find_on_path("claude");
+  return install::find_on_path(std::string(provider_info(Provider::claude).executable));
 }
 
 class Claude final : public Command {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/environment.hpp"
+#include "agentworks/providers.hpp"
 #include "command.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/server.hpp"
@@ -30,7 +31,8 @@ class McpServe final : public Command {
     // `agentworks claude` starts Claude with the channel enabled and sets this for the plugin's server; without
     // it a pushed message could land in a session that never shows it, so the Stop hook keeps delivering.
     const char* channel_env = env::get(env::Var::claude_channel);
-    if (options_.provider == "claude" && channel_env != nullptr && std::string_view(channel_env) == "1") {
+    if (is_provider(options_.provider, Provider::claude) && channel_env != nullptr &&
+        std::string_view(channel_env) == "1") {
       options_.claude_channel = true;
     }
     mcp::serve(std::cin, std::cout, options_);

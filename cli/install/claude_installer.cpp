@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "agentworks/environment.hpp"
+#include "agentworks/providers.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
 #include "install/claude_permissions.hpp"
@@ -36,7 +37,7 @@ std::optional<fs::path> claude_binary() {
   if (const char* given = env::get(env::Var::claude_bin); given != nullptr) {
     return fs::absolute(given);
   }
-  return find_on_path("claude");
+  return find_on_path(std::string(provider_info(Provider::claude).executable));
 }
 
 // What Claude Code says when there is nothing to remove in that scope ("... is not declared in project settings").
@@ -49,7 +50,7 @@ class ClaudeInstaller final : public Installer {
  public:
   explicit ClaudeInstaller(InstallOptions options) : options_(std::move(options)) {}
 
-  std::string display_name() const override { return "Claude Code"; }
+  std::string display_name() const override { return std::string(provider_info(Provider::claude).display_name); }
   std::string destination() const override {
     return options_.global ? (paths::home_dir() / ".claude").string() + " (user settings)"
                            : (options_.project / ".claude").string();
@@ -117,7 +118,7 @@ class ClaudeInstaller final : public Installer {
     if (!claude) {
       std::string by_hand = options_.global ? "" : "cd " + command_line({options_.project.string()}) + " && ";
       for (size_t i = 0; i < steps.size(); ++i) {
-        std::vector<std::string> argv = {"claude"};
+        std::vector<std::string> argv = {std::string(provider_info(Provider::claude).executable)};
         argv.insert(argv.end(), steps[i].begin(), steps[i].end());
         by_hand += (i == 0 ? "" : " && ") + command_line(argv);
       }

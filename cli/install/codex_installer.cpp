@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/paths.hpp"
+#include "agentworks/providers.hpp"
 #include "install/codex_mcp_config.hpp"
 #include "install/file_io.hpp"
 #include "install/installer.hpp"
@@ -19,7 +20,8 @@ using nlohmann::json;
 namespace {
 
 fs::path codex_home() {
-  if (const char* env = std::getenv("CODEX_HOME"); env != nullptr && *env != '\0') return fs::absolute(env);
+  const char* env = std::getenv(provider_info(Provider::codex).home_variable);
+  if (env != nullptr && *env != '\0') return fs::absolute(env);
   return paths::home_dir() / ".codex";
 }
 
@@ -27,7 +29,7 @@ class CodexInstaller final : public Installer {
  public:
   explicit CodexInstaller(InstallOptions options) : options_(std::move(options)) {}
 
-  std::string display_name() const override { return "Codex"; }
+  std::string display_name() const override { return std::string(provider_info(Provider::codex).display_name); }
   std::string destination() const override { return target().string(); }
   std::string also_changes(bool uninstall) const override {
     if (uninstall) return " and the agentworks MCP server from " + mcp_config().string();

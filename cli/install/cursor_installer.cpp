@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/paths.hpp"
+#include "agentworks/providers.hpp"
 #include "install/installer.hpp"
 #include "install/materialize.hpp"
 
@@ -15,7 +16,7 @@ class CursorInstaller final : public Installer {
  public:
   explicit CursorInstaller(InstallOptions options) : options_(std::move(options)) {}
 
-  std::string display_name() const override { return "Cursor"; }
+  std::string display_name() const override { return std::string(provider_info(Provider::cursor).display_name); }
   std::string destination() const override { return target().string(); }
   void check_ready(bool /*uninstall*/) const override {}
 

@@ -36,7 +36,7 @@ class Installer {
   virtual nlohmann::json uninstall() = 0;
 };
 
-// "claude", "codex" or "cursor"; anything else throws Error(usage).
+// A provider's name (agentworks/providers.hpp); anything else throws Error(usage).
 std::unique_ptr<Installer> make_installer(const std::string& provider, const InstallOptions& options);
 
 std::unique_ptr<Installer> make_claude_installer(const InstallOptions& options);

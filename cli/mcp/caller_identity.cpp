@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "agentworks/validation.hpp"
 
 namespace agentworks::cli::mcp {
@@ -35,11 +36,11 @@ void add_session_selector(json& request, const CallerIdentity& caller, const std
   }
   request["process"] = {{"pid", caller.process->pid}, {"start", caller.process->start}};
   if (thread_id) {
-    request["provider"] = "codex";
+    request["provider"] = provider_name(Provider::codex);
     request["session_id"] = *thread_id;
     return;
   }
-  if (caller.provider == "codex") {
+  if (is_provider(caller.provider, Provider::codex)) {
     throw Error(ErrorCode::bad_request,
                 "this Codex call carries no thread id, so the chat it comes from is unknown; Codex sends it as "
                 "_meta[\"x-codex-turn-metadata\"].thread_id (MCP) or CODEX_THREAD_ID (shell)");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/channel.hpp"
 #include "mcp/jsonrpc.hpp"
@@ -43,7 +44,7 @@ class Server {
       log_line("no provider ancestor process found; every tool call will be refused");
     }
     // The channel is Claude's; a Codex chat is named per call, so nothing could be pushed to it.
-    if (options_.claude_channel && options_.provider != "codex") {
+    if (options_.claude_channel && !is_provider(options_.provider, Provider::codex)) {
       pump_ = std::make_unique<ChannelPump>(writer_, caller_);
     }
   }

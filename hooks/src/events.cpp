@@ -109,7 +109,7 @@ std::string on_session_start(const HookContext& ctx) {
   if (string_of(a, "state") != "offline") return {};
   const std::string name = string_of(a, "agent_name");
   if (name.empty()) return {};
-  const char* resume = ctx.provider == Provider::codex ? "agentworks resume" : "/agentworks resume";
+  const std::string resume = std::string(provider_info(ctx.provider).command_word) + " resume";
   return tell_person(ctx.provider, "agentworks: this chat was attached as " + name + "; type " + resume +
                                        " to reconnect it.");
 }

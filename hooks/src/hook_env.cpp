@@ -5,6 +5,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "agentworks/providers.hpp"
+
 namespace agentworks::hook {
 
 int max_continuations_from(const char* value) {
@@ -27,9 +29,8 @@ std::optional<std::string> config_from(const char* value) {
 }
 
 const char* provider_home_variable(std::string_view provider) {
-  if (provider == "claude") return "CLAUDE_CONFIG_DIR";
-  if (provider == "codex") return "CODEX_HOME";
-  return nullptr;
+  const auto known = provider_from_name(provider);
+  return known ? provider_info(*known).home_variable : nullptr;
 }
 
 std::optional<std::string> provider_home_from(const char* value) {

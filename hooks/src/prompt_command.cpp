@@ -52,7 +52,7 @@ std::optional<std::string_view> after_word(std::string_view text, std::string_vi
 }
 
 // The command word as the person types it in this provider (Codex's TUI rejects unknown slash commands).
-std::string command_word(Provider provider) { return provider == Provider::codex ? "agentworks" : "/agentworks"; }
+std::string command_word(Provider provider) { return std::string(provider_info(provider).command_word); }
 
 // The attach command to type instead: NAME then the purpose words, quoted (what was typed, made safe to show).
 std::string quoted_form(Provider provider, const std::vector<Word>& positional) {

@@ -38,22 +38,6 @@ constexpr std::array<EventName, 10> kEvents = {{
 
 }  // namespace
 
-std::optional<Provider> parse_provider(std::string_view name) {
-  if (name == "claude") return Provider::claude;
-  if (name == "codex") return Provider::codex;
-  if (name == "cursor") return Provider::cursor;
-  return std::nullopt;
-}
-
-std::string_view provider_name(Provider provider) {
-  switch (provider) {
-    case Provider::claude: return "claude";
-    case Provider::codex: return "codex";
-    case Provider::cursor: return "cursor";
-  }
-  return "claude";
-}
-
 std::optional<Event> parse_event(Provider provider, std::string_view name) {
   for (const auto& e : kEvents) {
     if (e.provider == provider && equals_ignoring_case(e.name, name)) return e.event;

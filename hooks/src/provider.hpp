@@ -4,15 +4,15 @@
 #include <optional>
 #include <string_view>
 
+#include "agentworks/providers.hpp"
+
 namespace agentworks::hook {
 
-enum class Provider { claude, codex, cursor };
+using ::agentworks::Provider;
 enum class Event { stop, prompt_submit, session_start, session_end };
 
-// "claude", "codex", "cursor" (exact, lower case); nullopt otherwise.
-std::optional<Provider> parse_provider(std::string_view name);
-// The provider's name on the bridge protocol ("claude", "codex", "cursor").
-std::string_view provider_name(Provider provider);
+// The hook's first argument: a provider's exact name (agentworks/providers.hpp); nullopt otherwise.
+constexpr std::optional<Provider> parse_provider(std::string_view name) { return provider_from_name(name); }
 // The provider's own event name (case-insensitive): Claude and Codex Stop, UserPromptSubmit, SessionStart,
 // SessionEnd; Cursor stop, beforeSubmitPrompt. nullopt for any other pair: the hook then does nothing.
 std::optional<Event> parse_event(Provider provider, std::string_view name);

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/providers.hpp"
+
 namespace agentworks::bridge {
 namespace {
 
@@ -52,7 +54,8 @@ std::string header(const DeliveryContext& ctx, std::size_t count) {
 // mcp__plugin_<plugin>_<server>__<tool> and may defer them (their names absent from a fresh session's first
 // request, as on a native wake before any typed prompt), so the text names them exactly. Other CLIs: the bare name.
 std::string tool(const DeliveryContext& ctx, const char* name) {
-  return ctx.provider == "claude" ? std::string("mcp__plugin_agentworks_agentworks__") + name : std::string(name);
+  const auto known = provider_from_name(ctx.provider);
+  return std::string(known ? provider_info(*known).mcp_tool_prefix : "") + name;
 }
 
 // The tool names are said once, in the hint at the end (long for Claude), so the frame stays small enough for the
@@ -70,7 +73,8 @@ std::string guidance_text() {
 
 std::string hint(const DeliveryContext& ctx) {
   const std::string p = ctx.provider.empty() ? std::string("PROVIDER") : ctx.provider;
-  const std::string search = ctx.provider == "claude" ? " (search your tools for them if not loaded)" : "";
+  const std::string search =
+      is_provider(ctx.provider, Provider::claude) ? " (search your tools for them if not loaded)" : "";
   return "\nAcknowledge with the MCP tool " + tool(ctx, "agent_message_ack") +
          "(message_id, delivery) (delivery \"admitted\" on receipt, \"processed\" when handled); reply with " +
          tool(ctx, "agent_message_reply") + "(message_id, message)" + search +

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/validation.hpp"
+#include "agentworks/providers.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
 #include "services/server_calls.hpp"
@@ -16,9 +17,7 @@ using nlohmann::json;
 namespace {
 
 std::string provider_title(const std::string& provider) {
-  if (provider == "claude") return "Claude";
-  if (provider == "codex") return "Codex";
-  if (provider == "cursor") return "Cursor";
+  if (const auto known = provider_from_name(provider)) return std::string(provider_info(*known).short_name);
   return provider.empty() ? std::string("agent") : provider;
 }
 
@@ -58,7 +57,7 @@ json holder_json(const NameHolder& h) {
 }
 
 std::string name_loss_sentence(const AttachmentRow& row, const NameLoss& loss) {
-  const std::string typed = row.provider == "codex" ? "agentworks" : "/agentworks";
+  const std::string typed(command_word_for(row.provider));
   const std::string who = loss.taken_by.empty() ? std::string("another chat") : loss.taken_by;
   return "this chat lost the name " + row.agent_name + " to " + who + " at " + clock_time(loss.taken_at) +
          "; messages to agent:" + row.agent_name + " go there now and nothing more is delivered here. Type `" +

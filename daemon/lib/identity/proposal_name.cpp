@@ -1,6 +1,7 @@
 #include "identity/proposal_name.hpp"
 
 #include "agentworks/validation.hpp"
+#include "agentworks/providers.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -53,9 +54,7 @@ std::string unique_name(const std::string& base, const std::set<std::string>& ta
 }
 
 std::string provider_display(const std::string& provider) {
-  if (provider == "claude") return "Claude Code";
-  if (provider == "codex") return "Codex";
-  if (provider == "cursor") return "Cursor";
+  if (const auto known = provider_from_name(provider)) return std::string(provider_info(*known).display_name);
   return provider;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/providers.hpp"
 #include "request/request_fields.hpp"
 #include "services/session_lookup.hpp"
 #include "state/session_registry.hpp"
@@ -93,7 +94,7 @@ AttachmentRow resolve_attachment(SessionLookup& bridge, const json& req) {
     throw not_attached("the chat registered for this process is a " + registered->provider + " chat, not " +
                        *provider);
   }
-  if (registered->provider == "codex") {
+  if (is_provider(registered->provider, Provider::codex)) {
     // One Codex process hosts many threads: only the host's thread id says which one (R-C8).
     throw Error(ErrorCode::bad_request,
                 "a Codex chat must be named by its thread id (_meta[\"x-codex-turn-metadata\"].thread_id for MCP, "

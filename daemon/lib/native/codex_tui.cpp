@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "agentworks/providers.hpp"
+
 namespace agentworks::bridge::native {
 
 namespace {
@@ -42,7 +44,9 @@ std::optional<std::string> slurp(const fs::path& path) {
   return buf.str();
 }
 
-bool named_codex(const std::string& exe) { return fs::path(exe).filename() == "codex"; }
+bool named_codex(const std::string& exe) {
+  return fs::path(exe).filename() == provider_info(Provider::codex).executable;
+}
 
 std::string count_tuis(std::size_t n) { return std::to_string(n) + " Codex TUIs"; }
 

@@ -10,6 +10,7 @@
 #include "agentworks/config.hpp"
 #include "agentworks/delivery_budget.hpp"
 #include "agentworks/paths.hpp"
+#include "agentworks/providers.hpp"
 #include "agentworks/random.hpp"
 #include "delivery/delivery_batch.hpp"
 #include "delivery/delivery_notices.hpp"
@@ -44,9 +45,7 @@ constexpr double kBurst = 8.0;
 constexpr double kRefillPerSecond = 0.5;
 
 std::string route_name(const std::string& provider) {
-  if (provider == "claude") return "claude-inbox";
-  if (provider == "codex") return "codex-queue";
-  return "stop-hook";
+  return std::string(agentworks::route_name(native_route_of(provider)));
 }
 
 bool alive(const process::ProcessKey& key) {
@@ -205,7 +204,7 @@ RouteView NativeRouter::view(const std::string& attachment_id) const {
 
 void NativeRouter::observe(const SessionKey& key, const std::optional<process::ProcessKey>& process,
                            const std::optional<std::string>& home) {
-  if (stopped_ || (key.provider != "claude" && key.provider != "codex")) return;
+  if (stopped_ || native_route_of(key.provider) == NativeRoute::none) return;
   const auto row = bridge_.journal().find_attachment(key.provider, key.session_id);
   if (!row || row->state != "attached") return;
   bool changed = false;
@@ -259,7 +258,7 @@ void NativeRouter::bind(Route& r) {
   if (!row) return turn_off(r, "the attachment is gone");
   r.provider = row->provider;
   if (row->state != "attached") return turn_off(r, "the attachment is " + row->state);
-  if (row->provider != "claude" && row->provider != "codex") {
+  if (native_route_of(row->provider) == NativeRoute::none) {
     return turn_off(r, row->provider + " has no native route; messages arrive at the end of each turn");
   }
   if (!native_enabled_globally()) return turn_off(r, "native push is turned off in the config (\"native\": false)");
@@ -274,8 +273,8 @@ void NativeRouter::bind(Route& r) {
                        "session binds its new process");
   }
   // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
-  if (row->provider == "codex" && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
-  if (row->provider == "claude") {
+  if (is_provider(row->provider, Provider::codex) && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
+  if (is_provider(row->provider, Provider::claude)) {
     const auto dir = claude_sessions_dir(settings.home, paths::home_dir().string());
     auto found = bind_claude_session(dir, r.process.pid, r.process.start, row->session_id);
     if (!found.binding) return turn_off(r, found.reason);
@@ -508,7 +507,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
   try {
     switch (result.outcome) {
       case PushOutcome::accepted:
-        if (st.provider == "codex" && st.tui && !alive(*st.tui)) {
+        if (is_provider(st.provider, Provider::codex) && st.tui && !alive(*st.tui)) {
           // Queued, but the TUI ended meanwhile: the daemon may run it with nobody watching. Not admitted
           // (R-B16); it stays offered, the person is told and can read it (R-B14).
           settle_offers(bridge_, ids, false);
@@ -520,7 +519,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
         settle_offers(bridge_, ids, true);
         bridge_.journal().possibly_lost_told(st.lost_listed);
         summary = "delivered " + count_words(included.size()) + " through " + route_name(st.provider);
-        if (st.provider == "codex") record_queue_admission(st, included);
+        if (is_provider(st.provider, Provider::codex)) record_queue_admission(st, included);
         break;
       case PushOutcome::refused:
         // R-N2: nothing was written: the messages wait for the Stop hook, the instructions too (R-B17).

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/validation.hpp"
+#include "agentworks/providers.hpp"
 #include "bridge.hpp"
 #include "delivery/op_guard.hpp"
 #include "delivery/server_call.hpp"
@@ -140,7 +141,7 @@ native::NativeSettings native_settings_of(const json& req) {
   s.enabled = optional_bool(req, "native", true);
   s.remote = optional_string(req, "native_remote", 200).value_or("");
   if (!s.remote.empty()) {
-    if (session_key(req).provider != "codex") {
+    if (!is_provider(session_key(req).provider, Provider::codex)) {
       throw Error(ErrorCode::bad_request, "--native-remote is for Codex sessions only");
     }
     if (!native::valid_remote(s.remote)) {

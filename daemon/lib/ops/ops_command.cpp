@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/validation.hpp"
+#include "agentworks/providers.hpp"
 #include "bridge.hpp"
 #include "delivery/delivery_notices.hpp"
 #include "delivery/op_guard.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 // How the person types the command in this provider: Codex's TUI rejects unknown slash commands.
 std::string typed(const std::string& provider, const std::string& rest) {
-  return "`" + std::string(provider == "codex" ? "agentworks " : "/agentworks ") + rest + "`";
+  return "`" + std::string(command_word_for(provider)) + " " + rest + "`";
 }
 
 std::string waiting_sentence(std::int64_t n) {
