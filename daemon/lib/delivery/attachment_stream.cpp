@@ -7,14 +7,14 @@ namespace {
 
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
 
-uv_timer_t* new_timer(uv_loop_t* loop, void* data) {
+uv_timer_t* new_stream_timer(uv_loop_t* loop, void* data) {
   auto* t = new uv_timer_t;
   uv_timer_init(loop, t);
   t->data = data;
   return t;
 }
 
-void close_timer(uv_timer_t* t) {
+void close_stream_timer(uv_timer_t* t) {
   uv_timer_stop(t);
   t->data = nullptr;
   uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
@@ -45,13 +45,13 @@ AttachmentStream::AttachmentStream(uv_loop_t* loop, CurlMulti& multi, std::strin
       tuning_(tuning),
       parser_([this](const SseEvent& e) { handle_event(e); }),
       rng_(std::random_device{}()),
-      watchdog_(new_timer(loop, this)),
-      retry_(new_timer(loop, this)) {}
+      watchdog_(new_stream_timer(loop, this)),
+      retry_(new_stream_timer(loop, this)) {}
 
 AttachmentStream::~AttachmentStream() {
   stop();
-  close_timer(watchdog_);
-  close_timer(retry_);
+  close_stream_timer(watchdog_);
+  close_stream_timer(retry_);
 }
 
 const char* AttachmentStream::state() const {

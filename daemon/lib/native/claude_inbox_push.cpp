@@ -12,7 +12,7 @@
 namespace agentworks::bridge::native {
 namespace {
 
-struct PushState {
+struct InboxPush {
   uv_loop_t* loop = nullptr;
   uv_pipe_t pipe{};
   uv_timer_t timer{};
@@ -31,20 +31,20 @@ struct PushState {
   int open_handles = 0;
 };
 
-void on_handle_closed(uv_handle_t* h) {
-  auto* s = static_cast<PushState*>(h->data);
+void on_inbox_handle_closed(uv_handle_t* h) {
+  auto* s = static_cast<InboxPush*>(h->data);
   if (--s->open_handles == 0) delete s;
 }
 
 // Reports once, then closes the handles; the state is freed when both close callbacks ran.
-void finish(PushState* s, PushOutcome outcome, std::string detail) {
+void finish(InboxPush* s, PushOutcome outcome, std::string detail) {
   if (s->finished) return;
   s->finished = true;
   uv_timer_stop(&s->timer);
-  uv_close(reinterpret_cast<uv_handle_t*>(&s->timer), on_handle_closed);
+  uv_close(reinterpret_cast<uv_handle_t*>(&s->timer), on_inbox_handle_closed);
   if (s->pipe_open) {
     uv_read_stop(reinterpret_cast<uv_stream_t*>(&s->pipe));
-    uv_close(reinterpret_cast<uv_handle_t*>(&s->pipe), on_handle_closed);
+    uv_close(reinterpret_cast<uv_handle_t*>(&s->pipe), on_inbox_handle_closed);
   }
   PushDone done = std::move(s->done);
   done(PushResult{outcome, std::move(detail)});
@@ -52,8 +52,8 @@ void finish(PushState* s, PushOutcome outcome, std::string detail) {
 
 std::string uv_text(int status) { return std::string(uv_err_name(status)) + " (" + uv_strerror(status) + ")"; }
 
-void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
-  auto* s = static_cast<PushState*>(stream->data);
+void on_inbox_reply(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+  auto* s = static_cast<InboxPush*>(stream->data);
   if (nread >= 0) return;  // data (none expected) or EAGAIN: keep waiting for the close
   if (nread == UV_EOF && s->written) {
     finish(s, PushOutcome::accepted, "written to Claude's session inbox " + s->socket_path);
@@ -68,7 +68,7 @@ void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
 }
 
 void on_shutdown(uv_shutdown_t* req, int status) {
-  auto* s = static_cast<PushState*>(req->data);
+  auto* s = static_cast<InboxPush*>(req->data);
   if (s->finished || status == UV_ECANCELED) return;
   // The peer may close right after reading everything; its EOF (or reset) on the read side decides.
   if (status != 0 && status != UV_ENOTCONN && status != UV_EPIPE) {
@@ -77,7 +77,7 @@ void on_shutdown(uv_shutdown_t* req, int status) {
 }
 
 void on_write(uv_write_t* req, int status) {
-  auto* s = static_cast<PushState*>(req->data);
+  auto* s = static_cast<InboxPush*>(req->data);
   if (s->finished || status == UV_ECANCELED) return;
   if (status != 0) {
     finish(s, PushOutcome::ambiguous, "writing to Claude's session inbox failed: " + uv_text(status));
@@ -90,7 +90,7 @@ void on_write(uv_write_t* req, int status) {
 }
 
 void on_connect(uv_connect_t* req, int status) {
-  auto* s = static_cast<PushState*>(req->data);
+  auto* s = static_cast<InboxPush*>(req->data);
   if (s->finished || status == UV_ECANCELED) return;
   if (status != 0) {  // nothing was written: the messages can go back to pending
     finish(s, PushOutcome::refused, "cannot connect to Claude's session inbox " + s->socket_path + ": " +
@@ -102,10 +102,10 @@ void on_connect(uv_connect_t* req, int status) {
   const int read_rc = uv_read_start(
       stream,
       [](uv_handle_t* h, size_t, uv_buf_t* buf) {
-        auto* st = static_cast<PushState*>(h->data);
+        auto* st = static_cast<InboxPush*>(h->data);
         *buf = uv_buf_init(st->read_buf.data(), static_cast<unsigned>(st->read_buf.size()));
       },
-      on_read);
+      on_inbox_reply);
   if (read_rc != 0) {
     finish(s, PushOutcome::refused, "cannot read from Claude's session inbox: " + uv_text(read_rc));
     return;
@@ -117,7 +117,7 @@ void on_connect(uv_connect_t* req, int status) {
 }
 
 void on_timer(uv_timer_t* t) {
-  auto* s = static_cast<PushState*>(t->data);
+  auto* s = static_cast<InboxPush*>(t->data);
   if (!s->early.detail.empty()) {
     finish(s, s->early.outcome, s->early.detail);
   } else if (!s->connected) {
@@ -131,7 +131,7 @@ void on_timer(uv_timer_t* t) {
 
 void push_claude(uv_loop_t* loop, const ClaudeBinding& b, std::string msg_id, std::string text, PushDone done,
                  std::chrono::milliseconds timeout) {
-  auto* s = new PushState;
+  auto* s = new InboxPush;
   s->loop = loop;
   s->socket_path = b.socket_path;
   s->done = std::move(done);

@@ -38,14 +38,14 @@ struct ChildRun {
   std::function<void(QueueRunEnd)> done;
 };
 
-void on_handle_closed(uv_handle_t* h) {
+void on_queue_handle_closed(uv_handle_t* h) {
   auto* run = static_cast<ChildRun*>(h->data);
   if (--run->open_handles == 0) delete run;
 }
 
 void close_handle(uv_handle_t* h) {
   if (uv_is_closing(h) != 0) return;
-  uv_close(h, on_handle_closed);
+  uv_close(h, on_queue_handle_closed);
 }
 
 void finish(ChildRun* run) {
@@ -70,7 +70,7 @@ void on_alloc(uv_handle_t*, std::size_t suggested, uv_buf_t* buf) {
   buf->len = suggested;
 }
 
-void on_read(uv_stream_t* stream, ssize_t n, const uv_buf_t* buf) {
+void on_queue_output(uv_stream_t* stream, ssize_t n, const uv_buf_t* buf) {
   std::unique_ptr<char[]> owned(buf->base);
   auto* run = static_cast<ChildRun*>(stream->data);
   const bool is_out = stream == reinterpret_cast<uv_stream_t*>(&run->out);
@@ -179,8 +179,8 @@ void run_child(uv_loop_t* loop, std::vector<std::string> args, const std::string
     return;
   }
   ++run->open_handles;
-  uv_read_start(reinterpret_cast<uv_stream_t*>(&run->out), on_alloc, on_read);
-  uv_read_start(reinterpret_cast<uv_stream_t*>(&run->err), on_alloc, on_read);
+  uv_read_start(reinterpret_cast<uv_stream_t*>(&run->out), on_alloc, on_queue_output);
+  uv_read_start(reinterpret_cast<uv_stream_t*>(&run->err), on_alloc, on_queue_output);
   uv_timer_start(&run->timer, on_timeout, static_cast<std::uint64_t>(std::max<long long>(timeout.count(), 1)), 0);
 }
 
