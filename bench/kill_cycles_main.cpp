@@ -121,7 +121,8 @@ class Rig {
   void kill_bridge() { bridge_.kill_and_wait(); }
   std::string server_db() const { return root_ + "/server/server.db"; }
   std::string journal_db() const { return root_ + "/state/agentworks/journal.db"; }
-  std::string socket() const { return root_ + "/run/agentworks/bridge.sock"; }
+  // Where the bridge listens: ~/.local/state/agentworks/run, whatever XDG_RUNTIME_DIR says (the TempHome layout).
+  std::string socket() const { return root_ + "/home/.local/state/agentworks/run/bridge.sock"; }
   const std::string& root() const { return root_; }
 
   // The same port every run, so the CLI config and the bridge's attachment stay valid across restarts.
