@@ -30,6 +30,7 @@
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
 #include "testing/bridge_client.hpp"
+#include "testing/process_key.hpp"
 
 namespace bench = agentworks::bench;
 using json = nlohmann::json;
@@ -213,7 +214,9 @@ int run(const Options& opt) {
   const std::size_t expected = std::min(sent, sessions * kSessionQuota);
   const auto resume_start = Clock::now();
   for (std::size_t i = 0; i < sessions; ++i) {
-    c.call({{"op", "resume"}, {"provider", "claude"}, {"session_id", session_id(i)}});
+    // R-H11: resume names the provider process now running the session; the benchmark stands in for it.
+    c.call({{"op", "resume"}, {"provider", "claude"}, {"session_id", session_id(i)},
+            {"process", agentworks::testing::own_process_key()}});
   }
   std::vector<std::pair<double, std::size_t>> progress;
   double next_mark = 1.0;
