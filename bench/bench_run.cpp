@@ -6,8 +6,12 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+
+#include "testing/process.hpp"
 
 namespace agentworks::bench {
 namespace {
@@ -27,9 +31,21 @@ void on_watchdog(int) {
 }  // namespace
 
 void arm_watchdog(const char* program, unsigned seconds) {
+  testing::set_children_die_with_parent(true);  // a crashed run leaves nothing behind either
   g_program = program;
   std::signal(SIGALRM, on_watchdog);
   ::alarm(seconds);
+}
+
+int run_with_watchdog(const char* program, unsigned seconds, const std::function<int()>& run) {
+  arm_watchdog(program, seconds);
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    kill_watched();
+    return 2;
+  }
 }
 
 void watch_process(pid_t pid) {

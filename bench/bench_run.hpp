@@ -4,12 +4,17 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 
 namespace agentworks::bench {
 
-// After `seconds`, kills every watched process, prints "<program>: watchdog expired" and exits with 3.
+// After `seconds`, kills every watched process, prints "<program>: watchdog expired" and exits with 3. From now on
+// every child started through the testing library dies with the benchmark (PR_SET_PDEATHSIG).
 void arm_watchdog(const char* program, unsigned seconds);
+// What every benchmark main does once its options are parsed: arms the watchdog, returns run()'s exit code, and
+// when run() throws prints "<program>: <what>", kills every watched process and returns 2.
+int run_with_watchdog(const char* program, unsigned seconds, const std::function<int()>& run);
 // Up to four processes at a time; watching pid 0 or a pid twice is a no-op.
 void watch_process(pid_t pid);
 void unwatch_process(pid_t pid);

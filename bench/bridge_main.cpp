@@ -13,22 +13,24 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
+#include "bench_rig.hpp"
 #include "bench_run.hpp"
-#include "bridge_process.hpp"
-#include "bridge_socket_client.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
-#include "server_process.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/process_key.hpp"
 
 namespace bench = agentworks::bench;
 using json = nlohmann::json;
@@ -70,7 +72,7 @@ struct StatusView {
   bool ok = false;
 };
 // The bridge may answer slowly while it is busy caching a backlog: the wait is generous and its length is kept.
-StatusView view(bench::BridgeSocketClient& c, std::size_t count, double* slowest_ms = nullptr) {
+StatusView view(agentworks::testing::BridgeClient& c, std::size_t count, double* slowest_ms = nullptr) {
   StatusView v;
   const auto t0 = Clock::now();
   const json s = c.call({{"op", "status"}}, 180s);
@@ -135,31 +137,25 @@ int run(const Options& opt) {
   std::printf("load average at start: %s\n", bench::load_average().c_str());
   const auto run_start = Clock::now();
 
-  bench::ServerProcess server;
   std::string error;
   const std::vector<std::string> server_args = {
       "--rate-limit-per-hour", "100000000", "--inbox-history", "1000000", "--max-inboxes-per-account", "1000000",
       "--max-inboxes-total", "1000000", "--max-agents-per-account", "1000000", "--max-agents-total", "1000000"};
-  if (!server.start(opt.server_binary, server_args, opt.data_parent, 30s, &error)) {
-    std::fprintf(stderr, "server: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(server.pid());
+  bench::BenchServer server(opt.server_binary, server_args, opt.data_parent, 30s);
+  const std::string& token = server.token();
+  const std::uint16_t port = server.port();
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   std::printf("server pid %d at %s\n", server.pid(), url.c_str());
 
-  bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
-  if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
-    std::fprintf(stderr, "bridge: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(bridge.pid());
+  bench::BenchBridge bridge(opt.bridge_binary, opt.data_parent, url, token, 30s);
   std::printf("bridge pid %d, home %s\n", bridge.pid(), bridge.root().c_str());
-  bench::BridgeSocketClient c;
-  if (!c.connect(bridge.socket_path(), &error)) {
+  std::unique_ptr<agentworks::testing::BridgeClient> client =
+      agentworks::testing::BridgeClient::open(bridge.socket_path(), &error, 30s);
+  if (!client) {
     std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
     return 2;
   }
+  auto& c = *client;
   const auto rss_start = bench::rss_kib(bridge.pid()).value_or(0);
 
   // 1. Idle RSS with N attachments.
@@ -210,7 +206,7 @@ int run(const Options& opt) {
     }
   }
   const auto send_start = Clock::now();
-  const std::size_t sent = send_backlog(server.port(), server.token(), sessions, per_session, opt.senders, &error);
+  const std::size_t sent = send_backlog(port, token, sessions, per_session, opt.senders, &error);
   const double send_s = seconds_since(send_start);
   std::printf("\n[2] catch-up: sent %zu of %zu messages to %zu offline sessions in %.2f s (%.0f/s)%s%s\n", sent,
               sessions * per_session, sessions, send_s, static_cast<double>(sent) / send_s,
@@ -218,7 +214,9 @@ int run(const Options& opt) {
   const std::size_t expected = std::min(sent, sessions * kSessionQuota);
   const auto resume_start = Clock::now();
   for (std::size_t i = 0; i < sessions; ++i) {
-    c.call({{"op", "resume"}, {"provider", "claude"}, {"session_id", session_id(i)}});
+    // R-H11: resume names the provider process now running the session; the benchmark stands in for it.
+    c.call({{"op", "resume"}, {"provider", "claude"}, {"session_id", session_id(i)},
+            {"process", agentworks::testing::own_process_key()}});
   }
   std::vector<std::pair<double, std::size_t>> progress;
   double next_mark = 1.0;
@@ -285,13 +283,12 @@ int run(const Options& opt) {
   std::printf("  take incl. commit p99 < 2 ms: %.3f ms  %s\n", take_stats.p99_ms, take_met ? "MET" : "MISSED");
   std::fflush(stdout);
 
-  c.close();
+  client.reset();
   bench::unwatch_process(bridge.pid());
   bridge.stop();
   if (opt.keep_home) {
+    bridge.keep_home();
     std::printf("bridge home kept: %s\n", bridge.root().c_str());
-  } else {
-    bridge.remove_home();
   }
   bench::unwatch_process(server.pid());
   server.stop();
@@ -319,12 +316,5 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
   if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
-  bench::arm_watchdog("agentworks-bench-bridge", opt.max_seconds);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "agentworks-bench-bridge: %s\n", e.what());
-    bench::kill_watched();
-    return 2;
-  }
+  return bench::run_with_watchdog("agentworks-bench-bridge", opt.max_seconds, [&] { return run(opt); });
 }

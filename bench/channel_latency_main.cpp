@@ -10,25 +10,28 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "agentworks/process_ancestry.hpp"
+#include "bench_rig.hpp"
 #include "bench_run.hpp"
-#include "bridge_process.hpp"
-#include "bridge_socket_client.hpp"
-#include "channel_mcp_child.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
-#include "server_process.hpp"
-
-extern char** environ;
+#include "testing/bridge_client.hpp"
+#include "testing/piped_process.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 
 namespace bench = agentworks::bench;
+namespace testing = agentworks::testing;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -48,28 +51,38 @@ struct Options {
 };
 
 
-// The MCP child runs in the bridge's temp HOME (it finds the bridge socket under HOME).
-std::vector<std::string> child_environment(const std::string& root) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("HOME=", 0) == 0 || kv.rfind("XDG_", 0) == 0 || kv.rfind("AGENTWORKS_", 0) == 0) continue;
-    env.push_back(kv);
+// Claude Code's start of an MCP session: initialize, its answer (which must declare the claude/channel
+// capability), then notifications/initialized, which starts the channel.
+bool initialize_channel(testing::PipedProcess& child, std::chrono::milliseconds timeout, std::string* error) {
+  const json init = {{"jsonrpc", "2.0"},
+                     {"id", 1},
+                     {"method", "initialize"},
+                     {"params",
+                      {{"protocolVersion", "2025-06-18"},
+                       {"capabilities", json::object()},
+                       {"clientInfo", {{"name", "agentworks-bench-channel"}, {"version", "1"}}}}}};
+  if (!child.write_line(init.dump())) {
+    *error = "cannot write initialize to the MCP child";
+    return false;
   }
-  for (const auto& [k, d] : {std::pair{"HOME", "home"}, {"XDG_CONFIG_HOME", "config"}, {"XDG_STATE_HOME", "state"},
-                             {"XDG_DATA_HOME", "data"}, {"XDG_RUNTIME_DIR", "run"}}) {
-    env.push_back(std::string(k) + "=" + root + "/" + d);
-  }
-  return env;
-}
-
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
+  while (true) {
+    const auto line = child.read_line(deadline);
+    if (!line) {
+      *error = "no initialize answer from the MCP child";
+      return false;
+    }
+    const auto answer = json::parse(*line, nullptr, false);
+    if (answer.is_object() && answer.value("id", 0) == 1) {
+      if (!answer.contains("result") || !answer["result"].contains("capabilities") ||
+          !answer["result"]["capabilities"].contains("experimental")) {
+        *error = "the MCP child does not declare the claude/channel capability: " + *line;
+        return false;
+      }
+      break;
+    }
   }
-  return done();
+  return child.write_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
 }
 
 // The content of a channel notification line, or "" for any other line.
@@ -82,25 +95,19 @@ std::string channel_content(const std::string& line) {
 
 int run(const Options& opt) {
   std::printf("agentworks-bench-channel: %zu messages, send -> notifications/claude/channel\n", opt.messages);
-  bench::ServerProcess server;
   std::string error;
-  if (!server.start(opt.server_binary, {"--rate-limit-per-hour", "100000000"}, opt.data_parent, 30s, &error)) {
-    std::fprintf(stderr, "server: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(server.pid());
+  bench::BenchServer server(opt.server_binary, {"--rate-limit-per-hour", "100000000"}, opt.data_parent, 30s);
+  const std::string& token = server.token();
+  const std::uint16_t port = server.port();
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
-  bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
-  if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
-    std::fprintf(stderr, "bridge: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(bridge.pid());
-  bench::BridgeSocketClient c;
-  if (!c.connect(bridge.socket_path(), &error)) {
+  bench::BenchBridge bridge(opt.bridge_binary, opt.data_parent, url, token, 30s);
+  std::unique_ptr<agentworks::testing::BridgeClient> client =
+      agentworks::testing::BridgeClient::open(bridge.socket_path(), &error, 30s);
+  if (!client) {
     std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
     return 2;
   }
+  auto& c = *client;
   const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", kSession}, {"agent_name", kAgent},
                          {"purpose", "channel latency benchmark"}, {"config", bridge.config_path()}});
   if (!a.value("ok", false)) {
@@ -119,7 +126,7 @@ int run(const Options& opt) {
     std::fprintf(stderr, "resume failed: %s\n", r.dump().c_str());
     return 2;
   }
-  const bool connected = wait_until(
+  const bool connected = testing::wait_until(
       [&] {
         const json s = c.call({{"op", "status"}});
         for (const auto& at : s.value("attachments", json::array())) {
@@ -127,19 +134,23 @@ int run(const Options& opt) {
         }
         return false;
       },
-      30s);
+      30s, 20ms);
   if (!connected) {
     std::fprintf(stderr, "the attachment's stream did not connect within 30 s\n");
     return 2;
   }
 
-  bench::ChannelMcpChild child;
-  if (!child.start(opt.cli_binary, child_environment(bridge.root()), &error) || !child.initialize(10s, &error)) {
+  // The benchmark is the child's provider ancestor (its first non-shell parent), so the bridge resolves the child
+  // by the benchmark's own process key.
+  testing::PipedProcess child({opt.cli_binary, "mcp", "serve", "--provider", "claude", "--claude-channel"},
+                              bench::temp_home_env(bridge.root()), {}, {});
+  bench::watch_process(child.pid());
+  if (!initialize_channel(child, 10s, &error)) {
     std::fprintf(stderr, "mcp child: %s\n", error.c_str());
     return 2;
   }
 
-  bench::HttpClient http("127.0.0.1", server.port(), server.token());
+  bench::HttpClient http("127.0.0.1", port, token);
   http.set_timeout(30s);
   std::mt19937 rng(12345);
   std::uniform_int_distribution<int> pause_ms(0, 250);
@@ -172,9 +183,11 @@ int run(const Options& opt) {
   std::printf("send -> channel notification: %zu received, %zu not within 10 s; p50 %.1f ms, p99 %.1f ms, "
               "max %.1f ms (target p50 < 25 ms)\n",
               s.count, lost, s.p50_ms, s.p99_ms, s.max_ms);
-  child.stop();
+  // Closing stdin ends it; the destructor SIGKILLs it when it has not exited within 5 s.
+  child.close_stdin();
+  child.wait_exit(5s);
+  bench::unwatch_process(child.pid());
   bridge.stop();
-  bridge.remove_home();
   server.stop();
   return lost == 0 ? 0 : 1;
 }
@@ -195,12 +208,5 @@ int main(int argc, char** argv) {
   if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
   if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
   if (opt.cli_binary.empty()) opt.cli_binary = bench::built_program("cli", "agentworks");
-  bench::arm_watchdog("agentworks-bench-channel", opt.max_seconds);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "agentworks-bench-channel: %s\n", e.what());
-    bench::kill_watched();
-    return 2;
-  }
+  return bench::run_with_watchdog("agentworks-bench-channel", opt.max_seconds, [&] { return run(opt); });
 }

@@ -13,24 +13,23 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
+#include "bench_rig.hpp"
 #include "bench_run.hpp"
-#include "bridge_process.hpp"
-#include "bridge_socket_client.hpp"
 #include "hook_run.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
-#include "server_process.hpp"
-
-extern char** environ;
+#include "testing/bridge_client.hpp"
 
 namespace bench = agentworks::bench;
 using json = nlohmann::json;
@@ -48,22 +47,6 @@ struct Options {
   std::size_t runs = 500;
   unsigned max_seconds = 600;
 };
-
-
-// The hook's environment: the bridge's temp HOME, so it finds the bridge's socket.
-std::vector<std::string> hook_environment(const std::string& root) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("HOME=", 0) == 0 || kv.rfind("XDG_", 0) == 0 || kv.rfind("AGENTWORKS_", 0) == 0) continue;
-    env.push_back(kv);
-  }
-  env.push_back("HOME=" + root + "/home");
-  env.push_back("XDG_CONFIG_HOME=" + root + "/config");
-  env.push_back("XDG_STATE_HOME=" + root + "/state");
-  env.push_back("XDG_RUNTIME_DIR=" + root + "/run");
-  return env;
-}
 
 json stop_payload(const std::string& session) {
   return {{"session_id", session},
@@ -104,26 +87,20 @@ void print(const Series& s) {
 int run(const Options& opt) {
   std::printf("agentworks-bench-hook: %zu runs per series\nhook %s\nload average at start: %s\n", opt.runs,
               opt.hook_binary.c_str(), bench::load_average().c_str());
-  bench::ServerProcess server;
   std::string error;
-  if (!server.start(opt.server_binary, {"--rate-limit-per-hour", "100000000", "--inbox-history", "1000000"},
-                    opt.data_parent, 30s, &error)) {
-    std::fprintf(stderr, "server: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(server.pid());
+  bench::BenchServer server(
+      opt.server_binary, {"--rate-limit-per-hour", "100000000", "--inbox-history", "1000000"}, opt.data_parent, 30s);
+  const std::string& token = server.token();
+  const std::uint16_t port = server.port();
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
-  bench::BridgeProcess bridge(opt.bridge_binary, opt.data_parent);
-  if (!bridge.write_config(url, server.token(), &error) || !bridge.start(30s, &error)) {
-    std::fprintf(stderr, "bridge: %s\n", error.c_str());
-    return 2;
-  }
-  bench::watch_process(bridge.pid());
-  bench::BridgeSocketClient c;
-  if (!c.connect(bridge.socket_path(), &error)) {
+  bench::BenchBridge bridge(opt.bridge_binary, opt.data_parent, url, token, 30s);
+  std::unique_ptr<agentworks::testing::BridgeClient> client =
+      agentworks::testing::BridgeClient::open(bridge.socket_path(), &error, 30s);
+  if (!client) {
     std::fprintf(stderr, "bridge socket: %s\n", error.c_str());
     return 2;
   }
+  auto& c = *client;
   const std::string attached = "bench-hook-attached";
   const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", attached},
                          {"agent_name", "hookbench"}, {"purpose", "hook benchmark receiver"},
@@ -135,7 +112,8 @@ int run(const Options& opt) {
   const auto lookup_pending = [&] {
     return c.call({{"op", "lookup"}, {"provider", "claude"}, {"session_id", attached}}).value("pending", -1L);
   };
-  const auto env = hook_environment(bridge.root());
+  // The hook runs in the bridge's temp HOME (it finds the bridge socket under HOME).
+  const auto env = agentworks::testing::child_environment(bench::temp_home_env(bridge.root()));
   const std::vector<std::string> stop_argv = {opt.hook_binary, "claude", "Stop"};
 
   Series floor{"floor", {}, {}, 0, {}};
@@ -171,7 +149,7 @@ int run(const Options& opt) {
     const auto r = bench::run_hook_process(stop_argv, env, none);
     record(unattached, r, r.exit_code == 0 && r.out.empty());
   }
-  bench::HttpClient http("127.0.0.1", server.port(), server.token());
+  bench::HttpClient http("127.0.0.1", port, token);
   const std::string with_message = stop_payload(attached).dump();
   for (std::size_t k = 0; k < opt.runs; ++k) {
     const std::string body = json{{"target", "agent:hookbench"}, {"message", "hook bench message " + std::to_string(k)}}.dump();
@@ -198,10 +176,9 @@ int run(const Options& opt) {
   std::printf("  delivery p50 < 5 ms:     %.3f ms  %s\n", d.p50_ms, d.count > 0 && d.p50_ms < 5.0 ? "MET" : "MISSED");
   std::printf("  delivery p99 < 20 ms:    %.3f ms  %s\n", d.p99_ms, d.count > 0 && d.p99_ms < 20.0 ? "MET" : "MISSED");
   std::fflush(stdout);
-  c.close();
+  client.reset();
   bench::unwatch_process(bridge.pid());
   bridge.stop();
-  bridge.remove_home();
   bench::unwatch_process(server.pid());
   server.stop();
   return (unattached.bad + delivery.bad + floor.bad + prompt.bad) == 0 ? 0 : 1;
@@ -225,12 +202,5 @@ int main(int argc, char** argv) {
   if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
   if (opt.hook_binary.empty()) opt.hook_binary = bench::built_program("hooks", "agentworks-hook");
   if (opt.floor_binary.empty()) opt.floor_binary = bench::built_program("", "agentworks-bench-hook-floor");
-  bench::arm_watchdog("agentworks-bench-hook", opt.max_seconds);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "agentworks-bench-hook: %s\n", e.what());
-    bench::kill_watched();
-    return 2;
-  }
+  return bench::run_with_watchdog("agentworks-bench-hook", opt.max_seconds, [&] { return run(opt); });
 }

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,13 +20,17 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
 
 #include "bench_run.hpp"
-#include "bridge_socket_client.hpp"
-#include "kill_procs.hpp"
+#include "bench_rig.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/net_probe.hpp"
+#include "testing/process.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -69,42 +74,67 @@ std::vector<std::vector<std::string>> query(const std::string& db_path, const st
   return rows;
 }
 
+// PRAGMA integrity_check of a SQLite file opened read-only ("ok" when healthy, else the problem).
+std::string integrity_of(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string msg = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return "cannot open: " + msg;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  std::string result = "no answer";
+  if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    const auto* t = sqlite3_column_text(st, 0);
+    result = t != nullptr ? reinterpret_cast<const char*>(t) : "";
+  } else {
+    result = std::string("query failed: ") + sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return result;
+}
+
 class Rig {
  public:
   explicit Rig(const Options& o) : opt_(o) {
     std::string templ = o.parent + "/aw-kc-XXXXXX";  // short: the bridge socket path must fit in sun_path
     if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp in " + o.parent);
     root_ = templ;
+    for (const char* d : {"home", "config", "state", "data", "run"}) ::mkdir((root_ + "/" + d).c_str(), 0700);
     env_ = temp_home_env(root_);
     fs::create_directories(root_ + "/server");
-    port_ = free_port();
+    port_ = testing::closed_loopback_port();
     url_ = "http://127.0.0.1:" + std::to_string(port_);
   }
   ~Rig() {
-    kill_child(bridge_);
-    kill_child(server_);
+    bridge_.kill_and_wait();
+    server_.kill_and_wait();
     if (std::getenv("AGENTWORKS_BENCH_KEEP_DATA") == nullptr) fs::remove_all(root_);
   }
 
-  bool server_up() { return child_alive(server_); }
-  bool bridge_up() { return child_alive(bridge_); }
-  void kill_server() { kill_child(server_); }
-  void kill_bridge() { kill_child(bridge_); }
+  bool server_up() { return server_.running(); }
+  bool bridge_up() { return bridge_.running(); }
+  void kill_server() { server_.kill_and_wait(); }
+  void kill_bridge() { bridge_.kill_and_wait(); }
   std::string server_db() const { return root_ + "/server/server.db"; }
   std::string journal_db() const { return root_ + "/state/agentworks/journal.db"; }
-  std::string socket() const { return root_ + "/run/agentworks/bridge.sock"; }
+  // Where the bridge listens: ~/.local/state/agentworks/run, whatever XDG_RUNTIME_DIR says (the TempHome layout).
+  std::string socket() const { return root_ + "/home/.local/state/agentworks/run/bridge.sock"; }
   const std::string& root() const { return root_; }
 
   // The same port every run, so the CLI config and the bridge's attachment stay valid across restarts.
   void start_server() {
     const std::string out = root_ + "/server.out" + std::to_string(++server_runs_);
     // One conversation carries every send: lift its hourly rate and history limits out of the way.
-    server_ = spawn_child({opt_.server_bin, "--listen", "127.0.0.1:" + std::to_string(port_), "--data",
+    server_ = testing::Child::start({opt_.server_bin, "--listen", "127.0.0.1:" + std::to_string(port_), "--data",
                            root_ + "/server", "--rate-limit-per-hour", "100000000", "--inbox-history", "100000000"},
-                          env_, out);
+                                    env_, out, out);
     const auto deadline = Clock::now() + 30s;
     while (Clock::now() < deadline) {
-      if (!child_alive(server_)) break;
+      if (!server_.running()) break;
       std::ifstream in(out);
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       if (text.find("listening on") != std::string::npos) return;
@@ -116,17 +146,16 @@ class Rig {
     const std::string out = root_ + "/bridge.out" + std::to_string(++bridge_runs_);
     // Every send goes to one session: lift the bridge's 2,000-message per-session journal quota (R-B9) too, or
     // messages past it stay on the server only and the count of offers would stop there.
-    std::vector<std::string> env = env_;
-    env.push_back("AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION=100000000");
-    bridge_ = spawn_child({opt_.bridge_bin, "--foreground"}, env, out);
+    testing::EnvOverrides env = env_;
+    env["AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION"] = "100000000";
+    bridge_ = testing::Child::start({opt_.bridge_bin, "--foreground"}, env, out, out);
     const auto deadline = Clock::now() + 30s;
     while (Clock::now() < deadline) {
-      if (!child_alive(bridge_)) break;
-      BridgeSocketClient c;
+      if (!bridge_.running()) break;
       std::string ignored;
-      if (c.connect(socket(), &ignored)) {
+      if (const auto c = testing::BridgeClient::open(socket(), &ignored)) {
         try {
-          if (c.call({{"op", "ping"}}, 2s).value("pid", 0) == bridge_) return;
+          if (c->call({{"op", "ping"}}, 2s).value("pid", 0) == bridge_.pid()) return;
         } catch (const std::exception&) {
         }
       }
@@ -134,10 +163,14 @@ class Rig {
     }
     throw std::runtime_error("the bridge did not start (" + out + ")");
   }
-  RunResult cli(const std::vector<std::string>& args, const std::optional<std::string>& input = std::nullopt) {
+  // exit_code -1 when it ran past the timeout.
+  testing::ProcessResult cli(const std::vector<std::string>& args,
+                             const std::optional<std::string>& input = std::nullopt) {
     std::vector<std::string> argv = {opt_.cli_bin};
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_capture(argv, env_, input, 20s);
+    testing::ProcessResult r = testing::run_process(argv, {env_, input, 20s, {}});
+    if (r.timed_out) r.exit_code = -1;
+    return r;
   }
   void setup() {
     std::ifstream in(root_ + "/server/owner.token");
@@ -146,10 +179,10 @@ class Rig {
     if (cli({"login", "--server", url_, "--token-stdin"}, token).exit_code != 0) throw std::runtime_error("login failed");
     for (const char* a : {"worker", "reviewer"})
       if (cli({"messages", "register", "--agent", a, "--json"}).exit_code != 0) throw std::runtime_error("register failed");
-    BridgeSocketClient c;
     std::string error;
-    if (!c.connect(socket(), &error)) throw std::runtime_error(error);
-    const json a = c.call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "kc"}, {"agent_name", "reviewer"},
+    const auto c = testing::BridgeClient::open(socket(), &error, 30s);
+    if (!c) throw std::runtime_error(error);
+    const json a = c->call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "kc"}, {"agent_name", "reviewer"},
                            {"purpose", "kill cycles"}});
     if (!a.value("ok", false)) throw std::runtime_error("attach failed: " + a.dump());
   }
@@ -157,9 +190,9 @@ class Rig {
  private:
   const Options& opt_;
   std::string root_, url_;
-  std::vector<std::string> env_;
+  testing::EnvOverrides env_;
   int port_ = 0;
-  pid_t server_ = -1, bridge_ = -1;
+  testing::Child server_, bridge_;
   int server_runs_ = 0, bridge_runs_ = 0;
 };
 
@@ -180,7 +213,7 @@ struct Ledger {
       sid = "kc-" + std::to_string(next++);
     }
     ++send_calls;
-    const RunResult r = rig.cli({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message",
+    const testing::ProcessResult r = rig.cli({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message",
                                  "message " + sid, "--submission-id", sid, "--json"});
     const json j = json::parse(r.out, nullptr, false);
     if (r.exit_code == 0 && j.is_object() && j.contains("message_id")) {
@@ -193,15 +226,15 @@ struct Ledger {
       unsure.push_back(sid);
     }
   }
-  void take(BridgeSocketClient& c, Rig& rig) {
+  void take(std::unique_ptr<testing::BridgeClient>& c, Rig& rig) {
     std::string ignored;
-    if (!c.connected() && !c.connect(rig.socket(), &ignored)) return;
+    if (!c && !(c = testing::BridgeClient::open(rig.socket(), &ignored, 30s))) return;
     ++take_calls;
     try {
-      const json t = c.call({{"op", "take"}, {"provider", "claude"}, {"session_id", "kc"}}, 5s);
+      const json t = c->call({{"op", "take"}, {"provider", "claude"}, {"session_id", "kc"}}, 5s);
       for (const auto& m : t.value("messages", json::array())) ++offered[m.value("message_id", "")];
     } catch (const std::exception&) {
-      c.close();
+      c.reset();
     }
   }
 };
@@ -223,7 +256,7 @@ int run(const Options& opt) {
     std::atomic<bool> stop{false};
     std::thread worker([&, seed = rng()] {
       std::mt19937 local(seed);
-      BridgeSocketClient c;
+      std::unique_ptr<testing::BridgeClient> c;
       while (!stop) {
         if (local() % 5 < 3) ledger.send(rig); else ledger.take(c, rig);
       }
@@ -260,7 +293,7 @@ int run(const Options& opt) {
   if (!rig.bridge_up()) rig.start_bridge();
   const auto settle = Clock::now() + 120s;
   while (!ledger.unsure.empty() && Clock::now() < settle) ledger.send(rig);
-  BridgeSocketClient c;
+  std::unique_ptr<testing::BridgeClient> c;
   std::set<std::string> offered_in_journal;
   while (Clock::now() < settle) {
     ledger.take(c, rig);
@@ -272,7 +305,7 @@ int run(const Options& opt) {
     if (all) break;
     std::this_thread::sleep_for(50ms);
   }
-  c.close();
+  c.reset();
   rig.kill_bridge();
   rig.kill_server();
   const std::string journal_ok = integrity_of(rig.journal_db());
@@ -337,6 +370,7 @@ int main(int argc, char** argv) {
   app.add_option("--cli", opt.cli_bin, "agentworks (default: ../cli/)");
   app.add_option("--data-parent", opt.parent, "where the temp HOME goes");
   CLI11_PARSE(app, argc, argv);
+  agentworks::testing::set_children_die_with_parent(true);
   if (opt.server_bin.empty()) opt.server_bin = agentworks::bench::built_program("server", "agentworks-server");
   if (opt.bridge_bin.empty()) opt.bridge_bin = agentworks::bench::built_program("daemon", "agentworks-bridge");
   if (opt.cli_bin.empty()) opt.cli_bin = agentworks::bench::built_program("cli", "agentworks");

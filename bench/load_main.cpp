@@ -24,13 +24,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench_rig.hpp"
 #include "bench_run.hpp"
 #include "bench_setup.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "load_workers.hpp"
 #include "process_watch.hpp"
-#include "server_process.hpp"
 #include "sse_stream_pool.hpp"
 
 namespace bench = agentworks::bench;
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   bench::arm_watchdog("agentworks-bench-load", static_cast<unsigned>(budget));
 
   bench::Endpoint endpoint;
-  bench::ServerProcess server;
+  std::unique_ptr<bench::BenchServer> server;
   pid_t server_pid = opt.server_pid;
   if (!opt.url.empty()) {
     if (!parse_url(opt.url, &endpoint) || opt.token.empty()) {
@@ -288,21 +288,21 @@ int main(int argc, char** argv) {
                                      "--max-agents-per-account", "1000000",   "--max-agents-total",        "1000000"};
     args.insert(args.end(), opt.server_args.begin(), opt.server_args.end());
     const std::string binary = opt.server_binary.empty() ? bench::built_program("server", "agentworks-server") : opt.server_binary;
-    std::string error;
-    if (!server.start(binary, args, opt.data_parent, 15s, &error)) {
-      std::fprintf(stderr, "could not start %s: %s\n", binary.c_str(), error.c_str());
+    try {
+      server = std::make_unique<bench::BenchServer>(binary, args, opt.data_parent, 15s);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "could not start %s: %s\n", binary.c_str(), e.what());
       return 1;
     }
-    bench::watch_process(server.pid());
-    server_pid = server.pid();
-    endpoint.port = server.port();
-    endpoint.token = server.token();
-    std::printf("server: %s pid %d on 127.0.0.1:%u, data in %s\n", binary.c_str(), static_cast<int>(server.pid()),
-                static_cast<unsigned>(server.port()), server.data_dir().c_str());
+    server_pid = server->pid();
+    endpoint.port = server->port();
+    endpoint.token = server->token();
+    std::printf("server: %s pid %d on 127.0.0.1:%u, data in %s\n", binary.c_str(), static_cast<int>(server->pid()),
+                static_cast<unsigned>(server->port()), server->data_dir().c_str());
   }
   std::fflush(stdout);
   const int rc = opt.streams > 0 ? run_streams(opt, endpoint, server_pid) : run_load(opt, endpoint, server_pid);
   std::fflush(stdout);
-  server.stop();
+  if (server) server->stop();
   return rc;
 }

@@ -24,8 +24,8 @@
 #include "driver/cli_locator.hpp"
 #include "driver/codex_trust.hpp"
 #include "driver/e2e_fixture.hpp"
-#include "driver/piped_process.hpp"
 #include "driver/tmux_session.hpp"
+#include "testing/piped_process.hpp"
 #include "latency_stats.hpp"
 
 namespace agentworks::e2e {
@@ -210,7 +210,7 @@ class ClaudeStream {
                const std::filesystem::path& log_dir)
       : stderr_path_(log_dir / "claude-bench.err") {
     std::filesystem::create_directories(log_dir);
-    process_ = std::make_unique<PipedProcess>(
+    process_ = std::make_unique<testing::PipedProcess>(
         std::vector<std::string>{claude_binary().string(), "-p", "--input-format", "stream-json", "--output-format",
                                  "stream-json", "--verbose", "--session-id", kClaudeSession},
         env, project, stderr_path_);
@@ -234,7 +234,7 @@ class ClaudeStream {
 
  private:
   std::filesystem::path stderr_path_;
-  std::unique_ptr<PipedProcess> process_;
+  std::unique_ptr<testing::PipedProcess> process_;
 };
 
 class ClaudeNativeWakeBench : public NativeWakeBench {

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "server_process.hpp"
+#include "proc_stats.hpp"
 
 namespace agentworks::bench {
 

@@ -9,7 +9,8 @@
 #    ("state/journal.hpp"), never by bare name.
 # 2. Folder rules that show in the include text: common/ never includes server/, daemon/, cli/ or hooks/ headers,
 #    spdlog or CLI11; hooks/ never includes libcurl, SQLite, spdlog or CLI11; cli/ never includes daemon/ or
-#    server/ headers.
+#    server/ headers; testing/ (linked by the benchmarks too) never includes GoogleTest nor a header of server/,
+#    daemon/, cli/, hooks/, tests/ or bench/.
 
 cmake_policy(VERSION 3.25)
 if(NOT DEFINED ROOT)
@@ -206,10 +207,17 @@ check_folder(cli "${ROOT}/cli;${ROOT}/common/include"
   ""
   "cli/ never includes daemon/ or server/ headers (it talks to them over HTTP and the socket only)")
 
+# testing/ is included from the source root ("testing/process.hpp"), so a header of another folder would be named
+# by its path from there: the patterns catch those names, the bases a header found beside the includer.
+check_folder(testing "${ROOT}/testing;${ROOT}/common/include"
+  "${ROOT}/server;${ROOT}/daemon/lib;${ROOT}/daemon;${ROOT}/cli;${ROOT}/hooks/src;${ROOT}/hooks;${ROOT}/tests;${ROOT}/bench"
+  "GoogleTest=^(gtest|gmock)/;another folder's header=^(server|daemon|cli|hooks|tests|bench)/"
+  "testing/ never includes GoogleTest (the benchmarks link it) nor server/, daemon/, cli/, hooks/, tests/ or bench/ headers")
+
 list(REMOVE_ITEM FAILURES "")
 list(LENGTH FAILURES count)
 if(count GREATER 0)
   string(REPLACE ";" "\n  " text "${FAILURES}")
   message(FATAL_ERROR "include layering: ${count} problem(s) (docs/architecture.md \"What may include what\"):\n  ${text}")
 endif()
-message(STATUS "include layering: daemon/lib rooms, common/, hooks/ and cli/ follow docs/architecture.md")
+message(STATUS "include layering: daemon/lib rooms, common/, hooks/, cli/ and testing/ follow docs/architecture.md")

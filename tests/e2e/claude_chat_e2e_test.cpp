@@ -51,15 +51,6 @@ class ClaudeChatE2eTest : public E2eTest {
         << "no attachment for " << session;
   }
 
-  // Main turns whose newest user message carries a delivery.
-  std::vector<ModelRequest> deliveries() const {
-    std::vector<ModelRequest> out;
-    for (const auto& r : model_->main_turns()) {
-      if (r.last_user.find("[agentworks]") != std::string::npos) out.push_back(r);
-    }
-    return out;
-  }
-
   testing::EnvOverrides env_;
   std::map<std::string, std::unique_ptr<ClaudeChat>> chats_;
 };

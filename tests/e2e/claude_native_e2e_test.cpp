@@ -13,8 +13,8 @@
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
 #include "driver/e2e_fixture.hpp"
-#include "driver/piped_process.hpp"
 #include "driver/tmux_session.hpp"
+#include "testing/piped_process.hpp"
 
 namespace agentworks::e2e {
 namespace {
@@ -37,7 +37,7 @@ class StreamChat {
     std::vector<std::string> argv{claude.string(), "-p", "--input-format", "stream-json", "--output-format",
                                   "stream-json", "--verbose"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    process_ = std::make_unique<PipedProcess>(argv, env, project, stderr_path_);
+    process_ = std::make_unique<testing::PipedProcess>(argv, env, project, stderr_path_);
   }
   bool send(const std::string& prompt) {
     return process_->write_line(json{{"type", "user"}, {"message", {{"role", "user"}, {"content", prompt}}}}.dump());
@@ -65,7 +65,7 @@ class StreamChat {
 
  private:
   std::filesystem::path stderr_path_;
-  std::unique_ptr<PipedProcess> process_;
+  std::unique_ptr<testing::PipedProcess> process_;
   int results_ = 0;
 };
 
@@ -103,15 +103,6 @@ class ClaudeNativeE2eTest : public E2eTest {
   bool wait_native() {
     return testing::wait_until([&] { return delivery().value("native", false); }, 20s, 50ms);
   }
-  // Main turns whose newest user message carries `text`.
-  std::vector<ModelRequest> turns_with(const std::string& text) const {
-    std::vector<ModelRequest> out;
-    for (const auto& r : model_->main_turns()) {
-      if (r.last_user.find(text) != std::string::npos) out.push_back(r);
-    }
-    return out;
-  }
-
   testing::EnvOverrides env_;
   std::string session_;
   std::unique_ptr<StreamChat> chat_;
@@ -283,16 +274,7 @@ TEST_F(ClaudeNativeE2eTest, OldClaudeWithoutInboxReportsTheRouteOffAndTheStopHoo
 // R-N1, R-N4: the interactive TUI, idle at its prompt, is woken by a message sent from the terminal.
 TEST_F(ClaudeNativeE2eTest, IdleTuiIsWokenByATerminalMessage_RN1) {
   if (!tmux_available()) GTEST_SKIP() << "tmux not installed";
-  // What the first-run dialogs store: onboarding done, this API key approved, this folder trusted.
-  const auto state_path = home_.home() / ".claude.json";
-  json state = json::parse(testing::read_file(state_path), nullptr, false);
-  if (!state.is_object()) state = json::object();
-  const std::string key = env_.at("ANTHROPIC_API_KEY").value_or("");
-  state["hasCompletedOnboarding"] = true;
-  state["customApiKeyResponses"] = {{"approved", json::array({key.substr(key.size() - 20)})},
-                                    {"rejected", json::array()}};
-  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
-  std::ofstream(state_path) << state.dump();
+  accept_claude_first_run(env_);
 
   const auto dir = home_.path("tmux");
   std::filesystem::create_directories(dir);

@@ -23,16 +23,7 @@ class ClaudeTuiE2eTest : public E2eTest {
     AW_E2E_NEED_CLI(claude_binary(), "claude");
     E2eTest::SetUp();
     install_for("claude", env_);
-    // What the first-run dialogs store: onboarding done, this API key approved, this folder trusted.
-    const auto state_path = home_.home() / ".claude.json";
-    json state = json::parse(testing::read_file(state_path), nullptr, false);
-    if (!state.is_object()) state = json::object();
-    const std::string key = env_.at("ANTHROPIC_API_KEY").value_or("");
-    state["hasCompletedOnboarding"] = true;
-    state["customApiKeyResponses"] = {{"approved", json::array({key.substr(key.size() - 20)})},
-                                      {"rejected", json::array()}};
-    state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
-    std::ofstream(state_path) << state.dump();
+    accept_claude_first_run(env_);
   }
   void TearDown() override {
     if (tui_ && HasFailure()) note("--- screen ---\n" + tui_->screen());

@@ -61,11 +61,7 @@ class CodexE2eTest : public E2eTest {
   }
   // Types `text` and Enter like the person, then waits for `done` and for the composer to be ready again.
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
-    t.type(text);
-    if (!t.wait_screen(text, std::chrono::seconds(10))) return false;
-    t.press("Enter");
-    if (!testing::wait_until(done, std::chrono::seconds(60), std::chrono::milliseconds(100))) return false;
-    return t.wait_screen(kComposerReady, std::chrono::seconds(60));
+    return t.say(text, done, kComposerReady);
   }
   // These tests prove the Stop hook route, so the native queue is turned off (codex_queue_e2e_test.cpp has it).
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
@@ -73,14 +69,6 @@ class CodexE2eTest : public E2eTest {
       return attachment_named("codex", name).value("state", "") == "attached" && t.screen().find("Blocked by hook") != std::string::npos;
     });
   }
-  std::vector<ModelRequest> deliveries() const {
-    std::vector<ModelRequest> out;
-    for (const auto& r : model_->main_turns()) {
-      if (r.last_user.find("[agentworks]") != std::string::npos) out.push_back(r);
-    }
-    return out;
-  }
-
   testing::EnvOverrides env_;
   std::map<std::string, std::unique_ptr<TmuxSession>> tuis_;
 };

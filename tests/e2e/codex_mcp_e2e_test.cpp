@@ -19,7 +19,7 @@
 #include "driver/codex_daemon.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
-#include "harness/foreign_bridge.hpp"
+#include "testing/foreign_bridge.hpp"
 
 namespace agentworks::e2e {
 namespace {
@@ -78,13 +78,8 @@ class CodexMcpE2eTest : public E2eTest {
     return *tui_;
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
-    const std::string line = "agentworks attach " + name + " \"Review incoming work\"";
-    t.type(line);
-    if (!t.wait_screen(line, 10s)) return false;
-    t.press("Enter");
-    return testing::wait_until(
-               [&] { return attachment_named("codex", name).value("state", "") == "attached"; }, 60s, 100ms) &&
-           t.wait_screen(kComposerReady, 60s);
+    return t.say("agentworks attach " + name + " \"Review incoming work\"",
+                 [&] { return attachment_named("codex", name).value("state", "") == "attached"; }, kComposerReady);
   }
   // The woken turn acknowledges (processed) and replies with the MCP tools.
   void script_ack_then_reply() {

@@ -87,11 +87,7 @@ class CodexQueueE2eTest : public E2eTest {
   }
 
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
-    t.type(text);
-    if (!t.wait_screen(text, 10s)) return false;
-    t.press("Enter");
-    if (!testing::wait_until(done, 60s, 100ms)) return false;
-    return t.wait_screen(kComposerReady, 60s);
+    return t.say(text, done, kComposerReady);
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name, const std::string& extra = "") {
     return say(t, "agentworks attach " + name + " \"Review incoming work\"" + extra, [&] {
@@ -113,14 +109,6 @@ class CodexQueueE2eTest : public E2eTest {
   }
   bool wait_receipt_state(const std::string& id, const std::string& state) {
     return testing::wait_until([&] { return str(receipt(id), "state") == state; }, 30s, 100ms);
-  }
-  // Main turns whose newest user input carries `text` (each delivery is one such turn).
-  std::vector<ModelRequest> turns_with(const std::string& text) const {
-    std::vector<ModelRequest> out;
-    for (const auto& r : model_->main_turns()) {
-      if (r.last_user.find(text) != std::string::npos) out.push_back(r);
-    }
-    return out;
   }
   // A copy of the native Codex answering `codex-cli 0.170.9`: a version whose queue the bridge never checked.
   fs::path unknown_version_codex() {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/process.hpp"
+#include "testing/process.hpp"
 
 namespace agentworks::testing {
 

@@ -7,9 +7,11 @@
 #include <set>
 
 #include "bridge_journal_reader.hpp"
-#include "bridge_test_client.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
 #include "fault_env.hpp"
-#include "harness/wait.hpp"
+#include "testing/wait.hpp"
 #include "server_fault_fixture.hpp"
 #include "support/bridge_fixture.hpp"
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/http_client.hpp"
-#include "harness/server_process.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/http_client.hpp"
+#include "testing/server_process.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
 

@@ -7,8 +7,11 @@
 #include <csignal>
 #include <fstream>
 
-#include "bridge_test_client.hpp"
-#include "harness/binaries.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
+#include "testing/binaries.hpp"
 #include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {

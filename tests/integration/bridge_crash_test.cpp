@@ -18,7 +18,10 @@
 #include <thread>
 
 #include "bridge_journal_reader.hpp"
-#include "bridge_test_client.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

@@ -11,7 +11,10 @@
 #include <sstream>
 
 #include "agentworks/process_ancestry.hpp"
-#include "bridge_test_client.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {

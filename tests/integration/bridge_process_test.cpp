@@ -9,10 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "bridge_test_client.hpp"
-#include "harness/process.hpp"
-#include "harness/temp_home.hpp"
-#include "harness/wait.hpp"
+#include "testing/binaries.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 
 namespace agentworks::testing {
 namespace {

@@ -9,12 +9,13 @@
 #include <filesystem>
 #include <string>
 
-#include "bridge_test_client.hpp"
-#include "harness/cli_runner.hpp"
-#include "harness/foreign_bridge.hpp"
-#include "harness/process.hpp"
-#include "harness/temp_home.hpp"
-#include "harness/wait.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/cli_runner.hpp"
+#include "testing/foreign_bridge.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "support/hook_runner.hpp"
 
 #ifndef AGENTWORKS_IMPOSTOR_BRIDGE_BIN

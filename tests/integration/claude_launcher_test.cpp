@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "harness/cli_runner.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/cli_runner.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
 namespace {

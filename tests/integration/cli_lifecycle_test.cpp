@@ -3,9 +3,9 @@
 
 #include <signal.h>
 
-#include "harness/binaries.hpp"
-#include "harness/net_probe.hpp"
-#include "harness/wait.hpp"
+#include "testing/binaries.hpp"
+#include "testing/net_probe.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

@@ -1,7 +1,7 @@
 // Who may act for a name: the allow-list (R-M6), child connections (R-B19) and revocation (R-M15, R-B20).
 #include <gtest/gtest.h>
 
-#include "harness/sse_client.hpp"
+#include "testing/sse_client.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

@@ -2,8 +2,8 @@
 // "names persist"); a long poll returns when a message arrives (R-M3).
 #include <gtest/gtest.h>
 
-#include "harness/net_probe.hpp"
-#include "harness/wait.hpp"
+#include "testing/net_probe.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

@@ -17,8 +17,10 @@
 #include <cstring>
 #include <thread>
 
-#include "bridge_test_client.hpp"
-#include "harness/wait.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "support/bridge_fixture.hpp"
 #include "support/hook_runner.hpp"
 

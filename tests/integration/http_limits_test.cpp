@@ -17,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/sse_client.hpp"
-#include "harness/wait.hpp"
+#include "testing/sse_client.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

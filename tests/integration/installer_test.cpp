@@ -14,10 +14,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "bridge_test_client.hpp"
-#include "harness/binaries.hpp"
-#include "harness/cli_runner.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/wait.hpp"
+#include "testing/binaries.hpp"
+#include "testing/cli_runner.hpp"
+#include "testing/temp_home.hpp"
 #include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {

@@ -4,30 +4,24 @@
 // attaches a session for. Commands and answers are JSON lines over pipes; every read has a deadline.
 #pragma once
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
+#include "testing/piped_process.hpp"
+#include "testing/process.hpp"
 
 #ifndef AGENTWORKS_MCP_TEST_DIR
 #error "AGENTWORKS_MCP_TEST_DIR must be defined by CMake"
 #endif
-
-extern char** environ;
 
 namespace agentworks::testing {
 
@@ -61,44 +55,9 @@ class McpDriver {
   McpDriver(const EnvOverrides& env, const std::filesystem::path& stderr_path) {
     const std::string node = find_on_path("node");
     if (node.empty()) throw std::runtime_error("node is not on PATH");
-    std::vector<std::string> argv = {node, (mcp_test_dir() / "driver.mjs").string()};
-    std::map<std::string, std::string> merged;
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-      const std::string entry(*e);
-      const auto eq = entry.find('=');
-      if (eq != std::string::npos) merged[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-    for (const auto& [k, v] : env) {
-      if (v) {
-        merged[k] = *v;
-      } else {
-        merged.erase(k);
-      }
-    }
-    std::vector<std::string> env_strings;
-    for (const auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
-    std::vector<char*> args_c, env_c;
-    for (auto& s : argv) args_c.push_back(s.data());
-    args_c.push_back(nullptr);
-    for (auto& s : env_strings) env_c.push_back(s.data());
-    env_c.push_back(nullptr);
-    int in_pipe[2], out_pipe[2];
-    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-    const int err_fd = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(in_pipe[0], 0);
-      ::dup2(out_pipe[1], 1);
-      if (err_fd >= 0) ::dup2(err_fd, 2);
-      ::setpgid(0, 0);  // own group: the teardown kills node and its MCP server child together
-      ::execve(args_c[0], args_c.data(), env_c.data());
-      ::_exit(127);
-    }
-    ::close(in_pipe[0]);
-    ::close(out_pipe[1]);
-    if (err_fd >= 0) ::close(err_fd);
-    to_ = in_pipe[1];
-    from_ = out_pipe[0];
+    // Its own process group: the teardown (PipedProcess's destructor) kills node and its MCP server child together.
+    process_ = std::make_unique<PipedProcess>(std::vector<std::string>{node, (mcp_test_dir() / "driver.mjs").string()},
+                                              env, std::filesystem::path(), stderr_path);
     stderr_path_ = stderr_path;
     const auto ready = next_line(std::chrono::seconds(30));
     if (!ready) throw std::runtime_error("the MCP driver did not start:\n" + read_file(stderr_path_));
@@ -107,15 +66,6 @@ class McpDriver {
   }
   McpDriver(const McpDriver&) = delete;
   McpDriver& operator=(const McpDriver&) = delete;
-  ~McpDriver() {
-    if (to_ >= 0) ::close(to_);
-    if (pid_ > 0) {
-      ::kill(-pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    if (from_ >= 0) ::close(from_);
-  }
 
   // {"pid": N, "start": "T"} of the node process: the MCP server's provider ancestor.
   const nlohmann::json& process_key() const { return key_; }
@@ -124,10 +74,7 @@ class McpDriver {
   // Runs one driver command; returns its line ({"seq","ok","result"|"error"}).
   nlohmann::json command(nlohmann::json cmd, std::chrono::seconds timeout = std::chrono::seconds(45)) {
     cmd["seq"] = ++seq_;
-    const std::string line = cmd.dump() + "\n";
-    if (::write(to_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-      throw std::runtime_error("cannot write to the MCP driver");
-    }
+    if (!process_->write_line(cmd.dump())) throw std::runtime_error("cannot write to the MCP driver");
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -181,31 +128,11 @@ class McpDriver {
 
  private:
   std::optional<std::string> next_line(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      const auto nl = buffer_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
-        buffer_.erase(0, nl + 1);
-        return line;
-      }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      pollfd p{from_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char buf[65536];
-      const ssize_t n = ::read(from_, buf, sizeof buf);
-      if (n <= 0) return std::nullopt;
-      buffer_.append(buf, static_cast<std::size_t>(n));
-    }
+    return process_->read_line(std::chrono::steady_clock::now() + timeout);
   }
 
-  pid_t pid_ = -1;
-  int to_ = -1;
-  int from_ = -1;
+  std::unique_ptr<PipedProcess> process_;
   int seq_ = 0;
-  std::string buffer_;
   nlohmann::json key_;
   std::filesystem::path stderr_path_;
   std::vector<nlohmann::json> notifications_;

@@ -11,11 +11,14 @@
 #include <algorithm>
 #include <set>
 
-#include "bridge_test_client.hpp"
-#include "harness/binaries.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
+#include "testing/binaries.hpp"
 #include "mcp_driver.hpp"
 #include "support/bridge_fixture.hpp"
-#include "support/process_key.hpp"
+#include "testing/process_key.hpp"
 
 namespace agentworks::testing {
 namespace {

@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <string>
 
-#include "bridge_test_client.hpp"
-#include "harness/binaries.hpp"
-#include "harness/process.hpp"
-#include "harness/server_process.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/wait.hpp"
+#include "testing/binaries.hpp"
+#include "testing/process.hpp"
+#include "testing/server_process.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "harness/wait.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

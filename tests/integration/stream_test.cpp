@@ -1,8 +1,8 @@
 // Attachment streams (SSE): fencing by a newer attachment (R-H7, R-B7) and resumption from a cursor (R-B3).
 #include <gtest/gtest.h>
 
-#include "harness/sse_client.hpp"
-#include "harness/wait.hpp"
+#include "testing/sse_client.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

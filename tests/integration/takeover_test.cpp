@@ -9,9 +9,11 @@
 // - `agentworks status` after `agentworks down` does not tell the person to run `agentworks status`.
 #include <gtest/gtest.h>
 
-#include "bridge_test_client.hpp"
-#include "harness/binaries.hpp"
-#include "harness/wait.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/binaries.hpp"
+#include "testing/wait.hpp"
 #include "support/bridge_fixture.hpp"
 #include "support/hook_runner.hpp"
 

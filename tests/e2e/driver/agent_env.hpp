@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::e2e {
 

@@ -9,8 +9,8 @@ using nlohmann::json;
 
 AppServerClient::AppServerClient(const std::filesystem::path& codex, const testing::EnvOverrides& env,
                                  const std::filesystem::path& cwd)
-    : process_(std::make_unique<PipedProcess>(std::vector<std::string>{codex.string(), "app-server"}, env, cwd,
-                                              "/dev/null")) {
+    : process_(std::make_unique<testing::PipedProcess>(std::vector<std::string>{codex.string(), "app-server"}, env,
+                                                       cwd, "/dev/null")) {
   call("initialize", {{"clientInfo", {{"name", "agentworks-e2e"}, {"version", "1"}}}});
   process_->write_line(json{{"method", "initialized"}}.dump());
 }

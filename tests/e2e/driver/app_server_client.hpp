@@ -8,7 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "driver/piped_process.hpp"
+#include "testing/piped_process.hpp"
 
 namespace agentworks::e2e {
 
@@ -23,7 +23,7 @@ class AppServerClient {
                       std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
  private:
-  std::unique_ptr<PipedProcess> process_;
+  std::unique_ptr<testing::PipedProcess> process_;
   int next_id_ = 0;
 };
 

@@ -12,7 +12,7 @@ ClaudeChat::ClaudeChat(const testing::EnvOverrides& env, const std::filesystem::
                        const std::string& session_id, const std::filesystem::path& log_dir)
     : session_id_(session_id), stderr_path_(log_dir / ("claude-" + session_id + ".err")) {
   std::filesystem::create_directories(log_dir);
-  process_ = std::make_unique<PipedProcess>(
+  process_ = std::make_unique<testing::PipedProcess>(
       std::vector<std::string>{claude_binary().string(), "-p", "--input-format", "stream-json", "--output-format",
                                "stream-json", "--verbose", "--session-id", session_id},
       env, project, stderr_path_);

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "driver/piped_process.hpp"
+#include "testing/piped_process.hpp"
 
 namespace agentworks::e2e {
 
@@ -27,7 +27,7 @@ class ClaudeChat {
  private:
   std::string session_id_;
   std::filesystem::path stderr_path_;
-  std::unique_ptr<PipedProcess> process_;
+  std::unique_ptr<testing::PipedProcess> process_;
 };
 
 }  // namespace agentworks::e2e

@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "harness/binaries.hpp"
-#include "harness/process.hpp"
+#include "testing/binaries.hpp"
+#include "testing/process.hpp"
 
 #ifndef AGENTWORKS_E2E_DEFAULT_NODE_MODULES
 #error "AGENTWORKS_E2E_DEFAULT_NODE_MODULES must be defined by CMake"

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "harness/process.hpp"
+#include "testing/process.hpp"
 
 namespace agentworks::e2e {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
+#include "testing/process.hpp"
 
 namespace agentworks::e2e {
 

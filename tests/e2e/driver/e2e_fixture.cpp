@@ -1,11 +1,12 @@
 #include "driver/e2e_fixture.hpp"
 
+#include <fstream>
 #include <iostream>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
 #include "driver/codex_trust.hpp"
-#include "harness/binaries.hpp"
+#include "testing/binaries.hpp"
 
 namespace agentworks::e2e {
 
@@ -111,6 +112,26 @@ json E2eTest::attachment_named(const std::string& provider, const std::string& n
     found = att;
   }
   return found;
+}
+
+std::vector<ModelRequest> E2eTest::turns_with(const std::string& text) const {
+  std::vector<ModelRequest> out;
+  for (const auto& r : model_->main_turns()) {
+    if (r.last_user.find(text) != std::string::npos) out.push_back(r);
+  }
+  return out;
+}
+
+void E2eTest::accept_claude_first_run(const testing::EnvOverrides& env) {
+  const auto state_path = home_.home() / ".claude.json";
+  json state = json::parse(testing::read_file(state_path), nullptr, false);
+  if (!state.is_object()) state = json::object();
+  const std::string key = env.at("ANTHROPIC_API_KEY").value_or("");
+  state["hasCompletedOnboarding"] = true;
+  state["customApiKeyResponses"] = {{"approved", json::array({key.substr(key.size() - 20)})},
+                                    {"rejected", json::array()}};
+  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+  std::ofstream(state_path) << state.dump();
 }
 
 bool E2eTest::wait_pending(const std::string& provider, const std::string& session, long n) {

@@ -5,8 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "bridge_test_client.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "mock_model/mock_model.hpp"
 #include "support/messaging_fixture.hpp"
 
@@ -40,6 +44,13 @@ class E2eTest : public testing::MessagingTest {
   void expect_woken_turn_acked_and_replied(const std::string& id, const std::string& reply_text);
   // Waits until the bridge holds `n` waiting messages for (provider, session).
   bool wait_pending(const std::string& provider, const std::string& session, long n);
+  // The mock model's main turns whose newest user message carries `text`.
+  std::vector<ModelRequest> turns_with(const std::string& text) const;
+  // Main turns whose newest user message carries a delivery.
+  std::vector<ModelRequest> deliveries() const { return turns_with("[agentworks]"); }
+  // Claude Code's first-run dialogs answered as a person does (onboarding done, the API key in `env` approved,
+  // the project folder trusted), stored in the temp HOME's ~/.claude.json.
+  void accept_claude_first_run(const testing::EnvOverrides& env);
   // Extra output shown when a test fails (CLI runs, screens).
   void note(const std::string& text) { notes_ += text + "\n"; }
 

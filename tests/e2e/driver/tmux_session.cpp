@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "harness/wait.hpp"
+#include "testing/wait.hpp"
 
 namespace agentworks::e2e {
 namespace {
@@ -44,6 +44,14 @@ std::string TmuxSession::screen() { return tmux({"capture-pane", "-p", "-J"}).ou
 bool TmuxSession::wait_screen(const std::string& text, std::chrono::milliseconds timeout) {
   return testing::wait_until([&] { return screen().find(text) != std::string::npos; }, timeout,
                              std::chrono::milliseconds(100));
+}
+
+bool TmuxSession::say(const std::string& text, const std::function<bool()>& done, const std::string& ready) {
+  type(text);
+  if (!wait_screen(text, std::chrono::seconds(10))) return false;
+  press("Enter");
+  if (!testing::wait_until(done, std::chrono::seconds(60), std::chrono::milliseconds(100))) return false;
+  return wait_screen(ready, std::chrono::seconds(60));
 }
 
 bool TmuxSession::running() {

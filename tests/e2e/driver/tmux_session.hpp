@@ -4,10 +4,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "harness/process.hpp"
+#include "testing/process.hpp"
 
 namespace agentworks::e2e {
 
@@ -29,6 +30,9 @@ class TmuxSession {
   std::string screen();                 // the visible pane, plain text
   // Polls the screen until it contains `text`; false after the timeout.
   bool wait_screen(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Types `text` and Enter like the person once it shows, then waits (60 s each) for `done` and for `ready` on
+  // the screen again (the TUI's input box is back).
+  bool say(const std::string& text, const std::function<bool()>& done, const std::string& ready);
   bool running();  // the pane's program has not exited
 
  private:

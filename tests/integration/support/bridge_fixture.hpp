@@ -10,8 +10,10 @@
 #include <string>
 #include <utility>
 
-#include "bridge_test_client.hpp"
-#include "harness/wait.hpp"
+#include "testing/bridge_client.hpp"
+#include "testing/bridge_process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/wait.hpp"
 #include "support/messaging_fixture.hpp"
 
 namespace agentworks::testing {

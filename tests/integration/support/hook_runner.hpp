@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/process.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
 
 #ifndef AGENTWORKS_HOOK_BIN
 #error "AGENTWORKS_HOOK_BIN must be defined by CMake"

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "harness/json_util.hpp"
+#include "testing/json_util.hpp"
 
 namespace agentworks::testing {
 

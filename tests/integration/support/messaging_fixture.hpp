@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli_runner.hpp"
-#include "harness/http_client.hpp"
-#include "harness/json_util.hpp"
-#include "harness/server_process.hpp"
-#include "harness/temp_home.hpp"
+#include "testing/cli_runner.hpp"
+#include "testing/http_client.hpp"
+#include "testing/json_util.hpp"
+#include "testing/server_process.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
 

@@ -1,0 +1,129 @@
+#include "testing/server_process.hpp"
+
+#include <signal.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "testing/binaries.hpp"
+#include "testing/wait.hpp"
+
+namespace agentworks::testing {
+namespace fs = std::filesystem;
+
+namespace {
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return s.substr(first, last - first + 1);
+}
+}  // namespace
+
+ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options)) {
+  if (options_.data_dir.empty()) {
+    own_dir_ = std::make_unique<TempDir>("aw-srv-", options_.temp_parent);
+    data_dir_ = own_dir_->path() / "data";
+    log_dir_ = own_dir_->path();
+  } else {
+    data_dir_ = options_.data_dir;
+    log_dir_ = data_dir_.parent_path();
+  }
+  start();
+}
+
+ServerProcess::~ServerProcess() { child_.kill_and_wait(); }
+
+void ServerProcess::start() {
+  if (child_.started() && child_.running()) return;
+  ++runs_;
+  const std::string binary = options_.binary.empty() ? server_binary() : options_.binary;
+  std::vector<std::string> argv = {binary, "--listen", options_.listen, "--data", data_dir_.string()};
+  argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
+  const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
+  const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
+  child_ = Child::start(argv, options_.env, out, err);
+
+  // The first stdout line carries the URL; poll the file until it has a full line or the server dies.
+  const std::regex pattern(R"(^listening on (http://127\.0\.0\.1:([0-9]+))\s*$)");
+  std::string first_line;
+  const bool ready = wait_until(
+      [&] {
+        const std::string text = read_file(out);
+        const auto nl = text.find('\n');
+        if (nl != std::string::npos) {
+          first_line = text.substr(0, nl);
+          return true;
+        }
+        return !child_.running();
+      },
+      options_.start_timeout);
+  std::smatch m;
+  if (!ready || !std::regex_match(first_line, m, pattern)) {
+    const std::string why = !ready ? "no first stdout line within the deadline"
+                                   : (first_line.empty() ? "server exited before printing its URL"
+                                                         : "unexpected first line: '" + first_line + "'");
+    child_.kill_and_wait();
+    throw std::runtime_error("agentworks-server did not start: " + why + "\n" + log());
+  }
+  url_ = m[1].str();
+  port_ = std::stoi(m[2].str());
+}
+
+void ServerProcess::kill() { child_.kill_and_wait(); }
+
+void ServerProcess::stop() {
+  if (!child_.started()) return;
+  child_.signal(SIGTERM);
+  if (!child_.wait_exit(std::chrono::seconds(10))) child_.kill_and_wait();
+  child_.kill_and_wait();
+}
+
+void ServerProcess::restart() {
+  kill();
+  start();
+}
+
+bool ServerProcess::running() { return child_.started() && child_.running(); }
+
+std::string ServerProcess::owner_token() const {
+  const fs::path file = data_dir_ / "owner.token";
+  std::string token;
+  wait_until(
+      [&] {
+        token = trim(read_file(file));
+        return !token.empty();
+      },
+      std::chrono::seconds(5));
+  if (token.empty()) throw std::runtime_error("no owner token in " + file.string());
+  return token;
+}
+
+std::string ServerProcess::add_account(const std::string& name) const {
+  const ProcessResult r = run_process({server_binary(), "account", "add", name, "--data", data_dir_.string()},
+                                      RunOptions{options_.env, std::nullopt, std::chrono::seconds(20), {}});
+  if (r.exit_code != 0) {
+    throw std::runtime_error("account add " + name + " failed (exit " + std::to_string(r.exit_code) + "): " +
+                             r.out + r.err);
+  }
+  std::istringstream words(r.out);
+  std::string word, last;
+  while (words >> word) last = word;
+  if (last.empty()) throw std::runtime_error("account add " + name + " printed no token");
+  return last;
+}
+
+std::string ServerProcess::log() const {
+  std::ostringstream ss;
+  for (int i = 1; i <= runs_; ++i) {
+    ss << "--- server run " << i << " stdout ---\n"
+       << read_file(log_dir_ / ("server." + std::to_string(i) + ".stdout")) << "--- server run " << i
+       << " stderr ---\n"
+       << read_file(log_dir_ / ("server." + std::to_string(i) + ".stderr"));
+  }
+  return ss.str();
+}
+
+}  // namespace agentworks::testing

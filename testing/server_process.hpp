@@ -1,0 +1,63 @@
+// One agentworks-server for one test: started on 127.0.0.1 port 0 with its own data directory, its URL learned
+// from the first stdout line ("listening on http://127.0.0.1:PORT") within a deadline. It can be killed
+// (SIGKILL, like a crash) and started again on the same data directory. Destruction SIGKILLs it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
+
+namespace agentworks::testing {
+
+struct ServerOptions {
+  std::string binary;                    // empty: server_binary()
+  std::filesystem::path data_dir;        // empty: a fresh temp directory owned by the ServerProcess
+  std::filesystem::path temp_parent;     // where that temp directory goes (empty: $TMPDIR or /tmp)
+  std::vector<std::string> extra_args;   // limit flags, e.g. {"--rate-limit-per-hour", "3"}
+  EnvOverrides env;                      // e.g. a TempHome's env()
+  std::string listen = "127.0.0.1:0";
+  std::chrono::milliseconds start_timeout{20'000};
+};
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(ServerOptions options = {});  // starts the server; throws when it does not come up
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+  ~ServerProcess();
+
+  void start();    // no-op while running
+  void kill();     // SIGKILL (a crash); the data directory stays
+  void stop();     // SIGTERM, then SIGKILL if it does not exit within 10 s
+  void restart();  // kill() then start() on the same data directory (a new port)
+  bool running();
+
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  int port() const { return port_; }
+  const std::filesystem::path& data_dir() const { return data_dir_; }
+  pid_t pid() const { return child_.pid(); }
+
+  // DIR/owner.token, trimmed; waits briefly for the file to appear.
+  std::string owner_token() const;
+  // `agentworks-server account add NAME --data DIR`; returns the printed token (last word of stdout).
+  std::string add_account(const std::string& name) const;
+  // Everything the server wrote to stdout and stderr in all its runs (for failure messages).
+  std::string log() const;
+
+ private:
+  ServerOptions options_;
+  std::unique_ptr<TempDir> own_dir_;
+  std::filesystem::path data_dir_;
+  std::filesystem::path log_dir_;
+  Child child_;
+  int runs_ = 0;
+  std::string url_;
+  int port_ = 0;
+};
+
+}  // namespace agentworks::testing
