@@ -72,7 +72,7 @@ void Bridge::start() {
               "the next delivery to their chats lists them as possibly not arrived");
   }
   for (const auto& row : journal_.attachments()) {
-    if (row.state != "attached") continue;
+    if (row.state != AttachmentState::attached) continue;
     open_stream(row);
     native_->refresh(row.attachment_id);  // binds again when the bound provider process still runs
   }
@@ -87,7 +87,7 @@ void Bridge::start() {
   waiting_ = std::make_unique<WaitingWatch>(loop_, [this]() {
     std::vector<WaitSample> samples;
     for (const auto& row : journal_.attachments()) {
-      if (row.state != "attached") continue;
+      if (row.state != AttachmentState::attached) continue;
       samples.push_back({row.attachment_id, row.agent_name, journal_.counts(row.attachment_id).pending > 0});
     }
     return samples;
@@ -224,7 +224,7 @@ void Bridge::resume_held() {
     if (journal_.free_body_bytes() < bytes) return;
     for (const auto& id : held_.paused_attachments()) {
       const auto row = journal_.attachment(id);
-      if (!row || row->state != "attached") continue;
+      if (!row || row->state != AttachmentState::attached) continue;
       if (journal_.free_slots(id) < slots) continue;
       log::info("journal room again for " + row->agent_name + " (" + id + "): fetching the " +
                 std::to_string(held_.count(id)) + " held-back messages from the server");
@@ -244,13 +244,13 @@ void Bridge::fence(const std::string& attachment_id, const std::string& reason) 
   log::warn("attachment " + attachment_id + " stopped: " + reason + "; no further deliveries");
   guard_journal("while fencing", [&] {
     const auto row = journal_.attachment(attachment_id);
-    if (row && row->state != "fenced" && reason == "fenced:superseded") {
+    if (row && row->state != AttachmentState::fenced && reason == "fenced:superseded") {
       // Issue 13.3: another chat took the name. Its turn end and status tell the losing chat (the taking attach
       // on this bridge records who took it); the person also gets a desktop notice naming the agent (R-B15).
       journal_.record_name_loss(attachment_id, "", now());
       DesktopNotifier(loop_).notify(waiting_title(), name_moved_text(row->agent_name));
     }
-    journal_.set_attachment_state(attachment_id, "fenced");
+    journal_.set_attachment_state(attachment_id, AttachmentState::fenced);
     native_->forget(attachment_id);
   });
   close_stream(attachment_id);
@@ -285,7 +285,7 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
   if (batch.empty()) return;
   guard_journal("while receiving", [&] {
     const auto row = journal_.attachment(attachment_id);
-    if (!row || row->state != "attached") return;
+    if (!row || row->state != AttachmentState::attached) return;
     if (held_.paused(attachment_id)) {
       // R-B9, issue 12.3: the journal is full for this attachment; nothing is journaled and the watermark stays,
       // so these come again when the stream is reopened with room.

@@ -35,7 +35,7 @@ class JournalTest : public ::testing::Test {
     r.purpose = "review";
     r.server_url = "http://127.0.0.1:1";
     r.connection_id = "conn_1";
-    r.state = "attached";
+    r.state = AttachmentState::attached;
     r.created_at = 100;
     return r;
   }
@@ -84,7 +84,7 @@ TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
   EXPECT_TRUE(j.pending("att_1", 20).empty());
   const auto second = j.offer("att_1", {"msg_1", "msg_2"}, 1002);
   EXPECT_TRUE(second.messages.empty());
-  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  EXPECT_EQ(j.message_state("msg_1"), MessageState::offered);
   EXPECT_EQ(j.total_body_bytes(), 0);
   EXPECT_EQ(j.counts("att_1").offered_not_admitted, 2);
 }
@@ -98,10 +98,10 @@ TEST_F(JournalTest, RefusedNativePushReturnsToPending_RN2) {
   j.record_received(row(), msg(2), 1000);
   const auto batch = j.offer("att_1", {"msg_1", "msg_2"}, 1001);
   ASSERT_EQ(batch.messages.size(), 2u);
-  ASSERT_TRUE(j.set_delivery("msg_2", "admitted", 1002));
+  ASSERT_TRUE(j.set_delivery("msg_2", MessageState::admitted, 1002));
   EXPECT_EQ(j.return_to_pending("att_1", batch.messages), 1u);
-  EXPECT_EQ(j.message_state("msg_1"), "received");
-  EXPECT_EQ(j.message_state("msg_2"), "admitted");
+  EXPECT_EQ(j.message_state("msg_1"), MessageState::received);
+  EXPECT_EQ(j.message_state("msg_2"), MessageState::admitted);
   const auto again = j.pending("att_1", 20);
   ASSERT_EQ(ids(again), std::vector<std::string>{"msg_1"});
   EXPECT_EQ(again[0].body, "{\"message\":\"hi\"}");
@@ -130,7 +130,7 @@ TEST_F(JournalTest, OfferSurvivesRestart_RB6) {
   }
   Journal j(db_path());
   EXPECT_TRUE(j.pending("att_1", 20).empty());
-  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  EXPECT_EQ(j.message_state("msg_1"), MessageState::offered);
   // The stream replays it after the restart: at or below the watermark, it is never cached again.
   EXPECT_EQ(j.record_received(row(), msg(1), 1003), ReceiveResult::below_watermark);
   EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1004).messages.empty());
@@ -144,7 +144,7 @@ TEST_F(JournalTest, WatermarkMonotonicSurvivesCleanupAndDetach_RB12) {
   EXPECT_EQ(j.record_received(row(), msg(7), 1000), ReceiveResult::below_watermark);
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "Reviewer"), 10);
   j.offer("att_1", {"msg_10"}, 1001);
-  j.set_delivery("msg_10", "processed", 1002);
+  j.set_delivery("msg_10", MessageState::processed, 1002);
   const auto c = j.cleanup(1003);
   EXPECT_EQ(c.processed_removed, 1);
   EXPECT_FALSE(j.message_state("msg_10"));
@@ -182,15 +182,15 @@ TEST_F(JournalTest, AcknowledgedMessageIsNeverOffered_RB10) {
   Journal j(db_path());
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
-  EXPECT_TRUE(j.set_delivery("msg_1", "admitted", 1001));
+  EXPECT_TRUE(j.set_delivery("msg_1", MessageState::admitted, 1001));
   EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1002).messages.empty());
   EXPECT_EQ(j.total_body_bytes(), 0);
   // Never backwards.
-  EXPECT_TRUE(j.set_delivery("msg_1", "processed", 1003));
-  EXPECT_TRUE(j.set_delivery("msg_1", "admitted", 1004));
-  EXPECT_EQ(j.message_state("msg_1"), "processed");
-  EXPECT_FALSE(j.set_delivery("msg_unknown", "admitted", 1005));
-  EXPECT_FALSE(j.set_delivery("msg_1", "offered", 1005));
+  EXPECT_TRUE(j.set_delivery("msg_1", MessageState::processed, 1003));
+  EXPECT_TRUE(j.set_delivery("msg_1", MessageState::admitted, 1004));
+  EXPECT_EQ(j.message_state("msg_1"), MessageState::processed);
+  EXPECT_FALSE(j.set_delivery("msg_unknown", MessageState::admitted, 1005));
+  EXPECT_FALSE(j.set_delivery("msg_1", MessageState::offered, 1005));
 }
 
 // R-B9, R-B11, R-B12, issue 12.3: at most N messages per session. Under pressure the metadata of handed-out
@@ -208,15 +208,15 @@ TEST_F(JournalTest, QuotaReclaimsHandedOutOldestFirstAndHoldsTheRest_RB9_RB11_RB
   EXPECT_EQ(j.free_slots("att_1"), 0);
 
   j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, 1001);
-  j.set_delivery("msg_2", "processed", 1002);
-  j.set_delivery("msg_3", "admitted", 1002);
+  j.set_delivery("msg_2", MessageState::processed, 1002);
+  j.set_delivery("msg_3", MessageState::admitted, 1002);
   EXPECT_EQ(j.free_slots("att_1"), 3);  // every row is reclaimable now
   EXPECT_EQ(j.record_received(row(), msg(4), 1003), ReceiveResult::cached);
   EXPECT_FALSE(j.message_state("msg_2"));  // processed first
-  EXPECT_EQ(j.message_state("msg_3"), "admitted");
+  EXPECT_EQ(j.message_state("msg_3"), MessageState::admitted);
   EXPECT_EQ(j.record_received(row(), msg(5), 1003), ReceiveResult::cached);
   EXPECT_FALSE(j.message_state("msg_3"));  // then admitted
-  EXPECT_EQ(j.message_state("msg_1"), "offered");
+  EXPECT_EQ(j.message_state("msg_1"), MessageState::offered);
   EXPECT_EQ(j.record_received(row(), msg(6), 1003), ReceiveResult::cached);
   EXPECT_FALSE(j.message_state("msg_1"));  // then offered
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 6);
@@ -279,7 +279,7 @@ TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_
   EXPECT_EQ(j.possibly_lost("att_1", 20, true).count, 3);
   EXPECT_EQ(j.counts("att_1").possibly_lost, 3);  // still counted until read, acknowledged or cleaned up
   EXPECT_EQ(j.possibly_lost_read({"msg_2"}), 1);
-  EXPECT_TRUE(j.set_delivery("msg_3", "admitted", 1004));
+  EXPECT_TRUE(j.set_delivery("msg_3", MessageState::admitted, 1004));
   EXPECT_EQ(j.counts("att_1").possibly_lost, 1);
   EXPECT_TRUE(j.offer("att_1", {"msg_4"}, 1005).messages.empty());  // never offered again
   EXPECT_EQ(j.cleanup(1006).possibly_lost_cleared, 1);
@@ -373,8 +373,8 @@ TEST_F(JournalTest, AttachmentPerSessionReplacesOld) {
   j.upsert_attachment(row("att_2", "s1"));
   EXPECT_FALSE(j.attachment("att_1"));
   EXPECT_EQ(j.find_attachment("claude", "s1")->attachment_id, "att_2");
-  j.set_attachment_state("att_2", "offline");
-  EXPECT_EQ(j.find_attachment("claude", "s1")->state, "offline");
+  j.set_attachment_state("att_2", AttachmentState::offline);
+  EXPECT_EQ(j.find_attachment("claude", "s1")->state, AttachmentState::offline);
 }
 
 // R-B2 / invariant 3: outbox items keep their submission id and order.
@@ -389,7 +389,7 @@ TEST_F(JournalTest, OutboxOldestFirst_RB2) {
   EXPECT_EQ(q[0].submission_id, "sub_a");
   j.outbox_attempted(sa, "unreachable");
   EXPECT_EQ(j.outbox_queued(1)[0].attempts, 1);
-  j.outbox_finish(sa, "done", "{}", 3);
+  j.outbox_finish(sa, OutboxState::done, "{}", 3);
   q = j.outbox_queued(10);
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].submission_id, "sub_b");

@@ -229,7 +229,7 @@ TEST_F(DispatchTest, StatusListsAttachments) {
   r.purpose = "p";
   r.server_url = "http://127.0.0.1:9";
   r.connection_id = "conn_x";
-  r.state = "offline";
+  r.state = AttachmentState::offline;
   bridge_->journal().upsert_attachment(r);
   const auto a = call(R"({"id":1,"op":"status"})");
   ASSERT_EQ(a["attachments"].size(), 1u);

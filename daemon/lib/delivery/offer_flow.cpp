@@ -36,7 +36,7 @@ OfferOutcome held_outcome(const AttachmentRow& row, std::size_t held) {
 
 OfferOutcome hand_out(DeliveryServices& bridge, const OfferState& st, const std::vector<std::string>& released) {
   auto row = bridge.journal().attachment(st.attachment_id);
-  if (!row || row->state != "attached") {
+  if (!row || row->state != AttachmentState::attached) {
     throw Error(ErrorCode::fenced, "this session's attachment stopped while its messages were checked");
   }
   std::vector<CachedMessage> releasable;  // in the journal's (oldest first) order, whatever the server's order

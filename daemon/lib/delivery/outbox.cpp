@@ -124,13 +124,13 @@ void Outbox::attempt_next() {
     return;
   }
   const OutboxItem item = items.front();
-  auto finish = [this, submission = item.submission_id](std::int64_t seq, const std::string& state,
+  auto finish = [this, submission = item.submission_id](std::int64_t seq, OutboxState state,
                                                         const json& answer) {
     bridge_.journal().outbox_finish(seq, state, answer.dump(), unix_now());
     if (auto it = waiting_.find(seq); it != waiting_.end()) {
       const Reply reply = it->second.reply;
       waiting_.erase(it);
-      if (state == "done") {
+      if (state == OutboxState::done) {
         reply.ok({{"state", "sent"}, {"submission_id", submission}, {"answer", answer}});
       } else {
         const auto& err = answer.contains("error") ? answer["error"] : json::object();
@@ -142,7 +142,7 @@ void Outbox::attempt_next() {
   const auto row = bridge_.journal().attachment(item.attachment_id);
   const auto token = row ? bridge_.token_for(*row) : std::nullopt;
   if (!row || !token) {
-    finish(item.seq, "failed",
+    finish(item.seq, OutboxState::failed,
            {{"error", {{"code", "not_found"}, {"message", "the attachment is gone; nothing was sent"}}}});
     attempt_next();
     return;
@@ -174,10 +174,10 @@ void Outbox::attempt_next() {
       if (answer.is_discarded()) answer = json::object();
       if (r.ok()) {
         log::info("outbox " + item.kind + " " + item.submission_id + " sent");
-        finish(item.seq, "done", answer);
+        finish(item.seq, OutboxState::done, answer);
       } else {
         const Error e = error_from_response(r.status, r.body, url);
-        finish(item.seq, "failed", {{"error", {{"code", std::string(code_name(e.code()))}, {"message", e.what()}}}});
+        finish(item.seq, OutboxState::failed, {{"error", {{"code", std::string(code_name(e.code()))}, {"message", e.what()}}}});
         log::warn("outbox " + item.kind + " " + item.submission_id + " refused: " + e.what());
       }
     });

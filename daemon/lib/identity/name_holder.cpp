@@ -91,7 +91,7 @@ void find_name_holder(ServerCalls& bridge, const Config& cfg, const SessionKey& 
                     if (h.provider == self.provider && h.session_id == self.session_id) break;  // this chat
                     if (const auto row = bridge.journal().attachment(h.attachment_id)) {
                       h.local = true;
-                      h.connected = row->state == "attached";
+                      h.connected = row->state == AttachmentState::attached;
                     } else {
                       h.connected = att.value("streams", 0) > 0;
                     }

@@ -107,7 +107,7 @@ AttachmentRow resolve_attachment(SessionLookup& bridge, const json& req) {
 
 AttachmentRow resolve_usable_attachment(SessionLookup& bridge, const json& req) {
   auto row = resolve_attachment(bridge, req);
-  if (row.state == "fenced") {
+  if (row.state == AttachmentState::fenced) {
     throw Error(ErrorCode::fenced,
                 "this chat's attachment was superseded, detached or revoked; " + std::string(kAttachHint) + " again");
   }

@@ -187,8 +187,8 @@ RouteView NativeRouter::view(const std::string& attachment_id) const {
     RouteView none;
     none.route = "stop-hook";
     const auto row = bridge_.journal().attachment(attachment_id);
-    none.reason = row && row->state != "attached"
-                      ? "the attachment is " + row->state
+    none.reason = row && row->state != AttachmentState::attached
+                      ? "the attachment is " + std::string(to_string(row->state))
                       : "the session's provider process has not been seen since the bridge started";
     return none;
   }
@@ -206,7 +206,7 @@ void NativeRouter::observe(const SessionKey& key, const std::optional<process::P
                            const std::optional<std::string>& home) {
   if (stopped_ || native_route_of(key.provider) == NativeRoute::none) return;
   const auto row = bridge_.journal().find_attachment(key.provider, key.session_id);
-  if (!row || row->state != "attached") return;
+  if (!row || row->state != AttachmentState::attached) return;
   bool changed = false;
   auto settings = parse_settings(bridge_.journal().native_settings(row->attachment_id));
   const std::string reported = home.value_or("");
@@ -257,7 +257,9 @@ void NativeRouter::bind(Route& r) {
   const auto row = bridge_.journal().attachment(r.attachment_id);
   if (!row) return turn_off(r, "the attachment is gone");
   r.provider = row->provider;
-  if (row->state != "attached") return turn_off(r, "the attachment is " + row->state);
+  if (row->state != AttachmentState::attached) {
+    return turn_off(r, "the attachment is " + std::string(to_string(row->state)));
+  }
   if (native_route_of(row->provider) == NativeRoute::none) {
     return turn_off(r, row->provider + " has no native route; messages arrive at the end of each turn");
   }
@@ -394,7 +396,7 @@ void NativeRouter::on_timer() {
 void NativeRouter::start_push(Route& r) {
   if (r.state != Route::State::on || r.in_flight || bridge_.stopping()) return;
   const auto row = bridge_.journal().attachment(r.attachment_id);
-  if (!row || row->state != "attached") return;
+  if (!row || row->state != AttachmentState::attached) return;
   if (bridge_.journal().counts(r.attachment_id).pending == 0) return;
   // The bound process must still be the one running the session (R-N1): a restarted one is bound at its next
   // hook event.
@@ -554,7 +556,7 @@ void NativeRouter::record_queue_admission(const PushState& st, const std::vector
   for (const auto& m : included) {
     const json body = {{"delivery", "admitted"}, {"via", "codex-queue"}};
     const std::string path = "/v1/messages/" + m.message_id + "/receipt";
-    bridge_.journal().set_delivery(m.message_id, "admitted", unix_now());
+    bridge_.journal().set_delivery(m.message_id, MessageState::admitted, unix_now());
     Reply quiet(std::make_shared<const json>(nullptr), [](const std::string&) {});
     outbox_.submit(st.attachment_id, "ack", path, body, new_id("sub"), quiet);
   }

@@ -24,7 +24,7 @@ namespace {
 
 json attachment_json(const AttachmentRow& row) {
   return {{"attachment_id", row.attachment_id}, {"agent_name", row.agent_name}, {"provider", row.provider},
-          {"session_id", row.session_id},       {"purpose", row.purpose},       {"state", row.state},
+          {"session_id", row.session_id},       {"purpose", row.purpose},       {"state", std::string(to_string(row.state))},
           {"connection_id", row.connection_id}};
 }
 
@@ -109,7 +109,7 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
     row.purpose = purpose;
     row.server_url = cfg.server_url;
     row.connection_id = child->connection_id;
-    row.state = "attached";
+    row.state = AttachmentState::attached;
     row.created_at = Bridge::now();  // a newly attached session gets fresh instructions (R-B17): no guidance_at
     if (process) {
       row.provider_pid = process->pid;
@@ -172,7 +172,7 @@ void op_attach(Bridge& bridge, const json& req, const Reply& reply, const Attach
   flow->process = optional_process(req);
   flow->native = native_settings_of(req);
   if (const auto existing = bridge.journal().find_attachment(flow->key.provider, flow->key.session_id);
-      existing && existing->state == "attached" && fold_name(existing->agent_name) == fold_name(flow->agent) &&
+      existing && existing->state == AttachmentState::attached && fold_name(existing->agent_name) == fold_name(flow->agent) &&
       existing->server_url == flow->cfg.server_url) {
     if (flow->process) {
       bridge.journal().set_provider_process(existing->attachment_id, flow->process->pid, flow->process->start);
@@ -197,7 +197,7 @@ void op_detach(Bridge& bridge, const json& req, const Reply& reply, const Attach
   bool child_shared = false;
   for (const auto& other : bridge.journal().attachments()) {
     if (other.attachment_id != row->attachment_id && other.server_url == row->server_url &&
-        fold_name(other.agent_name) == fold_name(row->agent_name) && other.state != "fenced") {
+        fold_name(other.agent_name) == fold_name(row->agent_name) && other.state != AttachmentState::fenced) {
       child_shared = true;
     }
   }

@@ -57,7 +57,7 @@ void count_on_server(Bridge& bridge, json list, const std::vector<AttachmentRow>
   std::vector<std::size_t> asked;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto& entry = state->first[i];
-    if (rows[i].state == "offline" || (rows[i].state == "attached" && entry.value("stream", "") != "connected")) {
+    if (rows[i].state == AttachmentState::offline || (rows[i].state == AttachmentState::attached && entry.value("stream", "") != "connected")) {
       asked.push_back(i);
     }
   }
@@ -98,7 +98,7 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"attachment_id", row.attachment_id},
                     {"purpose", row.purpose},
                     {"server_url", row.server_url},
-                    {"state", row.state},
+                    {"state", std::string(to_string(row.state))},
                     {"stream", bridge.stream_state(row.attachment_id)},
                     {"pending", counts.pending},
                     {"pending_source", "bridge"},
@@ -125,8 +125,8 @@ void op_lookup(Bridge& bridge, const json& req, const Reply& reply, const Attach
     reply.ok({{"attached", false}});
     return;
   }
-  reply.ok({{"attached", row->state == "attached"},
-            {"state", row->state},
+  reply.ok({{"attached", row->state == AttachmentState::attached},
+            {"state", std::string(to_string(row->state))},
             {"agent_name", row->agent_name},
             {"attachment_id", row->attachment_id},
             {"pending", bridge.journal().counts(row->attachment_id).pending}});

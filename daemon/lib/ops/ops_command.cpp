@@ -79,7 +79,7 @@ std::string moved_sentences(Bridge& bridge, const SessionKey& key, const json& f
       bridge.fence(holder->attachment_id, "fenced:superseded");
     }
   }
-  if (previous && previous->state != "fenced" && fold_name(previous->agent_name) != fold_name(agent)) {
+  if (previous && previous->state != AttachmentState::fenced && fold_name(previous->agent_name) != fold_name(agent)) {
     out["released"] = previous->agent_name;
     text += " This chat's previous name " + previous->agent_name + " was released: messages to agent:" +
             previous->agent_name + " wait on the server until a chat attaches it.";
@@ -145,9 +145,9 @@ void attach_checked(Bridge& bridge, const json& req, const SessionKey& key, cons
 
 void propose(Bridge& bridge, const json& req, const SessionKey& key, const Reply& reply) {
   if (const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
-      row && row->state == "attached") {
+      row && row->state == AttachmentState::attached) {
     reply.ok({{"verb", "attach"}, {"already_attached", true}, {"agent_name", row->agent_name},
-              {"attachment_id", row->attachment_id}, {"state", row->state},
+              {"attachment_id", row->attachment_id}, {"state", std::string(to_string(row->state))},
               {"text", "This chat is already attached as " + described(row->agent_name, row->purpose) + ". Type " +
                            typed(key.provider, "detach") + " first to attach it under another name."}});
     return;
@@ -222,7 +222,7 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
   const std::string stream = bridge.stream_state(row->attachment_id);
   const auto route = bridge.native().view(row->attachment_id);
   std::string text;
-  if (row->state == "attached") {
+  if (row->state == AttachmentState::attached) {
     text = "This chat is attached as " + described(row->agent_name, row->purpose) + "; its connection is " + stream +
            ". " + waiting_sentence(counts.pending);
     if (counts.offered_not_admitted > 0) {
@@ -239,7 +239,7 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
     }
     text += " " + native::route_sentence(route, "Messages");
     if (!route.last.empty()) text += " Last native push: " + route.last + ".";
-  } else if (row->state == "offline") {
+  } else if (row->state == AttachmentState::offline) {
     text = "This chat's attachment " + row->agent_name + " is offline; messages wait on the server. Type " +
            typed(key.provider, "resume") + " to reconnect it.";
   } else if (const auto loss = bridge.journal().name_loss(row->attachment_id)) {
@@ -251,8 +251,8 @@ void command_status(Bridge& bridge, const SessionKey& key, const Reply& reply) {
            typed(key.provider, "attach " + row->agent_name) + " to take the name back.";
   }
   json out = {{"verb", "status"},
-              {"attached", row->state == "attached"},
-              {"state", row->state},
+              {"attached", row->state == AttachmentState::attached},
+              {"state", std::string(to_string(row->state))},
               {"agent_name", row->agent_name},
               {"attachment_id", row->attachment_id},
               {"purpose", row->purpose},
@@ -284,7 +284,7 @@ json resume_unattached(Bridge& bridge, const json& req, const SessionKey& key) {
   std::string listed;
   std::string first;
   for (const auto& row : bridge.journal().attachments()) {
-    if (row.state != "offline" || !same_project(bridge.journal().attachment_cwd(row.attachment_id), cwd)) continue;
+    if (row.state != AttachmentState::offline || !same_project(bridge.journal().attachment_cwd(row.attachment_id), cwd)) continue;
     names.push_back({{"agent_name", row.agent_name}, {"provider", row.provider}, {"session_id", row.session_id},
                      {"attachment_id", row.attachment_id}, {"purpose", row.purpose}});
     listed += (listed.empty() ? "" : ", ") + row.agent_name + " (" + chat_description(row.provider, row.session_id) +

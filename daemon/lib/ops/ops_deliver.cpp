@@ -31,7 +31,7 @@ constexpr std::int64_t kMaxChars = 100000;
 
 json quiet_answer(Bridge& bridge, const AttachmentRow& row, std::size_t held, bool guarded) {
   return {{"attached", true},
-          {"state", row.state},
+          {"state", std::string(to_string(row.state))},
           {"agent_name", row.agent_name},
           {"attachment_id", row.attachment_id},
           {"text", ""},
@@ -83,7 +83,7 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
     reply.ok({{"attached", false}});  // R-H9: the unattached fast path, no network
     return;
   }
-  if (row->state != "attached") {
+  if (row->state != AttachmentState::attached) {
     json out = quiet_answer(bridge, *row, 0, false);  // offline or fenced: nothing is delivered here
     // Issue 13.3: the first turn end after another chat took the name tells the person (not the model) who did.
     if (const auto loss = bridge.journal().name_loss(row->attachment_id); loss && !loss->told) {
@@ -135,7 +135,7 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
     for (std::size_t i = 0; i < text.included; ++i) ids.push_back(batch.messages[i].message_id);
     if (!text.text.empty()) bridge.hook_state().count_delivery(key);
     return json{{"attached", true},
-                {"state", r.state},
+                {"state", std::string(to_string(r.state))},
                 {"agent_name", r.agent_name},
                 {"attachment_id", r.attachment_id},
                 {"text", text.text},

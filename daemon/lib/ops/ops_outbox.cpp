@@ -77,7 +77,8 @@ void op_ack(Bridge& bridge, const json& req, const Reply& reply, const Attachmen
   const auto id = submission_id(req);
   const std::string path = "/v1/messages/" + message_id + "/receipt";
   if (answer_repeated(bridge, "ack", path, body, id, reply)) return;
-  bridge.journal().set_delivery(message_id, delivery, Bridge::now());  // never offered again once acknowledged
+  const auto acknowledged = delivery == "admitted" ? MessageState::admitted : MessageState::processed;
+  bridge.journal().set_delivery(message_id, acknowledged, Bridge::now());  // never offered again once acknowledged
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 

@@ -28,7 +28,8 @@ void op_offline(Bridge& bridge, const json& req, const Reply& reply, const Attac
   take_offline(bridge, row.attachment_id, "the session ended (SessionEnd)");
   reply.ok({{"attachment_id", row.attachment_id},
             {"agent_name", row.agent_name},
-            {"state", row.state == "attached" ? std::string("offline") : row.state}});
+            {"state", std::string(to_string(row.state == AttachmentState::attached ? AttachmentState::offline
+                                                                                : row.state))}});
 }
 
 void op_resume(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow*) {
@@ -40,14 +41,14 @@ void op_resume(Bridge& bridge, const json& req, const Reply& reply, const Attach
                 "resume in the chat)");
   }
   const auto row = attached_row(bridge, req);
-  if (row.state == "fenced") {
+  if (row.state == AttachmentState::fenced) {
     throw Error(ErrorCode::fenced, "this attachment was superseded, detached or revoked; attach this session again");
   }
   bridge.journal().set_provider_process(row.attachment_id, process->pid, process->start);
-  if (row.state != "attached") {
-    bridge.journal().set_attachment_state(row.attachment_id, "attached");
+  if (row.state != AttachmentState::attached) {
+    bridge.journal().set_attachment_state(row.attachment_id, AttachmentState::attached);
     auto fresh = row;
-    fresh.state = "attached";
+    fresh.state = AttachmentState::attached;
     bridge.open_stream(fresh);
     log::info("resumed: " + row.agent_name + " (" + row.attachment_id + ")");
   }

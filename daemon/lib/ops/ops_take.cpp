@@ -23,7 +23,7 @@ json attachment_meta(const AttachmentRow& row) {
 
 json empty_answer(const AttachmentRow& row, std::size_t held) {
   return {{"messages", json::array()}, {"guidance", false}, {"held", held}, {"attachment", attachment_meta(row)},
-          {"state", row.state}};
+          {"state", std::string(to_string(row.state))}};
 }
 
 }  // namespace
@@ -33,10 +33,10 @@ void op_take(Bridge& bridge, const json& req, const Reply& reply, const Attachme
   const auto limit = static_cast<int>(optional_int(req, "limit", kMaxTake, 1, kMaxTake));
   const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
   if (!row) throw Error(ErrorCode::not_found, "this session is not attached");
-  if (row->state == "fenced") {
+  if (row->state == AttachmentState::fenced) {
     throw Error(ErrorCode::fenced, "this attachment was superseded, detached or revoked; nothing is delivered");
   }
-  if (row->state != "attached") {
+  if (row->state != AttachmentState::attached) {
     reply.ok(empty_answer(*row, 0));  // offline: messages wait
     return;
   }

@@ -65,12 +65,43 @@ CREATE TABLE IF NOT EXISTS attachment_projects(attachment_id TEXT PRIMARY KEY, c
 // name_losses and attachment_projects (created by kSchema, nothing to migrate; an older bridge ignores them) need no new version.
 constexpr std::int64_t kSchemaVersion = 4;
 
-int delivery_rank(const std::string& state) {
-  if (state == "received" || state == "withheld") return 0;
-  if (state == "offered") return 1;
-  if (state == "admitted") return 2;
-  if (state == "processed") return 3;
+int delivery_rank(MessageState state) {
+  switch (state) {
+    case MessageState::received:
+    case MessageState::withheld:
+      return 0;
+    case MessageState::offered:
+      return 1;
+    case MessageState::admitted:
+      return 2;
+    case MessageState::processed:
+      return 3;
+  }
   return -1;
+}
+
+// A state column holding a value this bridge does not know: the journal is corrupt, not in some other state.
+[[noreturn]] void unknown_state(const char* table, const std::string& value) {
+  constexpr int kSqliteCorrupt = 11;  // SQLITE_CORRUPT: fatal(), so the bridge stops as for any corruption
+  throw sql::SqliteError(kSqliteCorrupt, std::string("journal corrupt: unknown ") + table + " state \"" + value + "\"");
+}
+
+AttachmentState attachment_state_column(const sql::Stmt& s, int column) {
+  const std::string text = s.text(column);
+  if (auto state = parse_attachment_state(text)) return *state;
+  unknown_state("attachment", text);
+}
+
+MessageState message_state_column(const sql::Stmt& s, int column) {
+  const std::string text = s.text(column);
+  if (auto state = parse_message_state(text)) return *state;
+  unknown_state("message", text);
+}
+
+OutboxState outbox_state_column(const sql::Stmt& s, int column) {
+  const std::string text = s.text(column);
+  if (auto state = parse_outbox_state(text)) return *state;
+  unknown_state("outbox", text);
 }
 
 AttachmentRow read_attachment(const sql::Stmt& s) {
@@ -82,7 +113,7 @@ AttachmentRow read_attachment(const sql::Stmt& s) {
   r.purpose = s.text(4);
   r.server_url = s.text(5);
   r.connection_id = s.text(6);
-  r.state = s.text(7);
+  r.state = attachment_state_column(s, 7);
   r.guidance_at = s.opt_int64(8);
   r.created_at = s.int64(9);
   r.provider_pid = s.opt_int64(10).value_or(0);
@@ -159,7 +190,7 @@ void Journal::upsert_attachment(const AttachmentRow& r) {
               "connection_id=excluded.connection_id, state=excluded.state, provider_pid=excluded.provider_pid, "
               "provider_start=excluded.provider_start");
   s.bind(1, r.attachment_id).bind(2, r.provider).bind(3, r.session_id).bind(4, r.agent_name);
-  s.bind(5, r.purpose).bind(6, r.server_url).bind(7, r.connection_id).bind(8, r.state);
+  s.bind(5, r.purpose).bind(6, r.server_url).bind(7, r.connection_id).bind(8, std::string(to_string(r.state)));
   s.bind(9, r.guidance_at).bind(10, r.created_at);
   if (r.provider_pid > 0) {
     s.bind(11, r.provider_pid).bind(12, r.provider_start);
@@ -192,9 +223,9 @@ std::vector<AttachmentRow> Journal::attachments() {
   return out;
 }
 
-void Journal::set_attachment_state(const std::string& attachment_id, const std::string& state) {
+void Journal::set_attachment_state(const std::string& attachment_id, AttachmentState state) {
   sql::Stmt s(db_, "UPDATE attachments SET state = ?2 WHERE attachment_id = ?1");
-  s.bind(1, attachment_id).bind(2, state).run();
+  s.bind(1, attachment_id).bind(2, std::string(to_string(state))).run();
 }
 
 void Journal::set_provider_process(const std::string& attachment_id, std::int64_t pid, const std::string& start) {
@@ -419,14 +450,14 @@ void Journal::withhold(const std::vector<std::string>& message_ids, const std::s
   tx.commit();
 }
 
-bool Journal::set_delivery(const std::string& message_id, const std::string& delivery, std::int64_t now) {
+bool Journal::set_delivery(const std::string& message_id, MessageState delivery, std::int64_t now) {
   const int target = delivery_rank(delivery);
   if (target < 2) return false;
   sql::Transaction tx(db_);
   sql::Stmt get(db_, "SELECT state FROM messages WHERE message_id = ?1");
   get.bind(1, message_id);
   if (!get.step()) return false;
-  if (delivery_rank(get.text(0)) >= target) return true;  // never backwards
+  if (delivery_rank(message_state_column(get, 0)) >= target) return true;  // never backwards
   // An acknowledged message is never offered again and keeps no body (R-B10).
   sql::Stmt up(db_, target == 2 ? "UPDATE messages SET state = 'admitted', body = NULL, size = 0, "
                                   "admitted_at = ?2 WHERE message_id = ?1"
@@ -438,11 +469,11 @@ bool Journal::set_delivery(const std::string& message_id, const std::string& del
   return true;
 }
 
-std::optional<std::string> Journal::message_state(const std::string& message_id) {
+std::optional<MessageState> Journal::message_state(const std::string& message_id) {
   sql::Stmt s(db_, "SELECT state FROM messages WHERE message_id = ?1");
   s.bind(1, message_id);
   if (!s.step()) return std::nullopt;
-  return s.text(0);
+  return message_state_column(s, 0);
 }
 
 AttachmentCounts Journal::counts(const std::string& attachment_id) {
@@ -452,15 +483,15 @@ AttachmentCounts Journal::counts(const std::string& attachment_id) {
               "WHERE attachment_id = ?1 GROUP BY state");
   s.bind(1, attachment_id);
   while (s.step()) {
-    const std::string state = s.text(0);
+    const MessageState state = message_state_column(s, 0);
     const std::int64_t n = s.int64(1);
     c.total += n;
-    if (state == "received") c.pending = n;
-    if (state == "offered") {
+    if (state == MessageState::received) c.pending = n;
+    if (state == MessageState::offered) {
       c.offered_not_admitted = n;
       c.possibly_lost = s.int64(2);
     }
-    if (state == "withheld") c.withheld = n;
+    if (state == MessageState::withheld) c.withheld = n;
   }
   return c;
 }
@@ -574,17 +605,16 @@ void Journal::outbox_attempted(std::int64_t seq, const std::string& error) {
   s.bind(1, seq).bind(2, error).run();
 }
 
-void Journal::outbox_finish(std::int64_t seq, const std::string& state, const std::string& result,
-                            std::int64_t now) {
+void Journal::outbox_finish(std::int64_t seq, OutboxState state, const std::string& result, std::int64_t now) {
   sql::Stmt s(db_, "UPDATE outbox SET state = ?2, result = ?3, done_at = ?4 WHERE seq = ?1");
-  s.bind(1, seq).bind(2, state).bind(3, result).bind(4, now).run();
+  s.bind(1, seq).bind(2, std::string(to_string(state))).bind(3, result).bind(4, now).run();
 }
 
-std::optional<std::string> Journal::outbox_state(std::int64_t seq) {
+std::optional<OutboxState> Journal::outbox_state(std::int64_t seq) {
   sql::Stmt s(db_, "SELECT state FROM outbox WHERE seq = ?1");
   s.bind(1, seq);
   if (!s.step()) return std::nullopt;
-  return s.text(0);
+  return outbox_state_column(s, 0);
 }
 
 }  // namespace agentworks::bridge

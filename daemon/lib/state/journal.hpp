@@ -9,7 +9,8 @@
 // lost until they are acknowledged, read through the bridge or cleared by cleanup.
 // The receive watermark (highest mailbox sequence seen for an agent on a server) is written in the same
 // transaction as the message, only grows, and survives cleanup, detach and restart: a message at or below it is
-// never cached again. SQLite errors propagate as sql::SqliteError; fatal() ones must stop the bridge.
+// never cached again. SQLite errors propagate as sql::SqliteError; fatal() ones must stop the bridge. A state column
+// holding a value this bridge does not know reads as corruption (a fatal SqliteError), never as some other state.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "agentworks/sqlite.hpp"
+#include "state/states.hpp"
 
 namespace agentworks::bridge {
 
@@ -36,7 +38,7 @@ struct AttachmentRow {
   std::string purpose;
   std::string server_url;
   std::string connection_id;  // the agent's child connection
-  std::string state;          // attached | offline | fenced
+  AttachmentState state = AttachmentState::attached;
   std::optional<std::int64_t> guidance_at;
   std::int64_t created_at = 0;
   // The provider process (pid + start time) that attached or last resumed this session (R-H11); 0/"" unknown.
@@ -119,7 +121,7 @@ class Journal {
   std::optional<AttachmentRow> find_attachment(const std::string& provider, const std::string& session_id);
   std::optional<AttachmentRow> attachment(const std::string& attachment_id);
   std::vector<AttachmentRow> attachments();
-  void set_attachment_state(const std::string& attachment_id, const std::string& state);
+  void set_attachment_state(const std::string& attachment_id, AttachmentState state);
   void set_provider_process(const std::string& attachment_id, std::int64_t pid, const std::string& start);
   // Moves the still-`received` messages of other local attachments of the same agent on the same server to
   // `row` (the name moved to it, R-H7); returns how many moved.
@@ -177,9 +179,10 @@ class Journal {
   std::int64_t free_slots(const std::string& attachment_id);
   std::int64_t free_body_bytes();
   const JournalLimits& limits() const { return limits_; }
-  // Receiver acknowledgements; a state never goes backwards. Returns false for an unknown id.
-  bool set_delivery(const std::string& message_id, const std::string& delivery, std::int64_t now);
-  std::optional<std::string> message_state(const std::string& message_id);
+  // Receiver acknowledgements (admitted or processed; any other state is refused); a state never goes backwards.
+  // Returns false for an unknown id.
+  bool set_delivery(const std::string& message_id, MessageState delivery, std::int64_t now);
+  std::optional<MessageState> message_state(const std::string& message_id);
 
   AttachmentCounts counts(const std::string& attachment_id);
   std::int64_t total_body_bytes();
@@ -189,8 +192,8 @@ class Journal {
   std::int64_t outbox_add(const OutboxItem& item, std::int64_t now);
   std::vector<OutboxItem> outbox_queued(int limit);
   void outbox_attempted(std::int64_t seq, const std::string& error);
-  void outbox_finish(std::int64_t seq, const std::string& state, const std::string& result, std::int64_t now);
-  std::optional<std::string> outbox_state(std::int64_t seq);
+  void outbox_finish(std::int64_t seq, OutboxState state, const std::string& result, std::int64_t now);
+  std::optional<OutboxState> outbox_state(std::int64_t seq);
 
   std::string integrity_check() { return db_.integrity_check(); }
   sql::Db& db() { return db_; }
