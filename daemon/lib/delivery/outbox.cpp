@@ -177,7 +177,8 @@ void Outbox::attempt_next() {
         finish(item.seq, OutboxState::done, answer);
       } else {
         const Error e = error_from_response(r.status, r.body, url);
-        finish(item.seq, OutboxState::failed, {{"error", {{"code", std::string(code_name(e.code()))}, {"message", e.what()}}}});
+        finish(item.seq, OutboxState::failed,
+               {{"error", {{"code", std::string(code_name(e.code()))}, {"message", e.what()}}}});
         log::warn("outbox " + item.kind + " " + item.submission_id + " refused: " + e.what());
       }
     });

@@ -172,7 +172,8 @@ void op_attach(Bridge& bridge, const json& req, const Reply& reply, const Attach
   flow->process = optional_process(req);
   flow->native = native_settings_of(req);
   if (const auto existing = bridge.journal().find_attachment(flow->key.provider, flow->key.session_id);
-      existing && existing->state == AttachmentState::attached && fold_name(existing->agent_name) == fold_name(flow->agent) &&
+      existing && existing->state == AttachmentState::attached &&
+      fold_name(existing->agent_name) == fold_name(flow->agent) &&
       existing->server_url == flow->cfg.server_url) {
     if (flow->process) {
       bridge.journal().set_provider_process(existing->attachment_id, flow->process->pid, flow->process->start);

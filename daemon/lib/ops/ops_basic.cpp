@@ -57,7 +57,8 @@ void count_on_server(Bridge& bridge, json list, const std::vector<AttachmentRow>
   std::vector<std::size_t> asked;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto& entry = state->first[i];
-    if (rows[i].state == AttachmentState::offline || (rows[i].state == AttachmentState::attached && entry.value("stream", "") != "connected")) {
+    if (rows[i].state == AttachmentState::offline ||
+        (rows[i].state == AttachmentState::attached && entry.value("stream", "") != "connected")) {
       asked.push_back(i);
     }
   }

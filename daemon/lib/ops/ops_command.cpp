@@ -284,7 +284,10 @@ json resume_unattached(Bridge& bridge, const json& req, const SessionKey& key) {
   std::string listed;
   std::string first;
   for (const auto& row : bridge.journal().attachments()) {
-    if (row.state != AttachmentState::offline || !same_project(bridge.journal().attachment_cwd(row.attachment_id), cwd)) continue;
+    if (row.state != AttachmentState::offline ||
+        !same_project(bridge.journal().attachment_cwd(row.attachment_id), cwd)) {
+      continue;
+    }
     names.push_back({{"agent_name", row.agent_name}, {"provider", row.provider}, {"session_id", row.session_id},
                      {"attachment_id", row.attachment_id}, {"purpose", row.purpose}});
     listed += (listed.empty() ? "" : ", ") + row.agent_name + " (" + chat_description(row.provider, row.session_id) +

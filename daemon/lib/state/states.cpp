@@ -48,7 +48,9 @@ std::string_view to_string(AttachmentState state) { return name_of(kAttachmentNa
 std::string_view to_string(MessageState state) { return name_of(kMessageNames, state); }
 std::string_view to_string(OutboxState state) { return name_of(kOutboxNames, state); }
 
-std::optional<AttachmentState> parse_attachment_state(std::string_view text) { return value_of(kAttachmentNames, text); }
+std::optional<AttachmentState> parse_attachment_state(std::string_view text) {
+  return value_of(kAttachmentNames, text);
+}
 std::optional<MessageState> parse_message_state(std::string_view text) { return value_of(kMessageNames, text); }
 std::optional<OutboxState> parse_outbox_state(std::string_view text) { return value_of(kOutboxNames, text); }
 
