@@ -109,9 +109,25 @@ TEST_F(CodexE2eTest, TuiAttachThenMessagesArriveAfterStop_RH4_RH1_RH3) {
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 7 before lunch");
   ASSERT_TRUE(wait_pending("codex", session, 1));
-  ASSERT_TRUE(say(t, "Keep working on the parser",
-                  [&] { return model_->wait_for_user_text("Please review PR 7", std::chrono::milliseconds(1)).has_value(); }))
-      << t.screen();
+  // The next three are sent while the model answers the turn that delivered the first, so they all wait when
+  // that turn's Stop hook runs. Sent after the turn instead, they raced that Stop hook, which on a loaded
+  // machine took the first of them alone. The callback owns what it uses (it runs on the mock's thread).
+  auto three_waiting = std::make_shared<std::atomic<int>>(0);  // 0 not yet sent, 1 all three pending, 2 failed
+  model_->on_main_turn([this, three_waiting, session](const ModelRequest& r) {
+    if (r.last_user.find("Please review PR 7 before lunch") == std::string::npos || three_waiting->load() != 0) return;
+    try {
+      send_from_terminal("reviewer", "alpha first note");
+      send_from_terminal("reviewer", "beta second note");
+      send_from_terminal("reviewer", "gamma third note");
+      three_waiting->store(wait_pending("codex", session, 3) ? 1 : 2);
+    } catch (const std::exception&) {
+      three_waiting->store(2);
+    }
+  });
+  const bool said = say(t, "Keep working on the parser", [&] { return deliveries().size() >= 2; });
+  model_->on_main_turn(nullptr);
+  ASSERT_TRUE(said) << t.screen();
+  ASSERT_EQ(three_waiting->load(), 1) << model_->describe();
   const auto work = model_->wait_for_user_text("Keep working on the parser", std::chrono::seconds(1));
   const auto delivered = model_->wait_for_user_text("Please review PR 7 before lunch", std::chrono::seconds(1));
   ASSERT_TRUE(work && delivered) << model_->describe();
@@ -123,11 +139,6 @@ TEST_F(CodexE2eTest, TuiAttachThenMessagesArriveAfterStop_RH4_RH1_RH3) {
     EXPECT_NE(delivered->last_user.find(id), std::string::npos) << delivered->last_user;
   }
 
-  send_from_terminal("reviewer", "alpha first note");
-  send_from_terminal("reviewer", "beta second note");
-  send_from_terminal("reviewer", "gamma third note");
-  ASSERT_TRUE(wait_pending("codex", session, 3));
-  ASSERT_TRUE(say(t, "Carry on", [&] { return deliveries().size() >= 2; })) << t.screen();
   const auto all = deliveries();
   ASSERT_EQ(all.size(), 2u) << model_->describe();
   const std::string& text = all[1].last_user;
