@@ -1,6 +1,5 @@
 #include "testing/bridge_client.hpp"
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "testing/fd_line_reader.hpp"
 #include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
@@ -67,23 +67,7 @@ bool BridgeClient::send_raw(const std::string& bytes) {
 }
 
 std::optional<std::string> BridgeClient::read_line(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    const auto nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      return line;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return std::nullopt;
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-    char buf[65536];
-    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    if (n <= 0) return std::nullopt;
-    buffer_.append(buf, static_cast<std::size_t>(n));
-  }
+  return read_fd_line(fd_, buffer_, std::chrono::steady_clock::now() + timeout);
 }
 
 nlohmann::json BridgeClient::greeting() {

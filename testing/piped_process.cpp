@@ -1,7 +1,6 @@
 #include "testing/piped_process.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -10,6 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+
+#include "testing/fd_line_reader.hpp"
 
 namespace agentworks::testing {
 namespace {
@@ -92,24 +93,7 @@ bool PipedProcess::write_line(const std::string& line) {
 }
 
 std::optional<std::string> PipedProcess::read_line(std::chrono::steady_clock::time_point deadline) {
-  while (true) {
-    const auto nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      return line;
-    }
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return std::nullopt;
-    pollfd p{from_child_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
-    char chunk[65536];
-    const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
-    if (n <= 0) return std::nullopt;
-    buffer_.append(chunk, static_cast<std::size_t>(n));
-    transcript_.append(chunk, static_cast<std::size_t>(n));
-  }
+  return read_fd_line(from_child_, buffer_, deadline, &transcript_);
 }
 
 void PipedProcess::close_stdin() {
