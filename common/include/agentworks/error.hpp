@@ -17,6 +17,8 @@ namespace agentworks {
   X(invalid_name, 400, exit_usage, "agent name breaks the name rules")                                    \
   X(invalid_message, 400, exit_usage, "message empty or over 20,000 characters")                          \
   X(cursor_mismatch, 400, exit_usage, "a cursor from the other cursor space")                             \
+  X(invalid_input, 400, exit_usage, "function arguments break the inputs schema (names the schema path)")  \
+  X(invalid_declaration, 400, exit_usage, "a Crew's functions.json is refused (line and reason)")           \
   X(payload_too_large, 413, exit_usage, "request body over the limit")                                    \
   X(unauthenticated, 401, exit_auth, "missing, unknown or revoked token")                                 \
   X(forbidden, 403, exit_auth, "not allowed for this name, account or connection kind")                   \
