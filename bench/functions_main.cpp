@@ -1,0 +1,262 @@
+// agentworks-bench-functions: what the platform adds to running a structured function (docs/benchmarks.md
+// "Functions"), against a real agentworks-server on loopback with a real Crew folder whose function is a no-op
+// script. Series, in this order, all in one run:
+//   floor         fork + exec the same script directly with the inputs on stdin, read stdout to EOF, reap it
+//   call+wait     POST /v1/crews/bench/calls with wait_seconds: one request from call to `completed`
+//   call+poll     POST the call, then GET /v1/calls/{id} long polls (wait_seconds, the cursors last seen) until
+//                 `completed` (what `functions call` + `call-status --wait` do)
+//   throughput    --workers threads, each with its own keep-alive connection, call+wait back to back with
+//                 --crew-max-running raised; against the same number of threads fork/exec-ing the script
+// Goal: the platform adds at most 5 ms p50 over the floor. Any failed step ends the run with exit 1.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_rig.hpp"
+#include "bench_run.hpp"
+#include "hook_run.hpp"
+#include "http_client.hpp"
+#include "latency_stats.hpp"
+#include "process_watch.hpp"
+#include "testing/temp_home.hpp"
+
+namespace bench = agentworks::bench;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Options {
+  std::string server_binary;
+  std::string data_parent = "/tmp";
+  std::size_t runs = 300;
+  std::size_t throughput_calls = 600;
+  unsigned workers = 4;
+  unsigned max_running = 16;
+  unsigned max_seconds = 900;
+};
+
+std::int64_t since_ns(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+// Thrown for any step that did not do what it must; main prints it and exits 1.
+struct StepFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+json parse_or_fail(const bench::HttpResult& r, const std::string& what) {
+  if (r.status == 0) throw StepFailed(what + ": transport error " + r.error);
+  try {
+    return json::parse(r.body);
+  } catch (const std::exception&) {
+    throw StepFailed(what + ": HTTP " + std::to_string(r.status) + " not JSON: " + r.body.substr(0, 300));
+  }
+}
+
+const char* kCallBody = R"({"function":"noop","arguments":{"n":1},"wait_seconds":25})";
+const char* kCallNoWait = R"({"function":"noop","arguments":{"n":1}})";
+
+// call+wait: one request; the answer must be the completed Call.
+void call_and_wait(bench::HttpClient& http) {
+  const auto r = http.request("POST", "/v1/crews/bench/calls", kCallBody);
+  const json c = parse_or_fail(r, "call");
+  if (r.status != 201 || c.value("status", "") != "completed") {
+    throw StepFailed("call with wait_seconds did not answer completed: HTTP " + std::to_string(r.status) + " " +
+                     r.body.substr(0, 400));
+  }
+}
+
+// call+poll: the call, then long polls with the cursors of the last answer until a terminal status.
+void call_then_poll(bench::HttpClient& http) {
+  const auto r = http.request("POST", "/v1/crews/bench/calls", kCallNoWait);
+  json c = parse_or_fail(r, "call");
+  if (r.status != 201) throw StepFailed("call refused: HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 400));
+  const std::string id = c.at("call_id").get<std::string>();
+  for (int polls = 0; c.value("status", "") == "running"; ++polls) {
+    if (polls > 100) throw StepFailed("call " + id + " still running after 100 polls");
+    const std::string target = "/v1/calls/" + id + "?after=" + std::to_string(c.value("next_after", -1L)) +
+                               "&after_event=" + std::to_string(c.value("next_after_event", -1L)) +
+                               "&wait_seconds=25";
+    const auto s = http.request("GET", target);
+    c = parse_or_fail(s, "status");
+    if (s.status != 200) throw StepFailed("status: HTTP " + std::to_string(s.status) + " " + s.body.substr(0, 400));
+  }
+  if (c.value("status", "") != "completed") throw StepFailed("call " + id + " ended " + c.dump().substr(0, 400));
+}
+
+void print_series(const char* name, const std::vector<std::int64_t>& samples) {
+  const auto s = bench::summarize(samples);
+  std::printf("  %-10s n=%-5zu p50 %8.3f ms  p99 %8.3f ms  max %8.3f ms\n", name, s.count, s.p50_ms, s.p99_ms,
+              s.max_ms);
+}
+
+// `workers` threads running `one` until `total` runs are done; runs per second.
+template <typename One>
+double throughput(unsigned workers, std::size_t total, One&& one) {
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::string failure;
+  const auto t0 = Clock::now();
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        auto state = one(w);
+        while (next.fetch_add(1) < total) state();
+      } catch (const std::exception& e) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure.empty()) failure = e.what();
+        next = total;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (!failure.empty()) throw StepFailed(failure);
+  return static_cast<double>(total) / (static_cast<double>(since_ns(t0)) / 1e9);
+}
+
+int run(const Options& opt) {
+  std::printf("agentworks-bench-functions: %zu runs per latency series, %zu calls over %u workers "
+              "(--crew-max-running %u)\nload average at start: %s\n",
+              opt.runs, opt.throughput_calls, opt.workers, opt.max_running, bench::load_average().c_str());
+  bench::BenchServer server(opt.server_binary, {"--crew-max-running", std::to_string(opt.max_running)},
+                            opt.data_parent, 30s);
+  // The Crew folder: a no-op script that reads its stdin (as a function that uses its inputs would).
+  agentworks::testing::TempDir crew_root("aw-bench-crew-", opt.data_parent);
+  const fs::path crew = crew_root.path() / "bench";
+  fs::create_directories(crew / ".agentworks");
+  fs::create_directories(crew / "tools");
+  const fs::path script = crew / "tools" / "noop.sh";
+  std::ofstream(script) << "#!/bin/sh\nexec cat >/dev/null\n";
+  fs::permissions(script, fs::perms::owner_all);
+  std::ofstream(crew / ".agentworks" / "functions.json")
+      << json{{"functions",
+               {{{"name", "noop"},
+                 {"description", "does nothing"},
+                 {"inputs", {{"type", "object"}}},
+                 {"run", {{"command", {"./tools/noop.sh"}}}},
+                 {"timeout_seconds", 60}}}}}
+             .dump(2);
+
+  bench::HttpClient http("127.0.0.1", server.port(), server.token());
+  http.set_timeout(60s);
+  const auto reg = http.request("POST", "/v1/crews", json{{"crew_name", "bench"}, {"dir", crew.string()}}.dump());
+  if (reg.status != 201) {
+    throw StepFailed("registering the Crew failed: HTTP " + std::to_string(reg.status) + " " + reg.body + reg.error);
+  }
+
+  // The floor runs the script with the environment an execution gets (PATH, HOME) and the inputs on stdin.
+  const std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + crew_root.path().string()};
+  const std::string inputs = R"({"n":1})";
+  const auto floor_once = [&] {
+    const auto r = bench::run_hook_process({script.string()}, env, inputs);
+    if (r.exit_code != 0) throw StepFailed("the floor script exited " + std::to_string(r.exit_code));
+    return r.ns;
+  };
+
+  // Warm-up: page cache, the server's statements, the loader.
+  for (int i = 0; i < 20; ++i) {
+    floor_once();
+    call_and_wait(http);
+  }
+  std::vector<std::int64_t> floor;
+  std::vector<std::int64_t> waited;
+  std::vector<std::int64_t> polled;
+  // Interleaved, so a change in the machine's load hits every series alike.
+  for (std::size_t k = 0; k < opt.runs; ++k) {
+    floor.push_back(floor_once());
+    auto t0 = Clock::now();
+    call_and_wait(http);
+    waited.push_back(since_ns(t0));
+    t0 = Clock::now();
+    call_then_poll(http);
+    polled.push_back(since_ns(t0));
+  }
+
+  const double floor_rate = throughput(opt.workers, opt.throughput_calls, [&](unsigned) { return floor_once; });
+  std::atomic<std::size_t> busy{0};
+  const double call_rate = throughput(opt.workers, opt.throughput_calls, [&](unsigned) {
+    auto client = std::make_shared<bench::HttpClient>("127.0.0.1", server.port(), server.token());
+    client->set_timeout(60s);
+    return [client, &busy] {
+      // A slot is freed when the process is reaped, which can be a moment after the answer: busy is retried
+      // (never more than a few times in a row) and counted.
+      for (int attempt = 0;; ++attempt) {
+        const auto r = client->request("POST", "/v1/crews/bench/calls", kCallBody);
+        if (r.status == 503 && attempt < 50) {
+          ++busy;
+          std::this_thread::sleep_for(1ms);
+          continue;
+        }
+        const json c = parse_or_fail(r, "call");
+        if (r.status != 201 || c.value("status", "") != "completed") {
+          throw StepFailed("throughput call: HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 400));
+        }
+        return;
+      }
+    };
+  });
+
+  std::printf("\nend-to-end latency (no-op script, %zu runs):\n", opt.runs);
+  print_series("floor", floor);
+  print_series("call+wait", waited);
+  print_series("call+poll", polled);
+  const auto f = bench::summarize(floor);
+  const auto w = bench::summarize(waited);
+  const auto p = bench::summarize(polled);
+  std::printf("\nadded over the floor (p50): call+wait %+.3f ms (x%.2f), call+poll %+.3f ms (x%.2f)\n",
+              w.p50_ms - f.p50_ms, w.p50_ms / f.p50_ms, p.p50_ms - f.p50_ms, p.p50_ms / f.p50_ms);
+  std::printf("added over the floor (p99): call+wait %+.3f ms, call+poll %+.3f ms\n", w.p99_ms - f.p99_ms,
+              p.p99_ms - f.p99_ms);
+  std::printf("\nthroughput, %u workers: floor %.1f runs/s, calls %.1f calls/s (x%.2f of the floor), busy retries %zu\n",
+              opt.workers, floor_rate, call_rate, call_rate / floor_rate, busy.load());
+  std::printf("\nload average at end: %s\ngoal: call+wait adds <= 5 ms p50 over the floor: %s\n",
+              bench::load_average().c_str(), w.p50_ms - f.p50_ms <= 5.0 ? "MET" : "MISSED");
+  std::fflush(stdout);
+  bench::unwatch_process(server.pid());
+  server.stop();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"agentworks-bench-functions: call -> completed of a no-op function against the fork/exec floor"};
+  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
+  app.add_option("--data-parent", opt.data_parent, "where the server data and the Crew folder go");
+  app.add_option("--runs", opt.runs, "runs per latency series")->check(CLI::Range(1, 100000));
+  app.add_option("--throughput-calls", opt.throughput_calls, "calls (and floor runs) in the throughput series")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--workers", opt.workers, "threads in the throughput series")->check(CLI::Range(1, 64));
+  app.add_option("--crew-max-running", opt.max_running, "the server's per-Crew limit")->check(CLI::Range(1, 1000));
+  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
+      ->check(CLI::Range(10, 3600));
+  CLI11_PARSE(app, argc, argv);
+  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
+  return bench::run_with_watchdog("agentworks-bench-functions", opt.max_seconds, [&] {
+    try {
+      return run(opt);
+    } catch (const StepFailed& e) {
+      std::fprintf(stderr, "agentworks-bench-functions: FAILED: %s\n", e.what());
+      bench::kill_watched();
+      return 1;
+    }
+  });
+}

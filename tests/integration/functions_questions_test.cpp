@@ -1,0 +1,110 @@
+// Questions from an execution to its caller (R-F3 pending inputs): `agentworks functions ask` inside the execution
+// (its call from the environment and the per-call secret) blocks until the caller answers with `functions reply`;
+// meanwhile the call reads waiting_input with the request in pending_inputs. The per-call secret grants nothing
+// else, and answering grants nothing else.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "testing/binaries.hpp"
+#include "support/crew_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class FunctionsQuestions : public CrewTest {
+ protected:
+  // A script that asks `question` with the real CLI and prints "answer=<reply>"; it keeps its per-call secret in
+  // the Crew folder so the test can try it on other routes.
+  std::string asking_script(const std::string& question) {
+    return "printf '%s' \"$AGENTWORKS_CALL_TOKEN\" > call-token.txt\n"
+           "answer=$('" + cli_binary() + "' functions ask --question '" + question + "') || { echo \"ask failed $?\" >&2; exit 7; }\n"
+           "echo \"answer=$answer\"";
+  }
+};
+
+// R-F3: waiting_input with pending_inputs, the reply through the CLI, the answer printed by ask, the call completes;
+// a second reply is conflict, an unknown request not_found.
+TEST_F(FunctionsQuestions, AskReplyCompletes_R_F3) {
+  start_server();
+  make_crew("api", json::array({function_decl("asks")}), {{"tools/asks.sh", asking_script("Which branch?")}});
+  const std::string id = call_ok("api", "asks").at("call_id").get<std::string>();
+  const json waiting = wait_status(id, [](const json& c) { return c.value("status", "") == "waiting_input"; });
+  ASSERT_EQ(waiting.at("pending_inputs").size(), 1u) << waiting.dump();
+  const json& pending = waiting.at("pending_inputs").at(0);
+  EXPECT_EQ(pending.at("question"), "Which branch?");
+  EXPECT_TRUE(pending.at("asked_at").is_number_integer());
+  const std::string request = pending.at("request_id").get<std::string>();
+  EXPECT_TRUE(waiting.at("answer").is_null()) << "a pending question is not completion";
+  EXPECT_TRUE(waiting.at("finished_at").is_null());
+
+  const CliResult unknown = owner().json({"functions", "reply", "--call", id, "--request", "req_unknown", "--answer", "x"});
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.describe();
+  EXPECT_EQ(unknown.error_code(), "not_found") << unknown.describe();
+  const json replied = cli_ok(owner(), {"functions", "reply", "--call", id, "--request", request, "--answer", "main"});
+  EXPECT_EQ(replied.at("answered"), true) << replied.dump();
+  EXPECT_EQ(replied.at("request_id"), request);
+  const json done = wait_terminal(id);
+  EXPECT_EQ(done.at("status"), "completed") << done.dump();
+  EXPECT_EQ(done.at("answer"), "answer=main\n") << "ask printed only the answer: " << done.dump();
+  EXPECT_TRUE(done.at("pending_inputs").empty()) << done.dump();
+  const auto events = event_types(done);
+  EXPECT_NE(std::find(events.begin(), events.end(), "input_requested"), events.end()) << done.dump();
+  EXPECT_NE(std::find(events.begin(), events.end(), "input_answered"), events.end()) << done.dump();
+
+  const HttpResponse again = owner_http().post("/v1/calls/" + id + "/replies",
+                                               json{{"request_id", request}, {"answer", "dev"}}.dump());
+  EXPECT_EQ(error_code_of(again.body), "conflict") << describe(again);
+}
+
+// R-F3: the question goes back to `running` once answered over HTTP by the caller (`crews reply` alias too), and
+// the per-call secret is refused everywhere except its own call's question routes.
+TEST_F(FunctionsQuestions, CallSecretGrantsNothingElse_R_F3) {
+  start_server();
+  make_crew("api",
+            json::array({function_decl("asks"), function_decl("other")}),
+            {{"tools/asks.sh", asking_script("Proceed?") + "\n" + blocking_script()}, {"tools/other.sh", "echo other"}});
+  const std::string id = call_ok("api", "asks").at("call_id").get<std::string>();
+  const json waiting = wait_status(id, [](const json& c) { return c.value("status", "") == "waiting_input"; });
+  ASSERT_TRUE(wait_file(crew_dir("api") / "call-token.txt"));
+  const HttpClient secret(server_->url(), read_file(crew_dir("api") / "call-token.txt"));
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", "/v1/crews"}, {"GET", "/v1/crews/api"}, {"GET", "/v1/agents"}, {"GET", "/v1/calls/" + id},
+           {"GET", "/v1/connections"}}) {
+    const HttpResponse r = secret.request(method, path);
+    EXPECT_TRUE(r.status == 401 || r.status == 403 || r.status == 404) << method << " " << path << " " << describe(r);
+  }
+  const HttpResponse self_reply = secret.post("/v1/calls/" + id + "/replies",
+      json{{"request_id", waiting.at("pending_inputs").at(0).at("request_id")}, {"answer", "yes"}}.dump());
+  EXPECT_TRUE(self_reply.status == 401 || self_reply.status == 403 || self_reply.status == 404) << describe(self_reply);
+  const HttpResponse self_call = call(secret, "api", "other", json::object());
+  EXPECT_TRUE(self_call.status == 401 || self_call.status == 403 || self_call.status == 404) << describe(self_call);
+
+  const json replied = cli_ok(owner(), {"crews", "reply", "--call", id, "--request",
+                                        waiting.at("pending_inputs").at(0).at("request_id").get<std::string>(),
+                                        "--answer", "yes"});
+  EXPECT_EQ(replied.at("answered"), true);
+  const json running = wait_status(id, [](const json& c) { return c.value("status", "") == "running"; });
+  EXPECT_TRUE(running.at("pending_inputs").empty()) << running.dump();
+  open_gate(crew_dir("api"));
+  const json done = wait_terminal(id);
+  EXPECT_EQ(done.at("status"), "completed") << done.dump();
+  EXPECT_NE(done.at("answer").get<std::string>().find("answer=yes"), std::string::npos) << done.dump();
+  // Once the call ended, its secret is refused on its own question route too.
+  const HttpResponse late = secret.post("/v1/calls/" + id + "/questions", json{{"question", "more?"}}.dump());
+  EXPECT_TRUE(late.status == 401 || late.status == 403 || late.status == 404 || late.status == 409) << describe(late);
+}
+
+// R-F3: `functions ask` outside an execution (no call in the environment) is a usage error and asks nothing.
+TEST_F(FunctionsQuestions, AskOutsideAnExecutionRefused_R_F3) {
+  start_server();
+  const CliResult r = owner().json({"functions", "ask", "--question", "hello?"});
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(r.exit_code == 2 || r.exit_code == 3) << r.describe();
+}
+
+}  // namespace
+}  // namespace agentworks::testing

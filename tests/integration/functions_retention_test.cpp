@@ -1,0 +1,61 @@
+// Retention of call outputs (R-F6): with a 1-second TTL and no sweep interval, a finished call's folder is removed
+// on later function activity; its files then answer expired (HTTP 410, CLI exit 4) and files_expired is true,
+// while the record stays readable; a running call's folder is kept however old.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <string>
+
+#include "support/crew_fixture.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FunctionsRetention : public CrewTest {};
+
+TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
+  start_server({"--call-output-ttl-seconds", "1", "--call-sweep-interval-seconds", "0"});
+  make_crew("api", json::array({function_decl("report"), function_decl("hold")}),
+            {{"tools/report.sh", "echo kept-answer\necho data > \"$FUNCTION_OUTPUT_DIR/out.txt\""},
+             {"tools/hold.sh", "echo held > \"$FUNCTION_OUTPUT_DIR/held.txt\"\n" + blocking_script()}});
+  const json finished = call_ok("api", "report", json::object(), {{"wait_seconds", 20}});
+  ASSERT_EQ(finished.at("status"), "completed") << finished.dump();
+  const std::string old_id = finished.at("call_id").get<std::string>();
+  ASSERT_EQ(file_page(owner_http(), old_id, "out.txt").status, 200);
+  const std::string running_id = call_ok("api", "hold").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_lines(crew_dir("api") / "started.log", 1));
+
+  // Both folders are now older than the TTL (whole seconds on the server's clock)...
+  const std::time_t since = std::time(nullptr);
+  ASSERT_TRUE(wait_until([&] { return std::time(nullptr) >= since + 3; }, std::chrono::seconds(8),
+                         std::chrono::milliseconds(50)));
+  // ...and later function activity sweeps the finished one.
+  const json trigger = call_ok("api", "report", json::object(), {{"wait_seconds", 20}});
+  EXPECT_EQ(trigger.at("status"), "completed");
+  ASSERT_TRUE(wait_until([&] { return !fs::exists(call_dir("api", old_id)); }, std::chrono::seconds(15)))
+      << "the finished call's folder was not removed";
+  EXPECT_TRUE(fs::exists(call_dir("api", running_id) / "held.txt")) << "a running call's folder is kept";
+
+  const HttpResponse expired = file_page(owner_http(), old_id, "out.txt");
+  EXPECT_EQ(expired.status, 410) << describe(expired);
+  EXPECT_EQ(error_code_of(expired.body), "expired") << describe(expired);
+  const json record = status(old_id);
+  EXPECT_EQ(record.at("status"), "completed") << "the record stays: " << record.dump();
+  EXPECT_EQ(record.at("answer"), "kept-answer\n");
+  EXPECT_EQ(record.at("files_expired"), true) << record.dump();
+  const CliResult cli = owner().json({"functions", "call-file", "--call", old_id, "--file", "out.txt"});
+  EXPECT_EQ(cli.exit_code, 4) << cli.describe();
+  EXPECT_EQ(cli.error_code(), "expired") << cli.describe();
+
+  EXPECT_EQ(file_page(owner_http(), running_id, "held.txt").status, 200);
+  open_gate(crew_dir("api"));
+  EXPECT_EQ(wait_terminal(running_id).at("status"), "completed");
+  EXPECT_EQ(status(running_id).at("files_expired"), false);
+}
+
+}  // namespace
+}  // namespace agentworks::testing
