@@ -22,6 +22,21 @@ std::unique_ptr<Command> make_messages_read();
 std::unique_ptr<Command> make_messages_receipt();
 std::unique_ptr<Command> make_messages_inbox();
 std::unique_ptr<Command> make_messages_unregister();
+std::unique_ptr<Command> make_crews_register();
+std::unique_ptr<Command> make_crews_list();
+std::unique_ptr<Command> make_crews_show();
+std::unique_ptr<Command> make_crews_unregister();
+std::unique_ptr<Command> make_crews_reload();
+std::unique_ptr<Command> make_crews_call();
+std::unique_ptr<Command> make_crews_call_status();
+std::unique_ptr<Command> make_crews_call_file();
+std::unique_ptr<Command> make_crews_reply();
+std::unique_ptr<Command> make_functions_list();
+std::unique_ptr<Command> make_functions_call();
+std::unique_ptr<Command> make_functions_call_status();
+std::unique_ptr<Command> make_functions_call_file();
+std::unique_ptr<Command> make_functions_reply();
+std::unique_ptr<Command> make_functions_ask();
 std::unique_ptr<Command> make_mcp_serve();
 std::unique_ptr<Command> make_bridge_message_ack();
 std::unique_ptr<Command> make_bridge_message_reply();
@@ -58,7 +73,28 @@ constexpr std::array kCommands = {
                  make_messages_receipt},
     CommandEntry{"messages inbox", "Show a conversation inbox's state", make_messages_inbox},
     CommandEntry{"messages unregister", "Remove a named agent", make_messages_unregister},
-    CommandEntry{"mcp serve", "The messaging MCP server an agent CLI starts over stdio (credential-less)",
+    CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
+                 make_crews_register},
+    CommandEntry{"crews list", "List this account's Crews", make_crews_list},
+    CommandEntry{"crews show", "Show a Crew and its declared functions", make_crews_show},
+    CommandEntry{"crews unregister", "Remove a Crew (its folder stays)", make_crews_unregister},
+    CommandEntry{"crews reload", "Read a Crew's .agentworks/functions.json again", make_crews_reload},
+    CommandEntry{"crews call", "Call a function of the Crew NAME (functions call with the Crew first)",
+                 make_crews_call},
+    CommandEntry{"crews call-status", "Show a call's status (same as functions call-status)", make_crews_call_status},
+    CommandEntry{"crews call-file", "Read a call's output file (same as functions call-file)", make_crews_call_file},
+    CommandEntry{"crews reply", "Answer a call's pending question (same as functions reply)", make_crews_reply},
+    CommandEntry{"functions list", "List the functions of a Crew you may call", make_functions_list},
+    CommandEntry{"functions call", "Call a Crew's function with JSON arguments; answers the call (call_id, status)",
+                 make_functions_call},
+    CommandEntry{"functions call-status", "Show a call's status, progress, messages, outcome and files (--wait)",
+                 make_functions_call_status},
+    CommandEntry{"functions call-file", "Read a call's output file a page at a time, or all of it with --output",
+                 make_functions_call_file},
+    CommandEntry{"functions reply", "Answer a question a running call asked (pending_inputs)", make_functions_reply},
+    CommandEntry{"functions ask", "Inside a function execution only: ask the caller a question and print the answer",
+                 make_functions_ask},
+    CommandEntry{"mcp serve", "The messaging MCP server an agent CLI starts over stdio (credential-less; --full: your login)",
                  make_mcp_serve},
     CommandEntry{"bridge message ack", "As this attached chat: mark a message admitted or processed",
                  make_bridge_message_ack},
@@ -81,7 +117,9 @@ constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
-    GroupEntry{"mcp", "The messaging MCP server for agent CLIs"},
+    GroupEntry{"crews", "Project folders whose declared functions others can call"},
+    GroupEntry{"functions", "Calling a Crew's functions and following the calls"},
+    GroupEntry{"mcp", "The MCP servers for agent CLIs (messaging; --full for functions and messages)"},
     GroupEntry{"bridge", "Messaging as the attached chat this runs in, through the bridge"},
     GroupEntry{"message", "ack, reply, send, read, peers for the attached chat of the calling process"},
 };

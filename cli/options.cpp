@@ -41,6 +41,9 @@ Option Options::option(std::string_view names, std::optional<std::string>& into,
 Option Options::option(std::string_view names, std::optional<int>& into, std::string_view help) {
   return Option(add(app_, names, into, help));
 }
+Option Options::option(std::string_view names, std::optional<long long>& into, std::string_view help) {
+  return Option(add(app_, names, into, help));
+}
 Option Options::option(std::string_view names, std::vector<std::string>& into, std::string_view help) {
   return Option(add(app_, names, into, help));
 }

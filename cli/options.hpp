@@ -38,6 +38,7 @@ class Options {
   Option option(std::string_view names, int& into, std::string_view help);
   Option option(std::string_view names, std::optional<std::string>& into, std::string_view help);
   Option option(std::string_view names, std::optional<int>& into, std::string_view help);
+  Option option(std::string_view names, std::optional<long long>& into, std::string_view help);
   Option option(std::string_view names, std::vector<std::string>& into, std::string_view help);
   void flag(std::string_view names, bool& into, std::string_view help);
   // Everything from the first word that is not one of ours on is left, in order, for Context::rest.

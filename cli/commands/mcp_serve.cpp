@@ -1,6 +1,8 @@
 // agentworks mcp serve [--provider P] [--claude-channel]: the credential-less messaging MCP server that an agent
 // CLI starts over stdio (plugins' .mcp.json, Codex's [mcp_servers]). It never reads the CLI login (R-C2): every
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
+// agentworks mcp serve --full: the person's opt-in full connection instead, speaking for their CLI login
+// (functions, messages and help tools); it never talks to the bridge.
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
@@ -9,7 +11,10 @@
 #include "agentworks/environment.hpp"
 #include "agentworks/providers.hpp"
 #include "command.hpp"
+#include "session.hpp"
+#include "agentworks/error.hpp"
 #include "mcp/caller_identity.hpp"
+#include "mcp/full_server.hpp"
 #include "mcp/server.hpp"
 
 namespace agentworks::cli {
@@ -24,9 +29,20 @@ class McpServe final : public Command {
                    "host's thread id");
     options.flag("--claude-channel", options_.claude_channel,
                  "Also act as a Claude channel: push messages into the running Claude session");
+    options.flag("--full", full_,
+                 "The person's full connection with this CLI login: functions, messages and help tools (docs/mcp.md)");
   }
 
-  json run(const Context& /*ctx*/) override {
+  json run(const Context& ctx) override {
+    if (full_) {
+      if (!options_.provider.empty() || options_.claude_channel) {
+        throw Error(ErrorCode::usage, "--full speaks for your login, not an attached chat: drop --provider and "
+                                      "--claude-channel");
+      }
+      // The login is read for every tool call, so `agentworks login` while the server runs applies at once.
+      mcp::serve_full(std::cin, std::cout, [&ctx] { return require_login(ctx); });
+      return json{{"stopped", true}};
+    }
     mcp::current_caller(options_.provider);  // a bad --provider is a usage error before anything is served
     // `agentworks claude` starts Claude with the channel enabled and sets this for the plugin's server; without
     // it a pushed message could land in a session that never shows it, so the Stop hook keeps delivering.
@@ -43,6 +59,7 @@ class McpServe final : public Command {
 
  private:
   mcp::ServeOptions options_;
+  bool full_ = false;
 };
 
 }  // namespace

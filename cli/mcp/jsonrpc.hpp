@@ -3,6 +3,7 @@
 // carries nothing else.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <ostream>
 #include <stdexcept>
@@ -44,5 +45,18 @@ class LineWriter {
 nlohmann::json rpc_result(const nlohmann::json& id, const nlohmann::json& result);
 nlohmann::json rpc_error(const nlohmann::json& id, int code, const std::string& message);
 nlohmann::json rpc_notification(const std::string& method, const nlohmann::json& params);
+
+// What a server does with the client's messages: `seen` is told the method of every well-formed message
+// (requests and notifications, before it is answered); `dispatch` answers a request (throw RpcError for a
+// JSON-RPC error); `log` records an unexpected exception.
+struct RpcHandlers {
+  std::function<void(const std::string& method)> seen;
+  std::function<nlohmann::json(const std::string& method, const nlohmann::json& params)> dispatch;
+  std::function<void(const std::string& text)> log;
+};
+
+// One line from the client: a parse error or bad request is answered here, a notification (no id) gets no answer,
+// a request gets dispatch's result or error. Blank lines and responses are ignored.
+void handle_rpc_line(const std::string& line, LineWriter& writer, const RpcHandlers& handlers);
 
 }  // namespace agentworks::cli::mcp

@@ -50,40 +50,14 @@ class Server {
   }
 
   void handle_line(const std::string& line) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
-    const json msg = json::parse(line, nullptr, false);
-    if (msg.is_discarded()) {
-      writer_.write(rpc_error(nullptr, rpc_parse_error, "not valid JSON"));
-      return;
-    }
-    if (!msg.is_object()) {
-      writer_.write(rpc_error(nullptr, rpc_invalid_request, "a JSON-RPC message must be an object (no batches)"));
-      return;
-    }
-    const auto method_it = msg.find("method");
-    const bool has_id = msg.contains("id");
-    if (method_it == msg.end()) return;  // a response to us: we send no requests
-    const json id = has_id ? msg["id"] : json();
-    if (has_id && !id.is_string() && !id.is_number_integer()) {
-      writer_.write(rpc_error(nullptr, rpc_invalid_request, "'id' must be a string or an integer"));
-      return;
-    }
-    if (!method_it->is_string()) {
-      if (has_id) writer_.write(rpc_error(id, rpc_invalid_request, "'method' must be a string"));
-      return;
-    }
-    const std::string method = method_it->get<std::string>();
-    if (method == "notifications/initialized" && pump_) pump_->start();  // the client is ready for pushes
-    if (!has_id) return;  // notifications (initialized, cancelled, ...) need no answer
-    const json params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : json::object();
-    try {
-      writer_.write(rpc_result(id, dispatch(method, params)));
-    } catch (const RpcError& e) {
-      writer_.write(rpc_error(id, e.code(), e.what()));
-    } catch (const std::exception& e) {
-      log_line(std::string("internal error in ") + method + ": " + e.what());
-      writer_.write(rpc_error(id, rpc_internal_error, std::string("internal error: ") + e.what()));
-    }
+    handle_rpc_line(line, writer_,
+                    RpcHandlers{
+                        [this](const std::string& method) {
+                          // The client is ready for pushes.
+                          if (method == "notifications/initialized" && pump_) pump_->start();
+                        },
+                        [this](const std::string& method, const json& params) { return dispatch(method, params); },
+                        log_line});
   }
 
  private:

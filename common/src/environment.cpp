@@ -32,6 +32,13 @@ constexpr std::array kVars = {
             "the bridge's per-session message quota", true},
     VarInfo{Var::failpoint, "AGENTWORKS_FAILPOINT", "unset",
             "the named failpoint at which a failpoints build kills itself with SIGKILL", true},
+    VarInfo{Var::execution_server, "AGENTWORKS_SERVER", "unset (set by the server in a function execution)",
+            "the server URL `agentworks functions ask` talks to from inside a function execution", false},
+    VarInfo{Var::execution_call_id, "AGENTWORKS_CALL_ID", "unset (set by the server in a function execution)",
+            "the call `agentworks functions ask` asks about", false},
+    VarInfo{Var::execution_call_token, "AGENTWORKS_CALL_TOKEN", "unset (set by the server in a function execution)",
+            "the per-call secret `agentworks functions ask` authenticates with (valid only for its own open call)",
+            false},
 };
 
 }  // namespace

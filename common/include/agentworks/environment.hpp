@@ -21,6 +21,9 @@ enum class Var {
   bridge_watchdog_ms,
   bridge_max_messages_per_session,
   failpoint,
+  execution_server,
+  execution_call_id,
+  execution_call_token,
 };
 
 struct VarInfo {

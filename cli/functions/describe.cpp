@@ -1,0 +1,151 @@
+#include "functions/describe.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "functions/routes.hpp"
+#include "output.hpp"
+
+namespace agentworks::cli::functions {
+using nlohmann::json;
+namespace {
+
+std::string number_or(const json& j, const char* key, const std::string& fallback = "-") {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? std::to_string(it->get<long long>()) : fallback;
+}
+
+// Multi-line text indented under its heading, so it cannot be read as one of the lines around it.
+void indented(std::ostringstream& out, const std::string& text) {
+  out << "  ";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out << text[i];
+    if (text[i] == '\n' && i + 1 < text.size()) out << "  ";
+  }
+  if (text.empty() || text.back() != '\n') out << "\n";
+}
+
+}  // namespace
+
+std::string describe_crew(const json& crew) {
+  std::ostringstream out;
+  out << "crew " << text_or(crew, "crew_name") << " (" << text_or(crew, "crew_id") << ")\n"
+      << "  folder: " << text_or(crew, "dir") << "\n"
+      << "  running calls: " << number_or(crew, "running") << " of " << number_or(crew, "max_running") << "\n"
+      << "  reloaded: " << format_time(crew.value("reloaded_at", json())) << "\n";
+  const json functions = crew.value("functions", json::array());
+  out << "  functions (" << functions.size() << "):";
+  if (functions.empty()) out << " none declared in .agentworks/functions.json";
+  out << "\n";
+  for (const json& f : functions) {
+    out << "    " << text_or(f, "name") << "  " << text_or(f, "description", "") << "\n";
+  }
+  return out.str();
+}
+
+std::string describe_crews(const json& list) {
+  std::ostringstream out;
+  const json crews = list.value("crews", json::array());
+  if (crews.empty()) out << "no crews; register one with: agentworks crews register NAME --dir PATH\n";
+  for (const json& c : crews) {
+    out << text_or(c, "crew_name") << "  " << text_or(c, "crew_id") << "  " << text_or(c, "dir") << "  "
+        << c.value("functions", json::array()).size() << " functions, " << number_or(c, "running") << " running\n";
+  }
+  return out.str();
+}
+
+std::string describe_functions(const json& list) {
+  std::ostringstream out;
+  const json functions = list.value("functions", json::array());
+  out << "crew " << text_or(list, "crew_name") << " (" << text_or(list, "crew_id") << "): " << functions.size()
+      << " functions you may call\n";
+  for (const json& f : functions) {
+    out << "  " << text_or(f, "name") << "  " << text_or(f, "description", "") << "\n";
+    const json inputs = f.value("inputs", json::object());
+    if (inputs.is_object() && inputs.contains("properties") && inputs["properties"].is_object()) {
+      const json required = inputs.value("required", json::array());
+      out << "    inputs:";
+      for (const auto& [name, schema] : inputs["properties"].items()) {
+        const bool is_required = std::find(required.begin(), required.end(), json(name)) != required.end();
+        out << " " << name << (is_required ? "" : "?");
+        if (schema.is_object() && schema.contains("type") && schema["type"].is_string()) {
+          out << ":" << schema["type"].get<std::string>();
+        }
+      }
+      out << "\n";
+    }
+    if (f.contains("output_schema") && !f["output_schema"].is_null()) out << "    returns a result checked by its output schema\n";
+  }
+  return out.str();
+}
+
+std::string describe_call(const json& call, Surface surface) {
+  const bool cli = surface == Surface::cli;
+  std::ostringstream out;
+  const std::string status = text_or(call, "status", "?");
+  const std::string id = text_or(call, "call_id");
+  out << "call " << id << ": " << text_or(call, "function") << " on " << text_or(call, "crew_name") << ", status "
+      << status << (is_terminal(status) ? " (finished)" : " (not finished)") << "\n";
+  if (const std::string progress = text_or(call, "progress", ""); !progress.empty()) {
+    out << "progress: " << progress << "\n";
+  }
+  for (const json& q : call.value("pending_inputs", json::array())) {
+    const std::string request = text_or(q, "request_id");
+    out << "question " << request << ": " << text_or(q, "question", "") << "\n  answer with: ";
+    if (cli) {
+      out << "agentworks functions reply --call " << id << " --request " << request << " --answer TEXT\n";
+    } else {
+      out << "functions action=reply call_id=" << id << " request_id=" << request << " answer=TEXT\n";
+    }
+  }
+  if (const auto it = call.find("error"); it != call.end() && it->is_object()) {
+    out << "error: " << text_or(*it, "code") << ": " << text_or(*it, "message", "") << "\n";
+  }
+  if (const auto it = call.find("result"); it != call.end() && !it->is_null()) {
+    out << "result: " << it->dump() << "\n";
+  }
+  if (const std::string file = text_or(call, "result_file", ""); !file.empty()) {
+    out << "result (too large to show): file " << file << "; read it with: "
+        << (cli ? "agentworks functions call-file --call " + id + " --file " + file
+                : "functions action=read call_id=" + id + " file=" + file)
+        << "\n";
+  }
+  if (const auto it = call.find("answer"); it != call.end() && it->is_string()) {
+    out << "answer:\n";
+    indented(out, it->get<std::string>());
+  }
+  const json files = call.value("files", json::array());
+  if (call.value("files_expired", false)) {
+    out << "files: expired (removed by cleanup)\n";
+  } else if (!files.empty()) {
+    out << "files:";
+    for (const json& f : files) {
+      out << " " << text_or(f, "name") << " (" << number_or(f, "size") << " bytes, " << text_or(f, "kind") << ")";
+    }
+    out << "\n";
+  }
+  const json messages = call.value("messages", json::array());
+  if (!messages.empty()) {
+    out << "messages:\n";
+    for (const json& m : messages) {
+      out << "  [" << number_or(m, "seq") << "] " << text_or(m, "kind", "") << ": " << text_or(m, "text", "") << "\n";
+    }
+  }
+  if (!is_terminal(status)) {
+    const std::string after = number_or(call, "next_after", "-1");
+    const std::string after_event = number_or(call, "next_after_event", "-1");
+    out << "not an outcome yet (only completed, failed or interrupted is); poll with: ";
+    if (cli) {
+      out << "agentworks functions call-status --call " << id << " --after " << after << " --after-event "
+          << after_event << " --wait 25\n";
+    } else {
+      out << "functions action=status call_id=" << id << " after=" << after << " after_event=" << after_event
+          << " wait_seconds=25\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace agentworks::cli::functions

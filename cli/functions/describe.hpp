@@ -1,0 +1,25 @@
+// Short readable text for the Crew and function objects, shared by the commands' human output and the text
+// content of the `mcp serve --full` tools. A Call that is not terminal always says so and how to keep polling:
+// progress, silence or a pending question is not an outcome.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace agentworks::cli::functions {
+
+// One Crew: name, id, folder, running/max, its functions.
+std::string describe_crew(const nlohmann::json& crew);
+// {"crews":[…]}: one line each.
+std::string describe_crews(const nlohmann::json& list);
+// {"crew_id","crew_name","functions"}: name, description and the inputs' properties of each function.
+std::string describe_functions(const nlohmann::json& list);
+// Who reads the text: the next steps it names are CLI commands or `functions` tool actions.
+enum class Surface { cli, mcp };
+
+// A Call: status, progress, answer/result/error, pending questions with their request ids, files, messages, and
+// (when not terminal) how to keep polling.
+std::string describe_call(const nlohmann::json& call, Surface surface = Surface::cli);
+
+}  // namespace agentworks::cli::functions

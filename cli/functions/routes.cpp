@@ -1,0 +1,92 @@
+#include "functions/routes.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+
+namespace agentworks::cli::functions {
+using nlohmann::json;
+namespace {
+
+void check(const char* what, long long value, long long low, long long high) {
+  if (value < low || value > high) {
+    throw Error(ErrorCode::bad_request, std::string(what) + " must be between " + std::to_string(low) + " and " +
+                                            std::to_string(high) + ", not " + std::to_string(value));
+  }
+}
+
+void add(std::string& query, const char* key, const std::string& value) {
+  query += (query.empty() ? "?" : "&") + std::string(key) + "=" + url_encode(value);
+}
+
+}  // namespace
+
+std::string crew_path(std::string_view crew) { return "/v1/crews/" + url_encode(crew); }
+std::string call_path(std::string_view call_id) { return "/v1/calls/" + url_encode(call_id); }
+
+std::string status_path(std::string_view call_id, const StatusQuery& q) {
+  std::string query;
+  if (q.after) {
+    check("after", *q.after, -1, 1'000'000'000);
+    add(query, "after", std::to_string(*q.after));
+  }
+  if (q.message_limit) {
+    check("message_limit", *q.message_limit, 1, kMaxMessageLimit);
+    add(query, "message_limit", std::to_string(*q.message_limit));
+  }
+  if (q.after_event) {
+    check("after_event", *q.after_event, -1, 1'000'000'000);
+    add(query, "after_event", std::to_string(*q.after_event));
+  }
+  if (q.event_limit) {
+    check("event_limit", *q.event_limit, 1, kMaxEventLimit);
+    add(query, "event_limit", std::to_string(*q.event_limit));
+  }
+  check("wait_seconds", q.wait_seconds, 0, kMaxWaitSeconds);
+  if (q.wait_seconds > 0) add(query, "wait_seconds", std::to_string(q.wait_seconds));
+  return call_path(call_id) + query;
+}
+
+std::string file_path(std::string_view call_id, std::string_view name, std::optional<long long> offset,
+                      std::optional<long long> limit) {
+  if (name.empty()) throw Error(ErrorCode::bad_request, "the file name is empty");
+  std::string query;
+  add(query, "name", std::string(name));
+  if (offset) {
+    check("offset", *offset, 0, static_cast<long long>(1) << 53);
+    add(query, "offset", std::to_string(*offset));
+  }
+  if (limit) {
+    check("limit", *limit, 1, kMaxFilePageBytes);
+    add(query, "limit", std::to_string(*limit));
+  }
+  return call_path(call_id) + "/file" + query;
+}
+
+json call_body(const std::string& function, const json& arguments, const std::optional<std::string>& submission_id,
+               int wait_seconds) {
+  if (function.empty()) throw Error(ErrorCode::bad_request, "the function name is empty");
+  check("wait_seconds", wait_seconds, 0, kMaxWaitSeconds);
+  json body = {{"function", function}, {"arguments", arguments}};
+  if (submission_id) {
+    if (!valid_client_id(*submission_id)) {
+      throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
+    }
+    body["submission_id"] = *submission_id;
+  }
+  if (wait_seconds > 0) body["wait_seconds"] = wait_seconds;
+  return body;
+}
+
+ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds) {
+  ServerClientOptions options;
+  options.request_timeout_ms += static_cast<long>(wait_seconds) * 1000;
+  return ServerClient(base_url, token, options);
+}
+
+bool is_terminal(std::string_view status) {
+  return status == "completed" || status == "failed" || status == "interrupted";
+}
+
+}  // namespace agentworks::cli::functions

@@ -1,0 +1,49 @@
+// The Crew and function routes of the server (docs/protocol.md "Crews and functions") as paths, query strings and
+// bodies, shared by the `crews …` / `functions …` commands and the tools of `mcp serve --full`, so both send the
+// same requests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "agentworks/server_client.hpp"
+
+namespace agentworks::cli::functions {
+
+inline constexpr int kMaxFilePageBytes = 2 * 1024 * 1024;
+inline constexpr int kMaxMessageLimit = 500;
+inline constexpr int kMaxEventLimit = 200;
+
+// "/v1/crews/{crew}" (a Crew name or crw_ id), "/v1/calls/{id}".
+std::string crew_path(std::string_view crew);
+std::string call_path(std::string_view call_id);
+
+// What a status read asks for; an unset field is left to the server's default.
+struct StatusQuery {
+  std::optional<long long> after;
+  std::optional<long long> message_limit;
+  std::optional<long long> after_event;
+  std::optional<long long> event_limit;
+  int wait_seconds = 0;
+};
+// Checks the ranges (Error bad_request naming `what` of each field) and returns "/v1/calls/{id}?…".
+std::string status_path(std::string_view call_id, const StatusQuery& query);
+
+// "/v1/calls/{id}/file?name=…&offset=…&limit=…"; offset >= 0, limit 1 to 2 MiB (Error bad_request).
+std::string file_path(std::string_view call_id, std::string_view name, std::optional<long long> offset,
+                      std::optional<long long> limit);
+
+// The body of POST /v1/crews/{crew}/calls.
+nlohmann::json call_body(const std::string& function, const nlohmann::json& arguments,
+                         const std::optional<std::string>& submission_id, int wait_seconds);
+
+// A client whose request timeout covers a long poll of `wait_seconds` on any method (a call's wait is a POST).
+ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds);
+
+// completed, failed, interrupted: the only states that are an outcome.
+bool is_terminal(std::string_view status);
+
+}  // namespace agentworks::cli::functions

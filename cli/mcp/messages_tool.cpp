@@ -1,0 +1,105 @@
+// The `messages` tool of `mcp serve --full`: the server's message routes as the person's login (send → POST
+// /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
+// list_agents → GET /v1/agents), with the same client-side checks as the `messages …` commands.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+#include "checks.hpp"
+#include "mcp/full_actions.hpp"
+#include "mcp/tool_args.hpp"
+#include "session.hpp"
+
+namespace agentworks::cli::mcp {
+using nlohmann::json;
+namespace {
+
+std::string query_add(std::string query, const char* key, const std::string& value) {
+  return query + (query.empty() ? "?" : "&") + key + "=" + url_encode(value);
+}
+
+ToolAnswer as_json(const json& answer, const std::string& headline) { return {answer, headline + "\n" + answer.dump(2)}; }
+
+}  // namespace
+
+ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login) {
+  const std::string action = args.action({"send", "read", "state", "register", "list_agents"});
+  if (action == "send") {
+    args.only({"agent_name", "target", "inbox_id", "message", "submission_id"});
+    const auto target = args.opt_string("target");
+    const auto inbox = args.opt_string("inbox_id");
+    if (target.has_value() == inbox.has_value()) {
+      throw Error(ErrorCode::bad_request, "messages action=send: give exactly one of 'target' or 'inbox_id'");
+    }
+    json body;
+    if (target) {
+      const std::string t = target->find(':') == std::string::npos ? "agent:" + *target : *target;
+      if (t.rfind("agent:", 0) == 0) check_agent_name(std::string_view(t).substr(6));
+      body["target"] = t;
+    } else {
+      body["inbox_id"] = *inbox;
+    }
+    if (auto agent = args.opt_string("agent_name")) {
+      check_agent_name(*agent);
+      body["agent_name"] = *agent;
+    }
+    if (auto id = args.opt_string("submission_id")) {
+      if (!valid_client_id(*id)) throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
+      body["submission_id"] = *id;
+    }
+    const std::string text = args.string("message");
+    check_message_text(text);
+    body["message"] = text;
+    const Config config = login();
+    return as_json(client_for(config).post("/v1/messages", body),
+                   "sent: this is a receipt, not an answer; answers arrive as new messages (action=read)");
+  }
+  if (action == "read") {
+    args.only({"agent_name", "inbox_id", "after", "limit", "wait_seconds"});
+    const auto agent = args.opt_string("agent_name");
+    const auto inbox = args.opt_string("inbox_id");
+    if (!agent && !inbox) throw Error(ErrorCode::bad_request, "messages action=read: give 'agent_name' and/or 'inbox_id'");
+    std::string query;
+    if (inbox) query = query_add(query, "inbox_id", *inbox);
+    if (agent) {
+      check_agent_name(*agent);
+      query = query_add(query, "agent_name", *agent);
+    }
+    query = query_add(query, "after", args.opt_string("after").value_or("0"));
+    if (auto limit = args.opt_integer("limit")) {
+      if (*limit < 1 || *limit > kMaxReadLimit) throw Error(ErrorCode::bad_request, "messages: 'limit' must be 1-100");
+      query = query_add(query, "limit", std::to_string(*limit));
+    }
+    const auto wait_arg = args.opt_integer("wait_seconds").value_or(0);
+    if (wait_arg < 0) throw Error(ErrorCode::bad_request, "messages: 'wait_seconds' must be 0 or more");
+    const int wait = static_cast<int>(std::min<long long>(wait_arg, kMaxWaitSeconds));
+    if (wait > 0) query = query_add(query, "wait_seconds", std::to_string(wait));
+    const Config config = login();
+    const json page = client_for(config).get("/v1/messages" + query, wait);
+    return as_json(page, std::to_string(page.value("messages", json::array()).size()) +
+                             " messages; read on with after=next_cursor");
+  }
+  if (action == "state") {
+    args.only({"message_id"});
+    const std::string id = args.string("message_id");
+    const Config config = login();
+    return as_json(client_for(config).get("/v1/messages/" + url_encode(id) + "/receipt"), "receipt of " + id);
+  }
+  if (action == "register") {
+    args.only({"agent_name", "purpose", "provider"});
+    const std::string name = args.string("agent_name");
+    check_agent_name(name);
+    json body = {{"agent_name", name}};
+    if (auto purpose = args.opt_string("purpose")) body["purpose"] = *purpose;
+    if (auto provider = args.opt_string("provider")) body["provider"] = *provider;
+    const Config config = login();
+    return as_json(client_for(config).post("/v1/agents", body), "registered " + name);
+  }
+  args.only({});
+  const Config config = login();
+  return as_json(client_for(config).get("/v1/agents"), "the named agents of this account");
+}
+
+}  // namespace agentworks::cli::mcp

@@ -1,0 +1,38 @@
+// Checked reads of a `mcp serve --full` tool's arguments, action by action: a field the action does not take, a
+// missing required one or a wrong type is Error(bad_request) naming the field, answered as a tool error so the
+// agent can correct the call.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace agentworks::cli::mcp {
+
+class ToolArgs {
+ public:
+  // `args` must be an object (null reads as {}); `tool` names the tool in errors.
+  ToolArgs(std::string tool, const nlohmann::json& args);
+
+  // The action, one of `allowed`.
+  std::string action(const std::set<std::string>& allowed);
+  // Refuses any field other than "action" and `fields`.
+  void only(const std::set<std::string>& fields) const;
+
+  std::optional<std::string> opt_string(const char* key) const;
+  std::string string(const char* key) const;  // required and not empty
+  std::optional<long long> opt_integer(const char* key) const;
+  // The JSON value itself (required).
+  const nlohmann::json& value(const char* key) const;
+
+ private:
+  [[noreturn]] void bad(const std::string& what) const;
+
+  std::string tool_;
+  std::string action_;
+  nlohmann::json args_;
+};
+
+}  // namespace agentworks::cli::mcp
