@@ -25,7 +25,7 @@ class FunctionsDeclaration : public CrewTest {
   }
   json show(const std::string& crew) { return http_json(owner_http(), "GET", "/v1/crews/" + crew, std::nullopt, 200); }
   // Registers crew "api" with one function `hello`, then replaces its functions.json with `bad_text`: the
-  // reload must be invalid_declaration mentioning "line LINE" (0: any line) and `reason`, and leave `hello`.
+  // reload must be invalid_declaration naming line LINE (0: any line) and `reason`, and leave `hello`.
   void expect_reload_refused(const std::string& bad_text, int line, const std::string& reason) {
     make_crew("api", json::array({function_decl("hello")}), {{"tools/hello.sh", "echo hello"}});
     write_text(crew_dir("api") / ".agentworks" / "functions.json", bad_text);
@@ -33,7 +33,10 @@ class FunctionsDeclaration : public CrewTest {
     EXPECT_EQ(r.status, 400) << describe(r);
     EXPECT_EQ(error_code_of(r.body), "invalid_declaration") << describe(r);
     const std::string message = parse_json(r.body).at("error").value("message", "");
-    EXPECT_NE(message.find(line > 0 ? "line " + std::to_string(line) : "line"), std::string::npos) << message;
+    // The line, as "…/functions.json:LINE: reason".
+    EXPECT_NE(message.find(line > 0 ? "functions.json:" + std::to_string(line) + ":" : "functions.json:"),
+              std::string::npos)
+        << message;
     EXPECT_NE(message.find(reason), std::string::npos) << message;
     // The previous declaration stays in force: listed and callable.
     EXPECT_EQ(names_of(show("api")), std::vector<std::string>{"hello"});
@@ -80,7 +83,10 @@ TEST_F(FunctionsDeclaration, RegisterShowsDeclaredFunctions_R_F1) {
   EXPECT_EQ(functions.at("functions").size(), 2u) << functions.dump();
 
   // A name taken is conflict; a bad name is invalid_name.
-  const HttpResponse again = register_crew(owner_http(), "API", make_crew_dir("other"));
+  const fs::path other = make_crew_dir("other");
+  write_script(other, "tools/hello.sh", "echo hello");
+  write_functions(other, json::array({function_decl("hello")}));
+  const HttpResponse again = register_crew(owner_http(), "API", other);
   EXPECT_EQ(error_code_of(again.body), "conflict") << describe(again);
   const HttpResponse bad_name = register_crew(owner_http(), "-bad", crew_dir("other"));
   EXPECT_EQ(error_code_of(bad_name.body), "invalid_name") << describe(bad_name);
@@ -97,7 +103,7 @@ TEST_F(FunctionsDeclaration, InvalidJsonRefusedAtRegisterWithLine_R_F1) {
   const HttpResponse r = register_crew(owner_http(), "api", dir);
   EXPECT_EQ(r.status, 400) << describe(r);
   EXPECT_EQ(error_code_of(r.body), "invalid_declaration") << describe(r);
-  EXPECT_NE(r.body.find("line 3"), std::string::npos) << describe(r);
+  EXPECT_NE(r.body.find("functions.json:3:"), std::string::npos) << "the line: " << describe(r);
   EXPECT_EQ(owner_http().get("/v1/crews/api").status, 404);
   EXPECT_TRUE(http_json(owner_http(), "GET", "/v1/crews", std::nullopt, 200).at("crews").empty());
 }

@@ -45,7 +45,7 @@ TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
   EXPECT_EQ(error_code_of(expired.body), "expired") << describe(expired);
   const json record = status(old_id);
   EXPECT_EQ(record.at("status"), "completed") << "the record stays: " << record.dump();
-  EXPECT_EQ(record.at("answer"), "kept-answer\n");
+  EXPECT_EQ(answer_of(record), "kept-answer");
   EXPECT_EQ(record.at("files_expired"), true) << record.dump();
   const CliResult cli = owner().json({"functions", "call-file", "--call", old_id, "--file", "out.txt"});
   EXPECT_EQ(cli.exit_code, 4) << cli.describe();

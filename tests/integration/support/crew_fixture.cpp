@@ -163,6 +163,17 @@ void CrewTest::start_again_same_port() {
   o.listen = "127.0.0.1:" + std::to_string(port_);
   o.env = home_.env();
   server_.reset();
+  // A new ServerProcess writes server.1.stdout beside the data again: move the old logs away first, or its
+  // readiness check would read the old run's "listening on" line before the new server is up.
+  static int restarts = 0;
+  ++restarts;
+  const fs::path logs = o.data_dir.parent_path();
+  for (const auto& entry : fs::directory_iterator(logs)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("server.", 0) == 0 && (name.ends_with(".stdout") || name.ends_with(".stderr"))) {
+      fs::rename(entry.path(), logs / ("previous-" + std::to_string(restarts) + "-" + name));
+    }
+  }
   server_ = std::make_unique<ServerProcess>(o);
 }
 

@@ -20,6 +20,9 @@
 
 namespace agentworks::testing {
 
+// `text` without trailing line breaks.
+std::string trim_newlines(std::string text);
+
 // The Call statuses that end a call (docs/protocol.md "Crews and functions").
 bool is_terminal_status(const std::string& status);
 
@@ -82,6 +85,11 @@ class CrewTest : public MessagingTest {
   void stop_server(bool graceful);
   void start_again_same_port();
 
+  // A Call's answer without trailing line breaks (the server may keep or drop stdout's last newline); "" when null.
+  static std::string answer_of(const json& call) {
+    const json& a = call.at("answer");
+    return a.is_string() ? trim_newlines(a.get<std::string>()) : std::string();
+  }
   // Message texts of a Call's page.
   static std::vector<std::string> message_texts(const json& call);
   // Event types of a Call's page.
@@ -113,7 +121,5 @@ json CrewTest::wait_status(const std::string& call_id, Done&& done, std::chrono:
 
 // Decodes standard base64 (the file pages' content_base64).
 std::string base64_decode(const std::string& text);
-// `text` without trailing line breaks.
-std::string trim_newlines(std::string text);
 
 }  // namespace agentworks::testing
