@@ -52,28 +52,29 @@ fs::path normal(const std::string& p) {
 
 class FunctionsCalling : public CrewTest {};
 
-// R-F1: missing, unknown and mistyped inputs are invalid_input naming the schema path; no record (the same
-// submission_id is then free for a new call) and no .calls folder exist afterwards.
+// R-F1: missing, unknown and mistyped inputs are invalid_input naming the argument path and the reason; no
+// record (the same submission_id is then free for a new call) and no .calls folder exist afterwards.
 TEST_F(FunctionsCalling, BadInputsRefusedBeforeAnythingIsCreated_R_F1) {
   start_server();
   make_crew("api", json::array({function_decl("count", {{"inputs", text_inputs()}})}),
             {{"tools/count.sh", "echo run >> counter\necho counted"}});
+  // The message names the path in the arguments (`arguments.n`) and the reason (the schema keyword that failed).
   struct Case {
     json arguments;
-    std::string argument;     // the argument the message must name
-    std::string schema_path;  // what of the schema path (JSON pointer into `inputs`) it must name
+    std::string argument;  // the argument path the message must name
+    std::string reason;    // the failed keyword it must name
   };
   const std::vector<Case> cases = {{json::object(), "text", "required"},
                                    {{{"text", "a"}, {"extra", 1}}, "extra", "additionalProperties"},
-                                   {{{"text", "a"}, {"n", "seven"}}, "n", "properties/n"},
-                                   {{{"text", 5}}, "text", "properties/text"}};
+                                   {{{"text", "a"}, {"n", "seven"}}, "arguments.n", "type"},
+                                   {{{"text", 5}}, "arguments.text", "type"}};
   for (const Case& c : cases) {
     const HttpResponse r = call(owner_http(), "api", "count", c.arguments, {{"submission_id", "sub-bad"}});
     EXPECT_EQ(r.status, 400) << c.arguments.dump() << " " << describe(r);
     EXPECT_EQ(error_code_of(r.body), "invalid_input") << describe(r);
     const std::string message = parse_json(r.body).at("error").value("message", "");
     EXPECT_NE(message.find(c.argument), std::string::npos) << "the argument path: " << message;
-    EXPECT_NE(message.find(c.schema_path), std::string::npos) << "the schema path: " << message;
+    EXPECT_NE(message.find(c.reason), std::string::npos) << "the reason: " << message;
   }
   EXPECT_EQ(call_folder_count("api"), 0u) << "an invalid call creates no folder";
   EXPECT_FALSE(fs::exists(crew_dir("api") / "counter"));
