@@ -21,6 +21,10 @@ struct Limits {
   // HTTP connections: serve() sets max_connections from RLIMIT_NOFILE (minus headroom) or --max-connections.
   int max_connections = 1000;
   int request_deadline_seconds = 15;  // accept (or a request's first byte) to the complete request
+  // Functions (R-F2, R-F6)
+  int crew_max_running = 3;                           // running executions per Crew; one more is `busy`
+  std::int64_t call_output_ttl_seconds = 604800;      // .calls/<id>/ removed this long after its last change
+  std::int64_t call_sweep_interval_seconds = 3600;    // at most one sweep per Crew per interval
 };
 
 }  // namespace agentworks::server

@@ -9,14 +9,18 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include "agentworks/error.hpp"
+#include "functions/keeper.hpp"
 #include "server_setup.hpp"
 
 using namespace agentworks;
 using namespace agentworks::server;
 
 int main(int argc, char** argv) {
+  // The keeper of one function execution (started by this server, never by a person): no logger, no options.
+  if (argc >= 2 && std::string_view(argv[1]) == "keep-call") return functions::keep_call_main(argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("server"));
   CLI::App app{"agentworks reference message server"};
   ServeOptions opt;
@@ -46,6 +50,15 @@ int main(int argc, char** argv) {
   app.add_option("--request-deadline-seconds", l.request_deadline_seconds,
                  "a request must arrive completely within this after accept (or its first byte)")
       ->capture_default_str()->check(CLI::Range(1, 3600));
+
+  app.add_option("--crew-max-running", l.crew_max_running, "running function calls per Crew (one more is busy)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--call-output-ttl-seconds", l.call_output_ttl_seconds,
+                 "a call's folder is removed this long after its last change")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--call-sweep-interval-seconds", l.call_sweep_interval_seconds,
+                 "call folders of a Crew are swept at most this often")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
 
   auto* account = app.add_subcommand("account", "manage accounts");
   auto* add = account->add_subcommand("add", "add an account and print its login token");

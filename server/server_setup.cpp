@@ -14,6 +14,7 @@
 
 #include "agentworks/error.hpp"
 #include "http/server.hpp"
+#include "store/calls_store.hpp"
 #include "store/checkpointer.hpp"
 #include "store/store.hpp"
 
@@ -93,6 +94,19 @@ void ensure_owner(Store& store, const std::filesystem::path& dir) {
   }
 }
 
+// Calls that were running when the previous server process stopped (or died) are interrupted, never restarted.
+void interrupt_calls_left_open(Store& store) {
+  store.begin_batch();
+  try {
+    const auto ids = interrupt_open_calls(store);
+    store.commit_batch();
+    if (!ids.empty()) spdlog::warn("{} function call(s) were running when the server stopped: now interrupted", ids.size());
+  } catch (...) {
+    store.rollback_batch();
+    throw;
+  }
+}
+
 // 1,000 concurrent SSE streams need more descriptors than the usual soft limit of 1,024. Returns the limit.
 rlim_t raise_fd_limit() {
   rlimit rl{};
@@ -134,6 +148,7 @@ int serve(const ServeOptions& options) {
   prepare_data_dir(dir);
   Store store(dir, opt.limits);
   ensure_owner(store, dir);
+  interrupt_calls_left_open(store);
   store.disable_autocheckpoint();
   const Checkpointer checkpointer(store.db_path());
 

@@ -30,4 +30,18 @@ Response detach_attachment(Ctx& c);
 Response stream_attachment(Ctx& c);
 Response release_check(Ctx& c);
 
+Response register_crew(Ctx& c);
+Response list_crews(Ctx& c);
+Response get_crew(Ctx& c);
+Response reload_crew(Ctx& c);
+Response unregister_crew(Ctx& c);
+Response list_functions(Ctx& c);
+
+Response call_function(Ctx& c);
+Response get_call(Ctx& c);
+Response get_call_file(Ctx& c);
+Response reply_call(Ctx& c);
+Response ask_question(Ctx& c);
+Response get_question(Ctx& c);
+
 }  // namespace agentworks::server::api

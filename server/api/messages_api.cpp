@@ -1,5 +1,4 @@
 // Routes: send, read (with long poll), receipts, inbox metadata (R-M1, R-M2, R-M3, R-M7, R-M14).
-#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -8,6 +7,7 @@
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
 #include "api/page.hpp"
+#include "api/query_params.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::api {
@@ -16,21 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<std::string> query(Ctx& c, const char* key) {
-  auto it = c.query.find(key);
-  if (it == c.query.end()) return std::nullopt;
-  return it->second;
-}
+std::optional<std::string> query(Ctx& c, const char* key) { return query_text(c, key); }
 
 int int_param(Ctx& c, const char* key, int lo, int hi, int fallback) {
-  const auto v = query(c, key);
-  if (!v) return fallback;
-  int n = 0;
-  const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-  if (v->empty() || ec != std::errc() || ptr != v->data() + v->size() || n < lo || n > hi)
-    throw Error(ErrorCode::bad_request,
-                std::string(key) + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
-  return n;
+  return static_cast<int>(int_query(c, key, lo, hi, fallback));
 }
 
 json receipt_json(const Message& m) { return json{{"message_id", m.message_id}, {"delivery", delivery_json(m)}}; }

@@ -64,6 +64,8 @@ void Batch::flush() {
                                                      : "the server could not store this request; retry");
       } else if (p.response.stream) {
         hub_.start_stream(*conn, *p.response.stream);
+      } else if (p.response.call_wait) {
+        hub_.park_call(*conn, *p.response.call_wait);
       } else if (p.response.long_poll) {
         hub_.park(*conn, *p.response.long_poll);
       } else {
@@ -78,6 +80,13 @@ void Batch::flush() {
       hub_.on_events(events);
     } catch (const std::exception& e) {
       spdlog::error("waking streams and polls failed: {}", e.what());
+    }
+    if (after_commit_) {
+      try {
+        after_commit_(events);
+      } catch (const std::exception& e) {
+        spdlog::error("after-commit work failed: {}", e.what());
+      }
     }
   }
 }

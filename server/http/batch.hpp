@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "http/response.hpp"
@@ -19,6 +20,7 @@ class ConnectionTable;
 class HttpConnection;
 class Hub;
 class Store;
+struct StoreEvents;
 
 class Batch {
  public:
@@ -30,6 +32,8 @@ class Batch {
   void park(HttpConnection& conn, Response response);
   void schedule();  // make sure a flush runs in this loop iteration
   void flush();
+  // Runs after each successful commit, after the hub (the function runner starts executions here).
+  void set_after_commit(std::function<void(const StoreEvents&)> f) { after_commit_ = std::move(f); }
 
  private:
   static void on_flush(int fd, short what, void* arg);
@@ -43,6 +47,7 @@ class Batch {
   event* flush_ev_ = nullptr;
   bool scheduled_ = false;
   std::vector<Parked> parked_;
+  std::function<void(const StoreEvents&)> after_commit_;
 };
 
 }  // namespace agentworks::server

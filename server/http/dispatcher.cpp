@@ -88,23 +88,33 @@ void Dispatcher::handle(HttpConnection& conn) {
       const auto query = parse_query(query_text, *route);
       const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();
       const Connection nobody;
-      Ctx ctx{store_, hub_, nobody, params, query, body, last_event_id};
+      const std::string no_token;
+      Ctx ctx{store_, hub_, nobody, params, query, body, last_event_id, no_token};
       const Response r = route->handler(ctx);
       send_json(conn, r.status, r.body);
       return;
     }
     // Authenticate before looking at the query or the body: an unauthenticated caller learns nothing else.
     const std::string token = bearer_token(head);
+    const std::string no_token;
     Response response;
     try {
       store_.in_request([&] {
+        if (route->auth == Auth::call) {
+          const Connection nobody;
+          const auto query = parse_query(query_text, *route);
+          const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();
+          Ctx ctx{store_, hub_, nobody, params, query, body, last_event_id, token};
+          response = route->handler(ctx);
+          return;
+        }
         const auto caller = store_.authenticate(token);
         if (!caller) throw Error(ErrorCode::unauthenticated, "unknown or revoked token; sign in again");
         if (route->auth == Auth::login && !caller->is_login())
           throw Error(ErrorCode::forbidden, "a child connection may not do this; use the login connection");
         const auto query = parse_query(query_text, *route);
         const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();
-        Ctx ctx{store_, hub_, *caller, params, query, body, last_event_id};
+        Ctx ctx{store_, hub_, *caller, params, query, body, last_event_id, no_token};
         response = route->handler(ctx);
       });
     } catch (...) {

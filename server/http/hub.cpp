@@ -27,6 +27,7 @@ struct Hub::Parked {
   std::int64_t last_seq = 0;
   // long poll
   LongPoll poll;
+  std::optional<CallWait> call_wait;
   event* timer = nullptr;
 };
 
@@ -173,6 +174,31 @@ void Hub::park(HttpConnection& conn, const LongPoll& lp) {
   parked_.emplace(p->id, std::move(p));
 }
 
+void Hub::park_call(HttpConnection& conn, const CallWait& wait) {
+  if (conn.peer_closed()) {
+    conn.abort();
+    return;
+  }
+  // The call may have changed between the handler and the commit that released this answer.
+  if (auto body = wait.render(false)) {
+    send_json(conn, wait.status, *body);
+    return;
+  }
+  auto p = std::make_unique<Parked>();
+  p->hub = this;
+  p->id = next_id_++;
+  p->conn = &conn;
+  p->key = "call:" + wait.call_id;
+  p->connection_id = wait.connection_id;
+  p->call_wait = wait;
+  p->timer = evtimer_new(base_, &Hub::on_timer, p.get());
+  const timeval tv{wait.wait_seconds, 0};
+  evtimer_add(p->timer, &tv);
+  conn.set_close_callback([this, id = p->id] { forget(id); });
+  by_key_[p->key].push_back(p->id);
+  parked_.emplace(p->id, std::move(p));
+}
+
 void Hub::on_timer(int, short, void* arg) {
   auto* p = static_cast<Parked*>(arg);
   p->hub->wake(p->id, true);
@@ -183,6 +209,23 @@ void Hub::wake(std::uint64_t id, bool timed_out) {
   auto it = parked_.find(id);
   if (it == parked_.end() || it->second->stream) return;
   Parked* p = it->second.get();
+  if (p->call_wait) {
+    std::optional<std::string> body;
+    try {
+      body = p->call_wait->render(timed_out);
+    } catch (const std::exception& e) {
+      spdlog::error("a parked call read failed: {}", e.what());
+      p->conn->set_close_callback(nullptr);
+      send_error(*p->conn, ErrorCode::internal, "the server could not read the call; retry");
+      forget(id);
+      return;
+    }
+    if (!body) return;
+    p->conn->set_close_callback(nullptr);
+    send_json(*p->conn, p->call_wait->status, *body);
+    forget(id);
+    return;
+  }
   std::vector<Message> messages;
   try {
     messages = store_.fetch(p->poll.target, p->poll.limit);
@@ -247,6 +290,9 @@ void Hub::on_events(const StoreEvents& ev) {
     if (auto it = by_key_.find(m.conversation_id); it != by_key_.end())
       for (const auto id : it->second) to_wake.insert(id);
   }
+  for (const auto& call_id : ev.calls_changed)
+    if (auto it = by_key_.find("call:" + call_id); it != by_key_.end())
+      for (const auto id : it->second) to_wake.insert(id);
   for (const auto id : to_wake) wake(id, false);
 }
 

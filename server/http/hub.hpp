@@ -36,6 +36,7 @@ class Hub {
   // Called after the commit that covered the request.
   void start_stream(HttpConnection& conn, const StreamStart& s);
   void park(HttpConnection& conn, const LongPoll& lp);
+  void park_call(HttpConnection& conn, const CallWait& wait);
   void on_events(const StoreEvents& ev);
   // Ends every stream and answers every long poll (SIGTERM/SIGINT).
   void shutdown();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -26,11 +27,23 @@ struct StreamStart {
   std::int64_t after = 0;
 };
 
+// A parked function-call read (status, a call's wait for its outcome, an execution's wait for an answer):
+// woken when the call changes, answered when `render` has something or the wait is over.
+struct CallWait {
+  std::string call_id;
+  std::string connection_id;  // empty for an execution's own token
+  int wait_seconds = 0;
+  int status = 200;
+  // The answer body; nullopt while there is nothing new and `final` is false.
+  std::function<std::optional<std::string>(bool final)> render;
+};
+
 struct Response {
   int status = 200;
   std::string body;  // serialised JSON
   std::optional<LongPoll> long_poll;
   std::optional<StreamStart> stream;
+  std::optional<CallWait> call_wait;
 };
 
 Response json_reply(int status, const nlohmann::json& body);

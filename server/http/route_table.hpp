@@ -21,6 +21,7 @@ enum class Auth {
   none,   // anyone (health)
   any,    // any live connection (login or child)
   login,  // login connections only; a child gets `forbidden`
+  call,   // a function execution's per-call secret (checked by the handler against the call in the path)
 };
 
 struct Ctx {
@@ -31,6 +32,7 @@ struct Ctx {
   const std::map<std::string, std::string>& query;
   const nlohmann::json& body;  // the request object; {} for routes without a body
   const std::optional<std::string>& last_event_id;
+  const std::string& bearer;  // Auth::call routes: the presented secret; empty otherwise
 };
 
 using Handler = Response (*)(Ctx&);

@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 
 #include "agentworks/error.hpp"
 #include "http/batch.hpp"
@@ -17,6 +18,8 @@
 #include "http/dispatcher.hpp"
 #include "http/hub.hpp"
 #include "http/listener.hpp"
+#include "functions/call_runner.hpp"
+#include "store/calls_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -29,6 +32,7 @@ struct HttpServer::Impl {
   std::unique_ptr<Hub> hub;
   std::unique_ptr<Batch> batch;
   std::unique_ptr<Dispatcher> dispatcher;
+  std::unique_ptr<functions::CallRunner> runner;
   event* sigterm = nullptr;
   event* sigint = nullptr;
   int port = 0;
@@ -100,6 +104,14 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
 
   const int fd = listen_on(host, port);
   s.port = bound_port(fd);
+  functions::RunnerConfig runner_config;
+  std::error_code ec;
+  runner_config.keeper = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw Error(ErrorCode::internal, "cannot find the server's own executable: " + ec.message());
+  runner_config.server_url =
+      "http://" + (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
+  s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);
+  s.batch->set_after_commit([&s](const StoreEvents& events) { s.runner->on_committed(events); });
   s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });
   s.sigterm = evsignal_new(s.base, SIGTERM, &Impl::on_signal, &s);
   s.sigint = evsignal_new(s.base, SIGINT, &Impl::on_signal, &s);
@@ -110,6 +122,18 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
 HttpServer::~HttpServer() {
   Impl& s = *impl_;
   if (s.batch) s.batch->flush();
+  if (s.batch) s.batch->set_after_commit({});
+  if (s.runner && s.runner->running() > 0) {
+    // Stopping ends every execution (the keepers kill their trees); their calls read interrupted from now on.
+    s.runner.reset();
+    try {
+      s.store.in_request([&s] { interrupt_open_calls(s.store); });
+      s.batch->flush();
+    } catch (const std::exception& e) {
+      spdlog::error("cannot record the interrupted calls (the next start will): {}", e.what());
+    }
+  }
+  s.runner.reset();
   if (s.hub) s.hub->shutdown();
   if (s.sigterm != nullptr) event_free(s.sigterm);
   if (s.sigint != nullptr) event_free(s.sigint);

@@ -49,6 +49,33 @@ CREATE TABLE IF NOT EXISTS attachments(
   created_by TEXT NOT NULL, created_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS attachments_agent ON attachments(agent_id, state);
 CREATE INDEX IF NOT EXISTS attachments_creator ON attachments(created_by, state);
+CREATE TABLE IF NOT EXISTS crews(
+  crew_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, name_fold TEXT NOT NULL,
+  dir TEXT NOT NULL, declaration TEXT NOT NULL, created_at INTEGER NOT NULL, reloaded_at INTEGER NOT NULL,
+  last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX IF NOT EXISTS crews_live_name ON crews(account_id, name_fold) WHERE removed = 0;
+CREATE TABLE IF NOT EXISTS calls(
+  call_id TEXT PRIMARY KEY, crew_id TEXT NOT NULL, caller_account TEXT NOT NULL, caller_conn TEXT NOT NULL,
+  function TEXT NOT NULL, arguments TEXT NOT NULL, submission_id TEXT, fingerprint TEXT NOT NULL,
+  status TEXT NOT NULL, progress TEXT NOT NULL DEFAULT '', answer TEXT, result TEXT, result_file TEXT,
+  error_code TEXT, error_message TEXT, token_hash TEXT NOT NULL, correction INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
+  next_message INTEGER NOT NULL DEFAULT 0, dropped_messages INTEGER NOT NULL DEFAULT 0,
+  next_event INTEGER NOT NULL DEFAULT 0, files_expired INTEGER NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX IF NOT EXISTS calls_submission ON calls(caller_account, crew_id, submission_id)
+  WHERE submission_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS calls_crew_status ON calls(crew_id, status);
+CREATE INDEX IF NOT EXISTS calls_status ON calls(status);
+CREATE TABLE IF NOT EXISTS call_messages(
+  call_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY(call_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS call_events(
+  call_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, detail TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY(call_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS call_inputs(
+  request_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, question TEXT NOT NULL, answer TEXT,
+  asked_at INTEGER NOT NULL, answered_at INTEGER);
+CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
 )sql");
   // Data directories from before rate_window existed (the column keeps per-minute send counts, R-M10).
   bool has_rate_window = false;

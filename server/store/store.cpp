@@ -90,6 +90,8 @@ void Store::in_request(const std::function<void()>& f) {
   for (auto& m : request_events_.messages) events_.messages.push_back(std::move(m));
   for (auto& x : request_events_.fenced) events_.fenced.push_back(std::move(x));
   for (auto& x : request_events_.revoked_connections) events_.revoked_connections.push_back(std::move(x));
+  for (auto& x : request_events_.calls_started) events_.calls_started.push_back(std::move(x));
+  for (auto& x : request_events_.calls_changed) events_.calls_changed.push_back(std::move(x));
   request_events_ = StoreEvents{};
 }
 

@@ -25,7 +25,13 @@ struct StoreEvents {
   std::vector<Message> messages;                                // new messages, commit order
   std::vector<std::pair<std::string, std::string>> fenced;      // attachment_id, reason
   std::vector<std::string> revoked_connections;
-  bool empty() const { return messages.empty() && fenced.empty() && revoked_connections.empty(); }
+  // Function calls committed as running, with their executions' secrets (never stored): start them now.
+  std::vector<std::pair<std::string, std::string>> calls_started;
+  std::vector<std::string> calls_changed;  // function calls with a new message, event or status: wake waiters
+  bool empty() const {
+    return messages.empty() && fenced.empty() && revoked_connections.empty() && calls_started.empty() &&
+           calls_changed.empty();
+  }
 };
 
 struct SendInput {
@@ -127,6 +133,12 @@ class Store {
   std::vector<ReleaseItem> release_check(const Attachment& att, const std::vector<std::string>& message_ids);
   std::optional<Attachment> attachment_by_id(const std::string& id);
   std::optional<std::string> current_attachment_id(const std::string& agent_id);
+
+  // Function calls (store/calls_store.cpp) report what a commit must start or wake through these.
+  void note_call_started(const std::string& call_id, const std::string& token) {
+    request_events_.calls_started.emplace_back(call_id, token);
+  }
+  void note_call_changed(const std::string& call_id) { request_events_.calls_changed.push_back(call_id); }
 
   // Cached prepared statement (sql must be a string literal: the cache is keyed by its address).
   sql::Stmt& stmt(const char* sql);

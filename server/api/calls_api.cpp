@@ -1,0 +1,179 @@
+// Routes: call a function, read a call's status and files, answer its questions (R-F1..R-F4).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "agentworks/base64.hpp"
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "agentworks/validation.hpp"
+#include "api/body.hpp"
+#include "api/function_json.hpp"
+#include "api/handlers.hpp"
+#include "api/json_out.hpp"
+#include "api/query_params.hpp"
+#include "functions/access.hpp"
+#include "functions/call_files.hpp"
+#include "functions/declaration.hpp"
+#include "functions/output_sweeper.hpp"
+#include "functions/schema_check.hpp"
+#include "store/calls_store.hpp"
+#include "store/crews_store.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server::api {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxAnswerChars = 20000;
+
+bool printable_ascii(const std::string& s) {
+  for (const char ch : s)
+    if (ch < 0x21 || ch > 0x7e) return false;
+  return true;
+}
+
+std::optional<std::string> submission_id_of(const json& body) {
+  if (!body.contains("submission_id") || body["submission_id"].is_null()) return std::nullopt;
+  if (!body["submission_id"].is_string()) throw Error(ErrorCode::bad_request, "submission_id must be a string");
+  const std::string id = body["submission_id"].get<std::string>();
+  if (id.empty() || id.size() > kMaxSubmissionIdLength || !printable_ascii(id))
+    throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters without spaces");
+  return id;
+}
+
+int wait_of(const json& body) {
+  if (!body.contains("wait_seconds")) return 0;
+  const json& w = body["wait_seconds"];
+  if (!w.is_number_integer() || w.get<long long>() < 0 || w.get<long long>() > kMaxWaitSeconds)
+    throw Error(ErrorCode::bad_request, "wait_seconds must be an integer from 0 to 25");
+  return w.get<int>();
+}
+
+bool terminal(const CallRow& c) { return !c.open(); }
+
+// Answers now, or parks until the call reaches a terminal status (or the wait is over).
+Response call_answer(Ctx& c, const CallRow& call, int status, int wait, bool accepted) {
+  auto render_call = [&store = c.store, call_id = call.call_id, accepted](bool final) -> std::optional<std::string> {
+    const auto row = call_by_id(store, call_id);
+    if (!row) return std::nullopt;
+    if (!final && !terminal(*row)) return std::nullopt;
+    json j = call_json(store, *row, CallView{});
+    if (accepted) j["accepted"] = true;
+    return dump(j);
+  };
+  if (wait == 0 || terminal(call)) {
+    json j = call_json(c.store, call, CallView{});
+    if (accepted) j["accepted"] = true;
+    return json_reply(status, j);
+  }
+  Response r;
+  r.call_wait = CallWait{call.call_id, c.caller.connection_id, wait, status, render_call};
+  return r;
+}
+
+}  // namespace
+
+Response call_function(Ctx& c) {
+  const Body b(c.body, {"function", "arguments", "submission_id", "wait_seconds"});
+  const std::string name = b.string("function");
+  if (!c.body.contains("arguments"))
+    throw Error(ErrorCode::bad_request, "arguments (the JSON the function's inputs schema describes) is required");
+  const std::optional<std::string> submission_id = submission_id_of(c.body);
+  const int wait = wait_of(c.body);
+  const Crew crew = functions::admitted_crew(c.store, c.caller, c.params.at(0));
+  const functions::Declaration decl = functions::declaration_from_json(crew.declaration_json);
+  const functions::FunctionDecl* f = functions::find_function(decl, name);
+  if (f == nullptr || !functions::may_call(c.caller, crew, *f))
+    throw Error(ErrorCode::not_found, "Crew '" + crew.name + "' has no function '" + name +
+                                          "' that you may call; `agentworks functions list --crew " + crew.name + "`");
+  const std::string arguments = c.body["arguments"].dump();
+  // Inputs are checked before anything exists: no record, no folder, no process.
+  const auto violations = functions::validate(f->inputs_json, arguments, "arguments");
+  if (!violations.empty())
+    throw Error(ErrorCode::invalid_input, "the arguments do not match the inputs of " + f->name + ": " +
+                                              functions::describe(violations));
+  const std::string fingerprint = f->name + "\n" + arguments;
+  if (submission_id) {
+    if (const auto earlier = call_by_submission(c.store, c.caller.account_id, crew.crew_id, *submission_id,
+                                                c.store.limits().submission_retention_seconds)) {
+      if (earlier->fingerprint != fingerprint)
+        throw Error(ErrorCode::conflict, "submission_id '" + *submission_id +
+                                             "' was used for another call of this Crew; use a new id for new work");
+      return call_answer(c, *earlier, 200, wait, true);
+    }
+  }
+  functions::sweep_call_outputs(c.store, crew, c.store.limits().call_output_ttl_seconds,
+                                c.store.limits().call_sweep_interval_seconds);
+  if (running_calls(c.store, crew.crew_id) >= c.store.limits().crew_max_running)
+    throw Error(ErrorCode::busy, "Crew '" + crew.name + "' is running " +
+                                     std::to_string(c.store.limits().crew_max_running) +
+                                     " calls, its limit; calls are not queued: retry when one has finished");
+  NewCall in;
+  in.crew_id = crew.crew_id;
+  in.caller_account = c.caller.account_id;
+  in.caller_conn = c.caller.connection_id;
+  in.function = f->name;
+  in.arguments_json = arguments;
+  in.submission_id = submission_id;
+  in.fingerprint = fingerprint;
+  in.token = "awc_" + random_hex(32);
+  const CallRow call = insert_call(c.store, in);
+  return call_answer(c, call, 201, wait, true);
+}
+
+Response get_call(Ctx& c) {
+  const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
+  CallView view;
+  view.after = int_query(c, "after", -1, INT64_MAX, -1);
+  view.message_limit = static_cast<int>(int_query(c, "message_limit", 1, 500, 100));
+  view.after_event = int_query(c, "after_event", -1, INT64_MAX, -1);
+  view.event_limit = static_cast<int>(int_query(c, "event_limit", 1, 200, 50));
+  const int wait = static_cast<int>(int_query(c, "wait_seconds", 0, kMaxWaitSeconds, 0));
+  // Something new: a message after `after` or an event after `after_event` (every status change is an event).
+  auto fresh = [view](const CallRow& row) { return row.next_message - 1 > view.after || row.next_event - 1 > view.after_event; };
+  if (wait == 0 || fresh(call)) return json_reply(200, call_json(c.store, call, view));
+  Response r;
+  r.call_wait = CallWait{call.call_id, c.caller.connection_id, wait, 200,
+                         [&store = c.store, id = call.call_id, view, fresh](bool final) -> std::optional<std::string> {
+                           const auto row = call_by_id(store, id);
+                           if (!row) return std::nullopt;
+                           if (!final && !fresh(*row)) return std::nullopt;
+                           return dump(call_json(store, *row, view));
+                         }};
+  return r;
+}
+
+Response get_call_file(Ctx& c) {
+  const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
+  const auto name = query_text(c, "name");
+  if (!name) throw Error(ErrorCode::bad_request, "name (a file of the call, as listed in its files) is required");
+  const std::int64_t offset = int_query(c, "offset", 0, INT64_MAX, 0);
+  const std::int64_t limit =
+      int_query(c, "limit", 1, functions::kMaxFilePageBytes, functions::kDefaultFilePageBytes);
+  if (call.files_expired)
+    throw Error(ErrorCode::expired, "this call's output folder was removed by cleanup (7 days after its last change)");
+  const auto dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;
+  const functions::FilePage page = functions::read_call_file(dir, *name, offset, limit);
+  json j{{"call_id", call.call_id}, {"name", *name},  {"offset", page.offset},
+         {"size", page.size},       {"next_offset", page.next_offset}, {"eof", page.eof}};
+  if (page.text) j["content"] = page.bytes;
+  else j["content_base64"] = base64_encode(page.bytes);
+  return json_reply(200, j);
+}
+
+Response reply_call(Ctx& c) {
+  const Body b(c.body, {"request_id", "answer"});
+  const std::string request_id = b.string("request_id");
+  const std::string answer = b.string("answer");
+  const auto chars = utf8_length(answer);
+  if (!chars || *chars == 0 || *chars > kMaxAnswerChars)
+    throw Error(ErrorCode::bad_request, "answer must be 1-20,000 characters of valid UTF-8");
+  const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
+  if (!call.open()) throw Error(ErrorCode::conflict, "call " + call.call_id + " has ended (" + call.status + ")");
+  answer_call_input(c.store, call.call_id, request_id, answer);
+  return json_reply(200, json{{"call_id", call.call_id}, {"request_id", request_id}, {"answered", true}});
+}
+
+}  // namespace agentworks::server::api

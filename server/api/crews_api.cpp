@@ -1,0 +1,92 @@
+// Routes: register, list, show, reload and unregister Crews; list a Crew's functions (R-F1).
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "api/body.hpp"
+#include "api/function_json.hpp"
+#include "api/handlers.hpp"
+#include "functions/access.hpp"
+#include "functions/declaration.hpp"
+#include "functions/output_sweeper.hpp"
+#include "store/crews_store.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server::api {
+
+using nlohmann::json;
+
+namespace {
+
+// The folder as the server sees it: absolute, existing, readable, canonical (symlinks resolved).
+std::string crew_folder(const std::string& dir) {
+  if (dir.empty() || dir.front() != '/')
+    throw Error(ErrorCode::bad_request, "dir must be an absolute path on the server's computer (got '" + dir + "')");
+  std::error_code ec;
+  const auto canonical = std::filesystem::canonical(dir, ec);
+  if (ec || !std::filesystem::is_directory(canonical, ec))
+    throw Error(ErrorCode::invalid_declaration, "the server cannot open folder " + dir +
+                                                    " (it must exist on the server's computer and be a folder)");
+  if (::access(canonical.c_str(), R_OK | X_OK) != 0)
+    throw Error(ErrorCode::invalid_declaration, "the server cannot read folder " + canonical.string() +
+                                                    "; it runs as another user or the folder is private");
+  return canonical.string();
+}
+
+int max_running(Ctx& c) { return c.store.limits().crew_max_running; }
+
+void sweep(Ctx& c, const Crew& crew) {
+  functions::sweep_call_outputs(c.store, crew, c.store.limits().call_output_ttl_seconds,
+                                c.store.limits().call_sweep_interval_seconds);
+}
+
+}  // namespace
+
+Response register_crew(Ctx& c) {
+  const Body b(c.body, {"crew_name", "dir"});
+  const std::string name = b.string("crew_name");
+  const std::string dir = crew_folder(b.string("dir"));
+  const functions::Declaration d = functions::load_declaration(dir);
+  const Crew crew = server::register_crew(c.store, c.caller, name, dir, functions::declaration_to_json(d));
+  return json_reply(201, crew_json(c.store, crew, max_running(c)));
+}
+
+Response list_crews(Ctx& c) {
+  json out = json::array();
+  for (const auto& crew : server::list_crews(c.store, c.caller.account_id))
+    out.push_back(crew_json(c.store, crew, max_running(c)));
+  return json_reply(200, json{{"crews", out}});
+}
+
+Response get_crew(Ctx& c) {
+  return json_reply(200, crew_json(c.store, own_crew(c.store, c.caller, c.params.at(0)), max_running(c)));
+}
+
+Response reload_crew(Ctx& c) {
+  const Body b(c.body, {});
+  Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  const functions::Declaration d = functions::load_declaration(crew.dir);
+  crew.declaration_json = functions::declaration_to_json(d);
+  set_declaration(c.store, crew.crew_id, crew.declaration_json);
+  sweep(c, crew);
+  return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
+}
+
+Response unregister_crew(Ctx& c) {
+  const Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  remove_crew(c.store, crew.crew_id);
+  return json_reply(200, json{{"removed", true}, {"crew_name", crew.name}});
+}
+
+Response list_functions(Ctx& c) {
+  const Crew crew = functions::admitted_crew(c.store, c.caller, c.params.at(0));
+  sweep(c, crew);
+  json out = json::array();
+  for (const auto& f : functions::declaration_from_json(crew.declaration_json).functions)
+    if (functions::may_call(c.caller, crew, f)) out.push_back(function_json(f));
+  return json_reply(200, json{{"crew_id", crew.crew_id}, {"crew_name", crew.name}, {"functions", out}});
+}
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,92 @@
+#include "api/function_json.hpp"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "functions/call_files.hpp"
+#include "functions/declaration.hpp"
+#include "store/calls_store.hpp"
+#include "store/crews_store.hpp"
+
+namespace agentworks::server::api {
+
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+json function_json(const functions::FunctionDecl& f) {
+  return json{{"name", f.name},
+              {"description", f.description},
+              {"inputs", json::parse(f.inputs_json)},
+              {"output_schema", f.output_schema_json ? json::parse(*f.output_schema_json) : json(nullptr)},
+              {"runner", "command"},
+              {"timeout_seconds", f.timeout_seconds},
+              {"allowed_callers", f.allowed_callers}};
+}
+
+json crew_json(Store& store, const Crew& crew, int max_running) {
+  json fns = json::array();
+  for (const auto& f : functions::declaration_from_json(crew.declaration_json).functions) fns.push_back(function_json(f));
+  return json{{"crew_id", crew.crew_id},       {"crew_name", crew.name},
+              {"account_id", crew.account_id}, {"dir", crew.dir},
+              {"running", running_calls(store, crew.crew_id)}, {"max_running", max_running},
+              {"functions", fns},              {"created_at", crew.created_at},
+              {"reloaded_at", crew.reloaded_at}};
+}
+
+json call_json(Store& store, const CallRow& call, const CallView& view) {
+  json messages = json::array();
+  std::int64_t next_after = view.after;
+  for (const auto& m : call_messages(store, call.call_id, view.after, view.message_limit)) {
+    messages.push_back(json{{"seq", m.seq}, {"kind", m.kind}, {"text", m.text}, {"created_at", m.created_at}});
+    next_after = m.seq;
+  }
+  json events = json::array();
+  std::int64_t next_after_event = view.after_event;
+  for (const auto& e : call_events(store, call.call_id, view.after_event, view.event_limit)) {
+    events.push_back(json{{"seq", e.seq}, {"type", e.type}, {"detail", e.detail}, {"created_at", e.created_at}});
+    next_after_event = e.seq;
+  }
+  json pending = json::array();
+  for (const auto& in : pending_inputs(store, call.call_id))
+    pending.push_back(json{{"request_id", in.request_id}, {"question", in.question}, {"asked_at", in.asked_at}});
+  const std::filesystem::path dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;
+  std::error_code ec;
+  const bool expired = call.files_expired || (!call.open() && !std::filesystem::exists(dir, ec));
+  json files = json::array();
+  if (!expired) {
+    for (const auto& f : functions::list_call_files(dir))
+      files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
+                           {"modified", f.modified}});
+  }
+  json error = nullptr;
+  if (call.error_code) error = json{{"code", *call.error_code}, {"message", call.error_message.value_or("")}};
+  return json{{"call_id", call.call_id},
+              {"crew_id", call.crew_id},
+              {"crew_name", call.crew_name},
+              {"function", call.function},
+              {"status", call.status},
+              {"progress", call.progress},
+              {"submission_id", opt(call.submission_id)},
+              {"correction_turn", call.correction},
+              {"created_at", call.created_at},
+              {"updated_at", call.updated_at},
+              {"finished_at", call.finished_at ? json(*call.finished_at) : json(nullptr)},
+              {"messages", messages},
+              {"next_after", next_after},
+              {"events", events},
+              {"next_after_event", next_after_event},
+              {"answer", opt(call.answer)},
+              {"result", call.result_json ? json::parse(*call.result_json) : json(nullptr)},
+              {"result_file", opt(call.result_file)},
+              {"error", error},
+              {"files", files},
+              {"files_expired", expired},
+              {"pending_inputs", pending}};
+}
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,29 @@
+// JSON of Crews, functions and calls (docs/protocol.md, "Crews and functions").
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+
+#include "store/function_records.hpp"
+
+namespace agentworks::server {
+class Store;
+namespace functions {
+struct FunctionDecl;
+}
+}
+
+namespace agentworks::server::api {
+
+struct CallView {
+  std::int64_t after = -1;        // messages after this seq
+  int message_limit = 100;
+  std::int64_t after_event = -1;  // events after this seq
+  int event_limit = 50;
+};
+
+nlohmann::json function_json(const functions::FunctionDecl& f);
+nlohmann::json crew_json(Store& store, const Crew& crew, int max_running);
+nlohmann::json call_json(Store& store, const CallRow& call, const CallView& view);
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,66 @@
+// Routes for an execution asking its caller (`agentworks functions ask`): authenticated by the per-call secret
+// the server gave that execution, valid only for its own call while the call is open; it grants nothing else.
+#include <nlohmann/json.hpp>
+
+#include "agentworks/error.hpp"
+#include "agentworks/sha256.hpp"
+#include "agentworks/validation.hpp"
+#include "api/body.hpp"
+#include "api/handlers.hpp"
+#include "api/json_out.hpp"
+#include "api/query_params.hpp"
+#include "store/calls_store.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server::api {
+
+using nlohmann::json;
+
+namespace {
+
+CallRow execution_call(Ctx& c) {
+  const auto call = call_by_id(c.store, c.params.at(0));
+  if (!call || !call->open() || c.bearer.empty() || sha256_hex(c.bearer) != call->token_hash)
+    throw Error(ErrorCode::unauthenticated,
+                "this secret is not valid for an open call; `agentworks functions ask` works only inside a running "
+                "function execution");
+  return *call;
+}
+
+json answer_json(const CallInput& in) {
+  return json{{"request_id", in.request_id},
+              {"answered", in.answer.has_value()},
+              {"answer", in.answer ? json(*in.answer) : json(nullptr)}};
+}
+
+}  // namespace
+
+Response ask_question(Ctx& c) {
+  const Body b(c.body, {"question"});
+  const std::string question = b.string("question");
+  const auto chars = utf8_length(question);
+  if (!chars || blank_text(question) || *chars > kMaxMessageChars)
+    throw Error(ErrorCode::bad_request, "question must be 1-20,000 characters of valid UTF-8, not only spaces");
+  const CallRow call = execution_call(c);
+  const CallInput in = add_call_input(c.store, call.call_id, question);
+  return json_reply(201, json{{"request_id", in.request_id}});
+}
+
+Response get_question(Ctx& c) {
+  const CallRow call = execution_call(c);
+  const int wait = static_cast<int>(int_query(c, "wait_seconds", 0, kMaxWaitSeconds, 0));
+  const auto in = call_input(c.store, call.call_id, c.params.at(1));
+  if (!in) throw Error(ErrorCode::not_found, "no question " + c.params.at(1) + " on this call");
+  if (in->answer || wait == 0) return json_reply(200, answer_json(*in));
+  Response r;
+  r.call_wait = CallWait{call.call_id, "", wait, 200,
+                         [&store = c.store, id = call.call_id, rid = in->request_id](bool final) -> std::optional<std::string> {
+                           const auto now_in = call_input(store, id, rid);
+                           if (!now_in) return std::nullopt;
+                           if (!final && !now_in->answer) return std::nullopt;
+                           return dump(answer_json(*now_in));
+                         }};
+  return r;
+}
+
+}  // namespace agentworks::server::api

@@ -1,0 +1,25 @@
+// Who may see a Crew's functions, call them and read a call (R-F4): the owner's account, accounts named in a
+// function's allowed_callers, and for a call only its caller's account and the owner. Anyone else is told
+// `not_found`, exactly as for an id that does not exist.
+#pragma once
+
+#include <string>
+
+#include "store/function_records.hpp"
+#include "store/records.hpp"
+
+namespace agentworks::server {
+class Store;
+}
+
+namespace agentworks::server::functions {
+
+struct FunctionDecl;
+
+bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f);
+// The Crew if the caller may call at least one of its functions; not_found otherwise.
+Crew admitted_crew(Store& store, const Connection& caller, const std::string& name_or_id);
+// The call if the caller's account made it or owns its Crew; not_found otherwise.
+CallRow visible_call(Store& store, const Connection& caller, const std::string& call_id);
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,161 @@
+#include "functions/call_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+
+namespace agentworks::server::functions {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+bool valid_utf8(std::string_view bytes) { return utf8_length(bytes).has_value(); }
+
+// Bytes at the end that start a UTF-8 character the page does not hold completely.
+std::size_t incomplete_tail(std::string_view bytes) {
+  for (std::size_t back = 1; back <= 3 && back <= bytes.size(); ++back) {
+    const auto c = static_cast<unsigned char>(bytes[bytes.size() - back]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    std::size_t need = 1;
+    if ((c & 0xE0) == 0xC0) need = 2;
+    else if ((c & 0xF0) == 0xE0) need = 3;
+    else if ((c & 0xF8) == 0xF0) need = 4;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+std::vector<std::string> components(const std::string& name) {
+  if (name.empty()) throw Error(ErrorCode::bad_request, "name the file to read (as listed in the call's files)");
+  if (name.front() == '/')
+    throw Error(ErrorCode::bad_request, "file names are relative to the call's folder; '" + name + "' is absolute");
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t slash = name.find('/', start);
+    const std::string part = name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (part == "..")
+      throw Error(ErrorCode::bad_request, "file name '" + name + "' leaves the call's folder ('..' is refused)");
+    if (!part.empty() && part != ".") parts.push_back(part);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.empty()) throw Error(ErrorCode::bad_request, "name a file, not the folder");
+  return parts;
+}
+
+}  // namespace
+
+std::vector<CallFile> list_call_files(const fs::path& call_dir) {
+  std::vector<CallFile> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(call_dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end && out.size() < kMaxListedFiles; it.increment(ec)) {
+    const fs::directory_entry& e = *it;
+    std::error_code sec;
+    if (e.is_symlink(sec) || !e.is_regular_file(sec)) continue;
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    CallFile f;
+    f.name = fs::relative(e.path(), call_dir, sec).string();
+    f.size = st.st_size;
+    f.modified = st.st_mtime;
+    const Fd fd(::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() >= 0) {
+      std::string head(static_cast<std::size_t>(std::min<std::int64_t>(st.st_size, 64 * 1024)), '\0');
+      const ssize_t n = ::pread(fd.get(), head.data(), head.size(), 0);
+      head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      if (static_cast<std::int64_t>(head.size()) < st.st_size) head.resize(head.size() - incomplete_tail(head));
+      f.text = valid_utf8(head);
+    }
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const CallFile& a, const CallFile& b) { return a.name < b.name; });
+  return out;
+}
+
+FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::int64_t offset, std::int64_t limit) {
+  const auto parts = components(name);
+  int dir = ::open(call_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) throw Error(ErrorCode::expired, "this call's output folder was removed by cleanup (7 days after its last change)");
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const int next = ::openat(dir, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    ::close(dir);
+    if (next < 0) {
+      if (err == ENOENT) throw Error(ErrorCode::not_found, "no file '" + name + "' in this call's folder");
+      throw Error(ErrorCode::bad_request, "file name '" + name + "' goes through '" + parts[i] +
+                                              "', which is not a folder of the call (symlinks are not followed)");
+    }
+    dir = next;
+  }
+  const Fd dir_fd(dir);
+  const Fd fd(::openat(dir, parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) throw Error(ErrorCode::not_found, "no file '" + name + "' in this call's folder");
+    if (errno == ELOOP) throw Error(ErrorCode::bad_request, "'" + name + "' is a symlink; only the call's own files are readable");
+    throw Error(ErrorCode::bad_request, "cannot read '" + name + "': " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw Error(ErrorCode::bad_request, "'" + name + "' is not a regular file");
+  FilePage page;
+  page.size = st.st_size;
+  page.offset = std::min<std::int64_t>(offset, st.st_size);
+  const auto want = static_cast<std::size_t>(std::min<std::int64_t>(limit, st.st_size - page.offset));
+  page.bytes.resize(want);
+  std::size_t got = 0;
+  while (got < want) {
+    const ssize_t n = ::pread(fd.get(), page.bytes.data() + got, want - got, page.offset + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  page.bytes.resize(got);
+  const bool to_end = page.offset + static_cast<std::int64_t>(got) >= st.st_size;
+  if (!to_end) {
+    const std::size_t cut = incomplete_tail(page.bytes);
+    if (cut > 0 && cut < page.bytes.size() && valid_utf8(std::string_view(page.bytes).substr(0, page.bytes.size() - cut)))
+      page.bytes.resize(page.bytes.size() - cut);
+  }
+  page.text = valid_utf8(page.bytes);
+  page.next_offset = page.offset + static_cast<std::int64_t>(page.bytes.size());
+  page.eof = page.next_offset >= st.st_size;
+  return page;
+}
+
+std::int64_t last_change(const fs::path& call_dir) {
+  struct stat st {};
+  if (::lstat(call_dir.c_str(), &st) != 0) return 0;
+  std::int64_t newest = st.st_mtime;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(call_dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    struct stat s {};
+    if (::lstat(it->path().c_str(), &s) == 0) newest = std::max<std::int64_t>(newest, s.st_mtime);
+  }
+  return newest;
+}
+
+}  // namespace agentworks::server::functions

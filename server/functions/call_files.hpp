@@ -1,0 +1,42 @@
+// The files of one call's folder: listing for status, bounded paged reads that cannot leave the folder (R-F4).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace agentworks::server::functions {
+
+inline constexpr std::int64_t kMaxFilePageBytes = 2 * 1024 * 1024;
+inline constexpr std::int64_t kDefaultFilePageBytes = 256 * 1024;
+inline constexpr std::size_t kMaxListedFiles = 1000;
+
+struct CallFile {
+  std::string name;  // relative to the call's folder
+  std::int64_t size = 0;
+  bool text = false;  // valid UTF-8 (judged on its first 64 KiB)
+  std::int64_t modified = 0;
+};
+
+// Regular files under `call_dir` (symlinks are not followed or listed), sorted by name.
+std::vector<CallFile> list_call_files(const std::filesystem::path& call_dir);
+
+struct FilePage {
+  std::int64_t offset = 0;
+  std::int64_t size = 0;         // the whole file
+  std::int64_t next_offset = 0;
+  bool eof = false;
+  bool text = false;             // `bytes` is valid UTF-8 (and does not end inside a character)
+  std::string bytes;
+};
+
+// Reads `name` (relative, no "..", no symlink on the way) at offset/limit. bad_request for a name that would
+// leave the folder, not_found for a missing file, expired when the folder itself is gone.
+FilePage read_call_file(const std::filesystem::path& call_dir, const std::string& name, std::int64_t offset,
+                        std::int64_t limit);
+
+// The newest modification time of the folder or anything under it (the cleanup clock); 0 when it is gone.
+std::int64_t last_change(const std::filesystem::path& call_dir);
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,221 @@
+#include "functions/declaration.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
+#include "functions/schema_check.hpp"
+
+namespace agentworks::server::functions {
+
+using nlohmann::json;
+
+namespace {
+
+int line_at(const std::string& text, std::size_t offset) {
+  int line = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+// The line of `key` inside the function named `function_name` (anchored at its "name" member), else of the key's
+// first appearance. JSON parsers do not keep positions; this finds the line a person needs to look at.
+int line_of(const std::string& text, const std::string& function_name, const std::string& key) {
+  std::size_t anchor = std::string::npos;
+  if (!function_name.empty()) {
+    const std::regex name_re("\"name\"\\s*:\\s*\"" + std::regex_replace(function_name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + "\"");
+    std::smatch m;
+    if (std::regex_search(text, m, name_re)) anchor = static_cast<std::size_t>(m.position(0));
+  }
+  const std::string quoted = "\"" + key + "\"";
+  if (anchor != std::string::npos) {
+    // The function's own object: from the '{' before the name to the one after.
+    const std::size_t open = text.rfind('{', anchor);
+    const std::size_t after = text.find(quoted, open == std::string::npos ? 0 : open);
+    if (after != std::string::npos) return line_at(text, after);
+    return line_at(text, anchor);
+  }
+  const std::size_t first = text.find(quoted);
+  return first == std::string::npos ? 1 : line_at(text, first);
+}
+
+
+[[noreturn]] void refuse(const std::string& shown_path, int line, const std::string& reason) {
+  throw Error(ErrorCode::invalid_declaration, shown_path + ":" + std::to_string(line) + ": " + reason +
+                                                  "; the declaration in force is unchanged");
+}
+
+bool inside(const std::filesystem::path& dir, const std::filesystem::path& p) {
+  const std::string d = dir.string();
+  const std::string s = p.string();
+  return s.size() > d.size() && s.compare(0, d.size(), d) == 0 && s[d.size()] == '/';
+}
+
+// A command is a program on PATH by bare name, or a path inside the project (relative to it) that exists and is
+// executable; an absolute path or one that resolves outside the folder is refused.
+std::optional<std::string> command_problem(const std::string& program, const std::filesystem::path& crew_dir) {
+  if (program.empty()) return "run.command[0] is empty";
+  if (program.find('/') == std::string::npos) return std::nullopt;
+  if (program.front() == '/') return "run.command[0] '" + program + "' is an absolute path: name a file inside the project (e.g. ./tools/run.sh) or a program on PATH";
+  std::error_code ec;
+  const auto resolved = std::filesystem::weakly_canonical(crew_dir / program, ec);
+  if (ec || !inside(crew_dir, resolved))
+    return "run.command[0] '" + program + "' is outside the project folder";
+  if (!std::filesystem::is_regular_file(resolved, ec))
+    return "run.command[0] '" + program + "' does not exist in the project";
+  if (::access(resolved.c_str(), X_OK) != 0) return "run.command[0] '" + program + "' is not executable (chmod +x it)";
+  return std::nullopt;
+}
+
+FunctionDecl parse_function(const json& f, std::size_t index, const std::string& text,
+                            const std::filesystem::path& crew_dir, const std::string& shown_path) {
+  const std::string where = "functions[" + std::to_string(index) + "]";
+  if (!f.is_object()) refuse(shown_path, line_of(text, "", "functions"), where + " must be an object");
+  FunctionDecl d;
+  if (f.contains("name") && f["name"].is_string()) d.name = f["name"].get<std::string>();
+  auto fail = [&](const std::string& key, const std::string& reason) {
+    refuse(shown_path, line_of(text, d.name, key), where + (d.name.empty() ? "" : " (" + d.name + ")") + ": " + reason);
+  };
+  static const std::set<std::string> known = {"name", "description", "inputs", "output_schema",
+                                              "run", "timeout_seconds", "allowed_callers"};
+  for (const auto& [key, value] : f.items())
+    if (known.count(key) == 0) fail(key, "unknown key '" + key + "' (known: name, description, inputs, output_schema, run, timeout_seconds, allowed_callers)");
+  if (!f.contains("name") || !f["name"].is_string()) fail("name", "\"name\" (a string) is required");
+  if (!valid_agent_name(d.name))
+    fail("name", "name '" + d.name + "' breaks the name rules (1-64 of letters, digits, '.', '_', '-', starting with a letter or digit)");
+  if (f.contains("description")) {
+    if (!f["description"].is_string()) fail("description", "\"description\" must be a string");
+    d.description = f["description"].get<std::string>();
+    if (d.description.size() > 2000) fail("description", "\"description\" is over 2,000 bytes");
+  }
+  if (!f.contains("inputs")) fail("inputs", "\"inputs\" (a JSON Schema for the arguments) is required");
+  d.inputs_json = f["inputs"].dump();
+  if (auto p = schema_problem(d.inputs_json)) fail("inputs", "\"inputs\" is " + *p);
+  if (f.contains("output_schema") && !f["output_schema"].is_null()) {
+    d.output_schema_json = f["output_schema"].dump();
+    if (auto p = schema_problem(*d.output_schema_json)) fail("output_schema", "\"output_schema\" is " + *p);
+  }
+  if (!f.contains("run") || !f["run"].is_object()) fail("run", "\"run\" (an object such as {\"command\": [\"./tools/x.sh\"]}) is required");
+  const json& run = f["run"];
+  for (const auto& [key, value] : run.items()) {
+    if (key == "claude" || key == "codex")
+      fail(key, "run." + key + " is not supported by this server version; use run.command");
+    if (key != "command") fail(key, "unknown key 'run." + key + "' (known: command)");
+  }
+  if (!run.contains("command") || !run["command"].is_array() || run["command"].empty())
+    fail("command", "run.command must be a non-empty array of strings");
+  for (const auto& part : run["command"]) {
+    if (!part.is_string()) fail("command", "run.command must hold only strings");
+    d.command.push_back(part.get<std::string>());
+  }
+  if (auto p = command_problem(d.command.front(), crew_dir)) fail("command", *p);
+  if (f.contains("timeout_seconds")) {
+    const json& t = f["timeout_seconds"];
+    if (!t.is_number_integer() || t.get<long long>() < 1 || t.get<long long>() > kMaxTimeoutSeconds)
+      fail("timeout_seconds", "\"timeout_seconds\" must be an integer from 1 to 86400");
+    d.timeout_seconds = t.get<int>();
+  }
+  if (f.contains("allowed_callers")) {
+    const json& a = f["allowed_callers"];
+    if (!a.is_array()) fail("allowed_callers", "\"allowed_callers\" must be an array of account ids");
+    for (const auto& id : a) {
+      if (!id.is_string() || id.get<std::string>().rfind("acc_", 0) != 0)
+        fail("allowed_callers", "\"allowed_callers\" holds account ids such as \"acc_…\" (agentworks status shows yours)");
+      d.allowed_callers.push_back(id.get<std::string>());
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+std::filesystem::path declaration_path(const std::filesystem::path& crew_dir) {
+  return crew_dir / ".agentworks" / "functions.json";
+}
+
+Declaration load_declaration(const std::filesystem::path& crew_dir) {
+  const auto path = declaration_path(crew_dir);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(path.string(), 0, "cannot read it (create it; docs/functions.md shows the format)");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  if (text.size() > kMaxDeclarationBytes) refuse(path.string(), 0, "the file is over 1 MiB");
+  return parse_declaration(text, crew_dir, path.string());
+}
+
+Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
+                              const std::string& shown_path) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();
+    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
+    refuse(shown_path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + why);
+  }
+  if (!doc.is_object()) refuse(shown_path, 1, "the file must be an object {\"functions\": [...]}");
+  for (const auto& [key, value] : doc.items())
+    if (key != "functions") refuse(shown_path, line_of(text, "", key), "unknown key '" + key + "' (known: functions)");
+  if (!doc.contains("functions") || !doc["functions"].is_array())
+    refuse(shown_path, 1, "\"functions\" (an array) is required");
+  if (doc["functions"].size() > kMaxFunctions) refuse(shown_path, 1, "more than 100 functions");
+  Declaration d;
+  std::set<std::string> names;
+  std::size_t i = 0;
+  for (const auto& f : doc["functions"]) {
+    FunctionDecl fn = parse_function(f, i++, text, crew_dir, shown_path);
+    if (!names.insert(fold_name(fn.name)).second)
+      refuse(shown_path, line_of(text, fn.name, "name"), "function '" + fn.name + "' is declared twice");
+    d.functions.push_back(std::move(fn));
+  }
+  return d;
+}
+
+std::string declaration_to_json(const Declaration& d) {
+  json fns = json::array();
+  for (const auto& f : d.functions) {
+    json o{{"name", f.name},
+           {"description", f.description},
+           {"inputs", json::parse(f.inputs_json)},
+           {"output_schema", f.output_schema_json ? json::parse(*f.output_schema_json) : json(nullptr)},
+           {"run", {{"command", f.command}}},
+           {"timeout_seconds", f.timeout_seconds},
+           {"allowed_callers", f.allowed_callers}};
+    fns.push_back(std::move(o));
+  }
+  return json{{"functions", fns}}.dump();
+}
+
+Declaration declaration_from_json(const std::string& text) {
+  const json doc = json::parse(text);
+  Declaration d;
+  for (const auto& f : doc.at("functions")) {
+    FunctionDecl fn;
+    fn.name = f.at("name").get<std::string>();
+    fn.description = f.at("description").get<std::string>();
+    fn.inputs_json = f.at("inputs").dump();
+    if (!f.at("output_schema").is_null()) fn.output_schema_json = f.at("output_schema").dump();
+    fn.command = f.at("run").at("command").get<std::vector<std::string>>();
+    fn.timeout_seconds = f.at("timeout_seconds").get<int>();
+    fn.allowed_callers = f.at("allowed_callers").get<std::vector<std::string>>();
+    d.functions.push_back(std::move(fn));
+  }
+  return d;
+}
+
+const FunctionDecl* find_function(const Declaration& d, const std::string& name) {
+  const std::string folded = fold_name(name);
+  for (const auto& f : d.functions)
+    if (fold_name(f.name) == folded) return &f;
+  return nullptr;
+}
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,238 @@
+#include "functions/execution.hpp"
+
+#include <event2/event.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "agentworks/error.hpp"
+
+namespace agentworks::server::functions {
+namespace {
+
+constexpr std::size_t kMaxPartialLine = 64 * 1024;
+
+int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+// Moves a descriptor above the four the keeper receives, so the dup2 calls after fork cannot clobber it.
+int high_fd(int fd) {
+  if (fd >= 4) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
+  ::close(fd);
+  return moved;
+}
+
+[[noreturn]] void spawn_error(const std::string& what) {
+  throw Error(ErrorCode::internal, "cannot start the execution: " + what + ": " + std::strerror(errno));
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end)
+    : on_line_(std::move(on_stderr_line)), on_end_(std::move(on_end)) {
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> args = {spec.keeper, "keep-call", "--"};
+  args.insert(args.end(), spec.command.begin(), spec.command.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_copy = spec.env;
+  std::vector<char*> envp;
+  for (auto& e : env_copy) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int in = ::memfd_create("agentworks-call-stdin", MFD_CLOEXEC);
+  if (in < 0) spawn_error("memfd_create");
+  std::size_t written = 0;
+  while (written < spec.stdin_bytes.size()) {
+    const ssize_t n = ::write(in, spec.stdin_bytes.data() + written, spec.stdin_bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(in);
+      spawn_error("writing the inputs");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::lseek(in, 0, SEEK_SET);
+  int out[2], err[2], status[2];
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0) {
+    ::close(in);
+    spawn_error("pipe2");
+  }
+  in = high_fd(in);
+  const int child_out = high_fd(out[1]);
+  const int child_err = high_fd(err[1]);
+  const int child_status = high_fd(status[1]);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) spawn_error("fork");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) _exit(1);  // the server died before the line above
+    ::dup2(in, 0);
+    ::dup2(child_out, 1);
+    ::dup2(child_err, 2);
+    ::dup2(child_status, 3);
+    for (int fd = 0; fd <= 3; ++fd) ::fcntl(fd, F_SETFD, 0);
+    ::syscall(SYS_close_range, 4U, ~0U, 0U);
+    if (::chdir(spec.cwd.c_str()) != 0) _exit(126);
+    ::execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  ::close(in);
+  ::close(child_out);
+  ::close(child_err);
+  ::close(child_status);
+  out_fd_ = out[0];
+  err_fd_ = err[0];
+  status_fd_ = status[0];
+  for (const int fd : {out_fd_, err_fd_, status_fd_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  pidfd_ = pidfd_open(pid);
+  if (pidfd_ < 0) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    spawn_error("pidfd_open");
+  }
+  out_ev_ = event_new(base, out_fd_, EV_READ | EV_PERSIST, &Execution::on_stdout, this);
+  err_ev_ = event_new(base, err_fd_, EV_READ | EV_PERSIST, &Execution::on_stderr, this);
+  exit_ev_ = event_new(base, pidfd_, EV_READ, &Execution::on_exit, this);
+  event_add(out_ev_, nullptr);
+  event_add(err_ev_, nullptr);
+  event_add(exit_ev_, nullptr);
+}
+
+Execution::~Execution() {
+  if (!ended_ && pid_ > 0) {
+    // The server is going away: the keeper must take the tree with it.
+    ::kill(pid_, SIGTERM);
+  }
+  for (event* e : {out_ev_, err_ev_, exit_ev_})
+    if (e != nullptr) event_free(e);
+  close_fd(out_fd_);
+  close_fd(err_fd_);
+  close_fd(status_fd_);
+  close_fd(pidfd_);
+}
+
+void Execution::terminate() {
+  if (!ended_ && pid_ > 0) ::kill(pid_, SIGTERM);
+}
+
+void Execution::on_stdout(int, short, void* arg) {
+  auto* self = static_cast<Execution*>(arg);
+  if (!self->drain_stdout()) {
+    event_del(self->out_ev_);
+  }
+}
+
+void Execution::on_stderr(int, short, void* arg) {
+  auto* self = static_cast<Execution*>(arg);
+  if (!self->drain_stderr()) {
+    event_del(self->err_ev_);
+  }
+}
+
+// Reads what is there; false at end of file or error (the pipe is done).
+bool Execution::drain_stdout() {
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(out_fd_, buf, sizeof buf);
+    if (n > 0) {
+      const std::size_t room = kMaxAnswerBytes - std::min(kMaxAnswerBytes, stdout_.size());
+      stdout_.append(buf, std::min(room, static_cast<std::size_t>(n)));
+      if (static_cast<std::size_t>(n) > room) stdout_truncated_ = true;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && errno == EAGAIN;
+  }
+}
+
+bool Execution::drain_stderr() {
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(err_fd_, buf, sizeof buf);
+    if (n > 0) {
+      stderr_partial_.append(buf, static_cast<std::size_t>(n));
+      std::size_t start = 0;
+      for (std::size_t nl; (nl = stderr_partial_.find('\n', start)) != std::string::npos; start = nl + 1)
+        on_line_(stderr_partial_.substr(start, nl - start));
+      stderr_partial_.erase(0, start);
+      if (stderr_partial_.size() > kMaxPartialLine) {
+        on_line_(stderr_partial_);
+        stderr_partial_.clear();
+      }
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    const bool open = n < 0 && errno == EAGAIN;
+    if (!open && !stderr_partial_.empty()) {
+      on_line_(stderr_partial_);
+      stderr_partial_.clear();
+    }
+    return open;
+  }
+}
+
+void Execution::on_exit(int, short, void* arg) { static_cast<Execution*>(arg)->finish(); }
+
+void Execution::finish() {
+  if (ended_) return;
+  ended_ = true;
+  int wstatus = 0;
+  while (::waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  // Whatever the tree wrote before it died is in the pipes now; a process that escaped the tree cannot hold
+  // the call open, so read what is there and stop.
+  drain_stdout();
+  drain_stderr();
+  if (!stderr_partial_.empty()) {
+    on_line_(stderr_partial_);
+    stderr_partial_.clear();
+  }
+  std::string line;
+  char buf[512];
+  const ssize_t n = ::read(status_fd_, buf, sizeof buf);
+  if (n > 0) line.assign(buf, static_cast<std::size_t>(n));
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  ExecutionEnd end;
+  if (line.rfind("exit ", 0) == 0) {
+    end.kind = ExecutionEnd::Kind::exited;
+    end.code = std::atoi(line.c_str() + 5);
+  } else if (line.rfind("signal ", 0) == 0) {
+    end.kind = ExecutionEnd::Kind::signaled;
+    end.code = std::atoi(line.c_str() + 7);
+  } else if (line.rfind("spawn_failed ", 0) == 0) {
+    end.kind = ExecutionEnd::Kind::spawn_failed;
+    end.detail = line.substr(13);
+  } else {
+    // The keeper itself died without a word (killed from outside): the tree went with its group.
+    end.kind = ExecutionEnd::Kind::signaled;
+    end.code = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : SIGKILL;
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 126) {
+      end.kind = ExecutionEnd::Kind::spawn_failed;
+      end.detail = "cannot enter the Crew folder";
+    } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127) {
+      end.kind = ExecutionEnd::Kind::spawn_failed;
+      end.detail = "cannot start the keeper process";
+    }
+  }
+  for (event* e : {out_ev_, err_ev_, exit_ev_}) event_del(e);
+  on_end_(end);  // may destroy this object: nothing after this line
+}
+
+}  // namespace agentworks::server::functions

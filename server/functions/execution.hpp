@@ -1,0 +1,75 @@
+// One running process of a call, watched from the server's event loop without blocking it: the keeper
+// (functions/keeper.hpp) started with pipes for stdout, stderr and its status line, and a pidfd for its exit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct event;
+struct event_base;
+
+namespace agentworks::server::functions {
+
+inline constexpr std::size_t kMaxAnswerBytes = 256 * 1024;
+
+struct ExecutionSpec {
+  std::string keeper;                 // the server's own executable
+  std::vector<std::string> command;   // run.command
+  std::vector<std::string> env;       // NAME=VALUE, the whole environment
+  std::string cwd;
+  std::string stdin_bytes;
+};
+
+struct ExecutionEnd {
+  enum class Kind { exited, signaled, spawn_failed };
+  Kind kind = Kind::signaled;
+  int code = 0;        // exit status or signal number
+  std::string detail;  // spawn_failed: why
+};
+
+class Execution {
+ public:
+  using LineHandler = std::function<void(const std::string& line)>;
+  using EndHandler = std::function<void(const ExecutionEnd& end)>;
+
+  // Starts the keeper; throws Error(internal) when it cannot. The handlers run on the loop; the end handler
+  // runs once, after every stderr line was delivered.
+  Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  // Asks the keeper to kill the process tree (the end handler follows once it is gone).
+  void terminate();
+  const std::string& stdout_text() const { return stdout_; }
+  bool stdout_truncated() const { return stdout_truncated_; }
+  int pid() const { return pid_; }
+
+ private:
+  static void on_stdout(int fd, short what, void* arg);
+  static void on_stderr(int fd, short what, void* arg);
+  static void on_exit(int fd, short what, void* arg);
+  bool drain_stdout();
+  bool drain_stderr();
+  void finish();
+
+  LineHandler on_line_;
+  EndHandler on_end_;
+  int pid_ = -1;
+  int pidfd_ = -1;
+  int out_fd_ = -1;
+  int err_fd_ = -1;
+  int status_fd_ = -1;
+  event* out_ev_ = nullptr;
+  event* err_ev_ = nullptr;
+  event* exit_ev_ = nullptr;
+  std::string stdout_;
+  bool stdout_truncated_ = false;
+  std::string stderr_partial_;
+  bool ended_ = false;
+};
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,281 @@
+#include "store/calls_store.hpp"
+
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "agentworks/sha256.hpp"
+#include "clock.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+namespace {
+
+CallRow call_row(sql::Stmt& s) {
+  CallRow c;
+  c.call_id = s.text(0);
+  c.crew_id = s.text(1);
+  c.caller_account = s.text(2);
+  c.caller_conn = s.text(3);
+  c.function = s.text(4);
+  c.arguments_json = s.text(5);
+  c.submission_id = s.opt_text(6);
+  c.fingerprint = s.text(7);
+  c.status = s.text(8);
+  c.progress = s.text(9);
+  c.answer = s.opt_text(10);
+  c.result_json = s.opt_text(11);
+  c.result_file = s.opt_text(12);
+  c.error_code = s.opt_text(13);
+  c.error_message = s.opt_text(14);
+  c.token_hash = s.text(15);
+  c.correction = s.int64(16) != 0;
+  c.created_at = s.int64(17);
+  c.updated_at = s.int64(18);
+  c.finished_at = s.opt_int64(19);
+  c.next_message = s.int64(20);
+  c.dropped_messages = s.int64(21);
+  c.next_event = s.int64(22);
+  c.files_expired = s.int64(23) != 0;
+  c.crew_name = s.text(24);
+  c.crew_dir = s.text(25);
+  c.crew_account = s.text(26);
+  return c;
+}
+
+#define AW_CALL_SELECT                                                                                        \
+  "SELECT c.call_id, c.crew_id, c.caller_account, c.caller_conn, c.function, c.arguments, c.submission_id,"   \
+  " c.fingerprint, c.status, c.progress, c.answer, c.result, c.result_file, c.error_code, c.error_message,"   \
+  " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
+  " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id"                          \
+  " FROM calls c JOIN crews w ON w.crew_id = c.crew_id "
+
+void touch(Store& store, const std::string& call_id) {
+  Q q(store, "UPDATE calls SET updated_at = ? WHERE call_id = ?");
+  q->bind(1, now()).bind(2, call_id).run();
+  store.note_call_changed(call_id);
+}
+
+bool terminal_event(const std::string& type) {
+  return type == "completed" || type == "failed" || type == "interrupted";
+}
+
+}  // namespace
+
+std::optional<CallRow> call_by_submission(Store& store, const std::string& account, const std::string& crew_id,
+                                          const std::string& submission_id, std::int64_t retention_seconds) {
+  std::optional<CallRow> found;
+  {
+    Q q(store, AW_CALL_SELECT "WHERE c.caller_account = ? AND c.crew_id = ? AND c.submission_id = ?");
+    q->bind(1, account).bind(2, crew_id).bind(3, submission_id);
+    if (q->step()) found = call_row(*q);
+  }
+  if (found && found->created_at + retention_seconds <= now()) {
+    // The binding lasted its 7 days: the id is free again, the old record stays readable by its call_id.
+    Q q(store, "UPDATE calls SET submission_id = NULL WHERE call_id = ?");
+    q->bind(1, found->call_id).run();
+    return std::nullopt;
+  }
+  return found;
+}
+
+CallRow insert_call(Store& store, const NewCall& in) {
+  const std::string call_id = new_id("call");
+  const std::int64_t t = now();
+  {
+    Q q(store,
+        "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
+        " fingerprint, status, token_hash, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)");
+    q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
+    q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
+    q->bind(10, t).bind(11, t).run();
+  }
+  add_call_event(store, call_id, "started", "");
+  store.note_call_started(call_id, in.token);
+  return *call_by_id(store, call_id);
+}
+
+std::optional<CallRow> call_by_id(Store& store, const std::string& call_id) {
+  Q q(store, AW_CALL_SELECT "WHERE c.call_id = ?");
+  q->bind(1, call_id);
+  if (!q->step()) return std::nullopt;
+  return call_row(*q);
+}
+
+std::vector<CallMessage> call_messages(Store& store, const std::string& call_id, std::int64_t after, int limit) {
+  std::vector<CallMessage> out;
+  Q q(store, "SELECT seq, kind, text, created_at FROM call_messages WHERE call_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+  q->bind(1, call_id).bind(2, after).bind(3, limit);
+  while (q->step()) out.push_back(CallMessage{q->int64(0), q->text(1), q->text(2), q->int64(3)});
+  return out;
+}
+
+std::vector<CallEvent> call_events(Store& store, const std::string& call_id, std::int64_t after, int limit) {
+  std::vector<CallEvent> out;
+  Q q(store, "SELECT seq, type, detail, created_at FROM call_events WHERE call_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+  q->bind(1, call_id).bind(2, after).bind(3, limit);
+  while (q->step()) out.push_back(CallEvent{q->int64(0), q->text(1), q->text(2), q->int64(3)});
+  return out;
+}
+
+std::vector<CallInput> pending_inputs(Store& store, const std::string& call_id) {
+  std::vector<CallInput> out;
+  Q q(store,
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at FROM call_inputs"
+      " WHERE call_id = ? AND answer IS NULL ORDER BY asked_at, request_id");
+  q->bind(1, call_id);
+  while (q->step()) out.push_back(CallInput{q->text(0), q->text(1), q->text(2), q->opt_text(3), q->int64(4), q->opt_int64(5)});
+  return out;
+}
+
+std::optional<CallInput> call_input(Store& store, const std::string& call_id, const std::string& request_id) {
+  Q q(store,
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at FROM call_inputs"
+      " WHERE call_id = ? AND request_id = ?");
+  q->bind(1, call_id).bind(2, request_id);
+  if (!q->step()) return std::nullopt;
+  return CallInput{q->text(0), q->text(1), q->text(2), q->opt_text(3), q->int64(4), q->opt_int64(5)};
+}
+
+void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text) {
+  std::int64_t next = 0;
+  {
+    Q q(store, "SELECT next_message FROM calls WHERE call_id = ?");
+    q->bind(1, call_id);
+    if (!q->step()) return;
+    next = q->int64(0);
+  }
+  if (next >= kMaxCallMessages) {
+    // The last slot is one "dropped" message whose text counts what did not fit.
+    Q d(store, "UPDATE calls SET dropped_messages = dropped_messages + 1 WHERE call_id = ?");
+    d->bind(1, call_id).run();
+    Q u(store,
+        "UPDATE call_messages SET text = (SELECT dropped_messages FROM calls WHERE call_id = ?1) || ' more messages"
+        " were not kept (the limit is 10,000 per call)' WHERE call_id = ?1 AND seq = ?2");
+    u->bind(1, call_id).bind(2, kMaxCallMessages - 1).run();
+    return;
+  }
+  std::string body = text.size() > kMaxCallMessageBytes ? text.substr(0, kMaxCallMessageBytes) : text;
+  std::string k = kind;
+  if (next == kMaxCallMessages - 1) {
+    k = "dropped";
+    body = "1 more messages were not kept (the limit is 10,000 per call)";
+    Q d(store, "UPDATE calls SET dropped_messages = 1 WHERE call_id = ?");
+    d->bind(1, call_id).run();
+  }
+  {
+    Q q(store, "INSERT INTO call_messages(call_id, seq, kind, text, created_at) VALUES(?, ?, ?, ?, ?)");
+    q->bind(1, call_id).bind(2, next).bind(3, k).bind(4, body).bind(5, now()).run();
+  }
+  Q u(store, "UPDATE calls SET next_message = next_message + 1 WHERE call_id = ?");
+  u->bind(1, call_id).run();
+  touch(store, call_id);
+}
+
+void set_call_progress(Store& store, const std::string& call_id, const std::string& progress) {
+  Q q(store, "UPDATE calls SET progress = ? WHERE call_id = ?");
+  q->bind(1, progress.size() > kMaxCallMessageBytes ? progress.substr(0, kMaxCallMessageBytes) : progress);
+  q->bind(2, call_id).run();
+  touch(store, call_id);
+}
+
+void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail) {
+  std::int64_t next = 0;
+  {
+    Q q(store, "SELECT next_event FROM calls WHERE call_id = ?");
+    q->bind(1, call_id);
+    if (!q->step()) return;
+    next = q->int64(0);
+  }
+  if (next >= kMaxCallEvents - 1 && !terminal_event(type)) return;  // the last slot is kept for the outcome
+  {
+    Q q(store, "INSERT INTO call_events(call_id, seq, type, detail, created_at) VALUES(?, ?, ?, ?, ?)");
+    q->bind(1, call_id).bind(2, next).bind(3, type).bind(4, detail.substr(0, kMaxCallMessageBytes)).bind(5, now()).run();
+  }
+  Q u(store, "UPDATE calls SET next_event = next_event + 1 WHERE call_id = ?");
+  u->bind(1, call_id).run();
+  touch(store, call_id);
+}
+
+void mark_correction(Store& store, const std::string& call_id) {
+  Q q(store, "UPDATE calls SET correction = 1 WHERE call_id = ?");
+  q->bind(1, call_id).run();
+  touch(store, call_id);
+}
+
+void finish_call(Store& store, const std::string& call_id, const CallOutcome& o) {
+  {
+    Q q(store,
+        "UPDATE calls SET status = ?, answer = ?, result = ?, result_file = ?, error_code = ?, error_message = ?,"
+        " finished_at = ? WHERE call_id = ? AND status IN ('running', 'waiting_input')");
+    q->bind(1, o.status).bind(2, o.answer).bind(3, o.result_json).bind(4, o.result_file).bind(5, o.error_code);
+    q->bind(6, o.error_message).bind(7, now()).bind(8, call_id).run();
+    if (store.sql_changes() == 0) return;  // already finished: an outcome is recorded once
+  }
+  add_call_event(store, call_id, o.status, o.error_code.value_or(""));
+}
+
+CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question) {
+  CallInput in;
+  in.request_id = new_id("req");
+  in.call_id = call_id;
+  in.question = question;
+  in.asked_at = now();
+  {
+    Q q(store, "INSERT INTO call_inputs(request_id, call_id, question, asked_at) VALUES(?, ?, ?, ?)");
+    q->bind(1, in.request_id).bind(2, call_id).bind(3, question).bind(4, in.asked_at).run();
+  }
+  {
+    Q q(store, "UPDATE calls SET status = 'waiting_input' WHERE call_id = ? AND status = 'running'");
+    q->bind(1, call_id).run();
+  }
+  add_call_event(store, call_id, "input_requested", in.request_id);
+  return in;
+}
+
+void answer_call_input(Store& store, const std::string& call_id, const std::string& request_id,
+                       const std::string& answer) {
+  const auto in = call_input(store, call_id, request_id);
+  if (!in) throw Error(ErrorCode::not_found, "no question " + request_id + " on this call; `functions call-status` lists pending_inputs");
+  if (in->answer) throw Error(ErrorCode::conflict, "question " + request_id + " is already answered");
+  {
+    Q q(store, "UPDATE call_inputs SET answer = ?, answered_at = ? WHERE request_id = ?");
+    q->bind(1, answer).bind(2, now()).bind(3, request_id).run();
+  }
+  if (pending_inputs(store, call_id).empty()) {
+    Q q(store, "UPDATE calls SET status = 'running' WHERE call_id = ? AND status = 'waiting_input'");
+    q->bind(1, call_id).run();
+  }
+  add_call_event(store, call_id, "input_answered", request_id);
+}
+
+std::vector<std::string> interrupt_open_calls(Store& store) {
+  std::vector<std::string> ids;
+  {
+    Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input')");
+    while (q->step()) ids.push_back(q->text(0));
+  }
+  for (const auto& id : ids) {
+    CallOutcome o;
+    o.status = kCallInterrupted;
+    o.error_code = "interrupted";
+    o.error_message = "the server stopped while this call ran; its saved messages and files remain, and it is not "
+                      "started again (call again with a new submission_id to run it anew)";
+    finish_call(store, id, o);
+  }
+  return ids;
+}
+
+std::vector<std::string> finished_calls_with_files(Store& store, const std::string& crew_id) {
+  std::vector<std::string> out;
+  Q q(store,
+      "SELECT call_id FROM calls WHERE crew_id = ? AND files_expired = 0 AND status NOT IN ('running', 'waiting_input')");
+  q->bind(1, crew_id);
+  while (q->step()) out.push_back(q->text(0));
+  return out;
+}
+
+void mark_files_expired(Store& store, const std::string& call_id) {
+  Q q(store, "UPDATE calls SET files_expired = 1 WHERE call_id = ?");
+  q->bind(1, call_id).run();
+}
+
+}  // namespace agentworks::server

@@ -1,0 +1,72 @@
+// Function calls as durable rows: the call, its execution messages and events, and its pending questions
+// (R-F1..R-F6). Every change notes the call as changed so the commit wakes its waiters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/function_records.hpp"
+
+namespace agentworks::server {
+
+class Store;
+
+inline constexpr std::int64_t kMaxCallMessages = 10000;
+inline constexpr std::size_t kMaxCallMessageBytes = 4000;
+inline constexpr std::int64_t kMaxCallEvents = 200;
+
+struct NewCall {
+  std::string crew_id;
+  std::string caller_account;
+  std::string caller_conn;
+  std::string function;
+  std::string arguments_json;
+  std::optional<std::string> submission_id;
+  std::string fingerprint;  // function + arguments: a repeated submission_id must match it
+  std::string token;        // the execution's per-call secret: only its hash is stored
+};
+
+// The call bound to (account, Crew, submission_id) within `retention_seconds`; an older binding is released.
+std::optional<CallRow> call_by_submission(Store& store, const std::string& account, const std::string& crew_id,
+                                          const std::string& submission_id, std::int64_t retention_seconds);
+// Inserts a running call with its `started` event; the commit starts its execution.
+CallRow insert_call(Store& store, const NewCall& in);
+std::optional<CallRow> call_by_id(Store& store, const std::string& call_id);
+
+std::vector<CallMessage> call_messages(Store& store, const std::string& call_id, std::int64_t after, int limit);
+std::vector<CallEvent> call_events(Store& store, const std::string& call_id, std::int64_t after, int limit);
+std::vector<CallInput> pending_inputs(Store& store, const std::string& call_id);
+std::optional<CallInput> call_input(Store& store, const std::string& call_id, const std::string& request_id);
+
+// Execution messages: cut at kMaxCallMessageBytes; past kMaxCallMessages one "dropped" message counts the rest.
+void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text);
+void set_call_progress(Store& store, const std::string& call_id, const std::string& progress);
+// Lifecycle events; past kMaxCallEvents only terminal ones are still recorded.
+void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail);
+void mark_correction(Store& store, const std::string& call_id);
+
+struct CallOutcome {
+  std::string status;  // completed, failed, interrupted
+  std::optional<std::string> answer;
+  std::optional<std::string> result_json;
+  std::optional<std::string> result_file;
+  std::optional<std::string> error_code;
+  std::optional<std::string> error_message;
+};
+void finish_call(Store& store, const std::string& call_id, const CallOutcome& outcome);
+
+// A question from the execution: the call is waiting_input until every question is answered.
+CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question);
+// conflict when already answered, not_found when unknown.
+void answer_call_input(Store& store, const std::string& call_id, const std::string& request_id,
+                       const std::string& answer);
+
+// At start: every call left open by a previous server process becomes interrupted (never restarted). Returns ids.
+std::vector<std::string> interrupt_open_calls(Store& store);
+// Finished calls of a Crew whose folders still exist (cleanup candidates).
+std::vector<std::string> finished_calls_with_files(Store& store, const std::string& crew_id);
+void mark_files_expired(Store& store, const std::string& call_id);
+
+}  // namespace agentworks::server

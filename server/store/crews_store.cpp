@@ -1,0 +1,137 @@
+#include "store/crews_store.hpp"
+
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "agentworks/validation.hpp"
+#include "clock.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+namespace {
+
+
+
+Crew crew_row(sql::Stmt& s) {
+  Crew c;
+  c.crew_id = s.text(0);
+  c.account_id = s.text(1);
+  c.name = s.text(2);
+  c.dir = s.text(3);
+  c.declaration_json = s.text(4);
+  c.created_at = s.int64(5);
+  c.reloaded_at = s.int64(6);
+  c.last_sweep_at = s.int64(7);
+  return c;
+}
+
+bool nested(const std::string& a, const std::string& b) {
+  auto under = [](const std::string& dir, const std::string& p) {
+    return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && (dir == "/" || p[dir.size()] == '/');
+  };
+  return a == b || under(a, b) || under(b, a);
+}
+
+}  // namespace
+
+Crew register_crew(Store& store, const Connection& caller, const std::string& name, const std::string& dir,
+                   const std::string& declaration_json) {
+  if (!valid_agent_name(name))
+    throw Error(ErrorCode::invalid_name, "Crew name '" + name + "' breaks the name rules: 1-64 letters, digits, "
+                                         "'.', '_', '-', starting with a letter or digit");
+  {
+    Q q(store, "SELECT name, dir FROM crews WHERE removed = 0");
+    while (q->step()) {
+      if (nested(q->text(1), dir))
+        throw Error(ErrorCode::conflict, "folder " + dir + " is (or is inside, or holds) the folder of Crew '" +
+                                             q->text(0) + "'; a Crew folder cannot hold another Crew");
+    }
+  }
+  {
+    Q q(store, "SELECT 1 FROM crews WHERE account_id = ? AND name_fold = ? AND removed = 0");
+    q->bind(1, caller.account_id).bind(2, fold_name(name));
+    if (q->step())
+      throw Error(ErrorCode::conflict, "a Crew named '" + name + "' exists; unregister it first or pick another name");
+  }
+  {
+    Q q(store, "SELECT COUNT(*) FROM crews WHERE account_id = ? AND removed = 0");
+    q->bind(1, caller.account_id);
+    q->step();
+    if (q->int64(0) >= kMaxCrewsPerAccount)
+      throw Error(ErrorCode::limit_reached, "this account has 100 Crews; unregister one first");
+  }
+  Crew c;
+  c.crew_id = new_id("crw");
+  c.account_id = caller.account_id;
+  c.name = name;
+  c.dir = dir;
+  c.declaration_json = declaration_json;
+  c.created_at = c.reloaded_at = now();
+  Q q(store,
+      "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+  q->bind(1, c.crew_id).bind(2, c.account_id).bind(3, c.name).bind(4, fold_name(name)).bind(5, dir);
+  q->bind(6, declaration_json).bind(7, c.created_at).bind(8, c.reloaded_at).run();
+  return c;
+}
+
+std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
+  Q q(store,
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      " WHERE crew_id = ? AND removed = 0");
+  q->bind(1, crew_id);
+  if (!q->step()) return std::nullopt;
+  return crew_row(*q);
+}
+
+std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, const std::string& name_or_id) {
+  if (name_or_id.rfind("crw_", 0) == 0) return crew_by_id(store, name_or_id);
+  Q q(store,
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      " WHERE account_id = ? AND name_fold = ? AND removed = 0");
+  q->bind(1, caller.account_id).bind(2, fold_name(name_or_id));
+  if (!q->step()) return std::nullopt;
+  return crew_row(*q);
+}
+
+Crew own_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
+  auto c = crew_for_caller(store, caller, name_or_id);
+  if (!c || c->account_id != caller.account_id)
+    throw Error(ErrorCode::not_found, "no Crew '" + name_or_id + "' in this account; `agentworks crews list` shows them");
+  return *c;
+}
+
+std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
+  std::vector<Crew> out;
+  Q q(store,
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
+  q->bind(1, account_id);
+  while (q->step()) out.push_back(crew_row(*q));
+  return out;
+}
+
+void set_declaration(Store& store, const std::string& crew_id, const std::string& declaration_json) {
+  Q q(store, "UPDATE crews SET declaration = ?, reloaded_at = ? WHERE crew_id = ?");
+  q->bind(1, declaration_json).bind(2, now()).bind(3, crew_id).run();
+}
+
+void remove_crew(Store& store, const std::string& crew_id) {
+  if (running_calls(store, crew_id) > 0)
+    throw Error(ErrorCode::busy, "this Crew has running calls; wait for them to finish, then unregister it");
+  Q q(store, "UPDATE crews SET removed = 1 WHERE crew_id = ?");
+  q->bind(1, crew_id).run();
+}
+
+void set_last_sweep(Store& store, const std::string& crew_id, std::int64_t at) {
+  Q q(store, "UPDATE crews SET last_sweep_at = ? WHERE crew_id = ?");
+  q->bind(1, at).bind(2, crew_id).run();
+}
+
+int running_calls(Store& store, const std::string& crew_id) {
+  Q q(store, "SELECT COUNT(*) FROM calls WHERE crew_id = ? AND status IN ('running', 'waiting_input')");
+  q->bind(1, crew_id);
+  q->step();
+  return static_cast<int>(q->int64(0));
+}
+
+}  // namespace agentworks::server

@@ -1,0 +1,82 @@
+// Plain rows of Crews and function calls (store/crews_store.hpp, store/calls_store.hpp). No JSON here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace agentworks::server {
+
+struct Crew {
+  std::string crew_id;
+  std::string account_id;
+  std::string name;
+  std::string dir;               // canonical absolute path on the server's computer
+  std::string declaration_json;  // functions::declaration_to_json form
+  std::int64_t created_at = 0;
+  std::int64_t reloaded_at = 0;
+  std::int64_t last_sweep_at = 0;
+};
+
+// Call statuses: the open ones hold a running slot of their Crew.
+inline constexpr const char* kCallRunning = "running";
+inline constexpr const char* kCallWaitingInput = "waiting_input";
+inline constexpr const char* kCallCompleted = "completed";
+inline constexpr const char* kCallFailed = "failed";
+inline constexpr const char* kCallInterrupted = "interrupted";
+
+struct CallRow {
+  std::string call_id;
+  std::string crew_id;
+  std::string crew_name;
+  std::string crew_dir;
+  std::string crew_account;
+  std::string caller_account;
+  std::string caller_conn;
+  std::string function;
+  std::string arguments_json;
+  std::optional<std::string> submission_id;
+  std::string fingerprint;
+  std::string status;
+  std::string progress;
+  std::optional<std::string> answer;
+  std::optional<std::string> result_json;
+  std::optional<std::string> result_file;
+  std::optional<std::string> error_code;
+  std::optional<std::string> error_message;
+  std::string token_hash;
+  bool correction = false;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+  std::optional<std::int64_t> finished_at;
+  std::int64_t next_message = 0;
+  std::int64_t dropped_messages = 0;
+  std::int64_t next_event = 0;
+  bool files_expired = false;
+  bool open() const { return status == kCallRunning || status == kCallWaitingInput; }
+};
+
+struct CallMessage {
+  std::int64_t seq = 0;
+  std::string kind;  // "progress", "dropped"
+  std::string text;
+  std::int64_t created_at = 0;
+};
+
+struct CallEvent {
+  std::int64_t seq = 0;
+  std::string type;
+  std::string detail;
+  std::int64_t created_at = 0;
+};
+
+struct CallInput {
+  std::string request_id;
+  std::string call_id;
+  std::string question;
+  std::optional<std::string> answer;
+  std::int64_t asked_at = 0;
+  std::optional<std::int64_t> answered_at;
+};
+
+}  // namespace agentworks::server
