@@ -1,5 +1,5 @@
 // The client side of structured functions without a server (R-F1, R-F3, R-F4): request paths and their range
-// checks, the base64 of binary file pages, the human text of a Call (never "finished" before a terminal status),
+// checks, the bytes of text and binary file pages, the human text of a Call (never "finished" before a terminal status),
 // `--args` refused before anything is sent, and `functions ask` outside an execution.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "agentworks/error.hpp"
 #include "command.hpp"
-#include "functions/base64.hpp"
+#include "functions/file_download.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
 
@@ -82,15 +82,11 @@ TEST(CliFunctionsRoutes, CallBodyAndCrewPath_RF1) {
   EXPECT_EQ(code_of([] { fn::call_body("f", json::object(), std::string(), 0); }), aw::ErrorCode::bad_request);
 }
 
-TEST(CliFunctionsBase64, DecodesPaddedAndRefusesBadInput_RF4) {
-  EXPECT_EQ(fn::decode_base64(""), std::string());
-  EXPECT_EQ(fn::decode_base64("AA=="), std::string(1, '\0'));
-  EXPECT_EQ(fn::decode_base64("AP8="), std::string("\x00\xff", 2));
-  EXPECT_EQ(fn::decode_base64("aGVsbG8="), std::string("hello"));
-  EXPECT_EQ(fn::decode_base64("aGVsbG8h"), std::string("hello!"));
-  EXPECT_FALSE(fn::decode_base64("aGVsbG8"));   // not a multiple of 4
-  EXPECT_FALSE(fn::decode_base64("aG=sbG8h"));  // padding inside
-  EXPECT_FALSE(fn::decode_base64("aGVs*G8h"));  // not in the alphabet
+TEST(CliFunctionsFilePage, TextAndBinaryPagesGiveTheirBytes_RF4) {
+  EXPECT_EQ(fn::page_bytes({{"content", "hello\n"}}), "hello\n");
+  EXPECT_EQ(fn::page_bytes({{"content_base64", "AP8="}}), std::string("\x00\xff", 2));
+  EXPECT_EQ(code_of([] { fn::page_bytes({{"content_base64", "AP8"}}); }), aw::ErrorCode::internal);
+  EXPECT_EQ(code_of([] { fn::page_bytes(json::object()); }), aw::ErrorCode::internal);
 }
 
 TEST(CliFunctionsDescribe, ARunningCallIsNotFinishedAndSaysHowToPoll_RF3) {
