@@ -242,7 +242,7 @@ TEST_F(FunctionsCliTest, AskWaitsForTheReplyAndPrintsTheAnswer_RF1_RF3) {
   EXPECT_EQ(answered["answered"], true);
   const json done = wait_terminal(id);
   EXPECT_EQ(done["status"], "completed") << done.dump();
-  EXPECT_EQ(done["answer"], "branch: main\n") << done.dump();
+  EXPECT_EQ(done["answer"], "branch: main") << done.dump();  // stdout without its last newline
   const auto twice = owner().json({"crews", "reply", "--call", id, "--request", request, "--answer", "dev"});
   EXPECT_NE(twice.exit_code, 0) << twice.describe();
 }

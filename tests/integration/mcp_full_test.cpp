@@ -118,7 +118,7 @@ TEST_F(McpFullTest, CallIsFollowedWithStatusUntilItsOutcome_RF1_RF3) {
   EXPECT_EQ(tool_ok("functions", args)["structuredContent"]["call_id"], id);
   const json done = follow(id);
   EXPECT_EQ(done["status"], "completed") << done.dump();
-  EXPECT_EQ(done["answer"], "done\n");
+  EXPECT_EQ(done["answer"], "done");  // stdout without its last newline
   const json page = tool_ok("functions", {{"action", "status"}, {"call_id", id}, {"after", -1}, {"message_limit", 2}});
   EXPECT_EQ(page["structuredContent"]["messages"].size(), 2u) << page.dump();
   EXPECT_NE(text_of(page).find("(finished)"), std::string::npos) << text_of(page);
@@ -160,7 +160,7 @@ TEST_F(McpFullTest, ReplyAnswersTheExecutionsQuestion_RF1_RF3) {
   EXPECT_NE(text_of(status).find("request_id=" + request), std::string::npos) << text_of(status);
   tool_ok("functions", {{"action", "reply"}, {"call_id", id}, {"request_id", request}, {"answer", "main"}});
   const json done = follow(id);
-  EXPECT_EQ(done["answer"], "branch: main\n") << done.dump();
+  EXPECT_EQ(done["answer"], "branch: main") << done.dump();  // stdout without its last newline
 }
 
 // R-F1: every failure is a tool error with the stable code; the schema's strictness is enforced per action.

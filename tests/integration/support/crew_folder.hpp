@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace agentworks::testing {
 
@@ -49,8 +50,10 @@ class CrewFolder {
     return f;
   }
 
-  void declare(const nlohmann::json& functions) const {
-    std::ofstream(dir_ / ".agentworks" / "functions.json") << nlohmann::json({{"functions", functions}}).dump(2);
+  // A vector, not a json: a braced list of one function would otherwise become that object, not an array.
+  void declare(const std::vector<nlohmann::json>& functions) const {
+    const nlohmann::json file = {{"functions", nlohmann::json(functions)}};
+    std::ofstream(dir_ / ".agentworks" / "functions.json") << file.dump(2);
   }
 
  private:
