@@ -2,7 +2,6 @@
 // /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
 // list_agents → GET /v1/agents), with the same client-side checks as the `messages …` commands.
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -50,7 +49,8 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
       body["agent_name"] = *agent;
     }
     if (auto id = args.opt_string("submission_id")) {
-      if (!valid_client_id(*id)) throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
+      if (!valid_client_id(*id))
+        throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
       body["submission_id"] = *id;
     }
     const std::string message = args.string("message");
@@ -64,7 +64,8 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
     args.only({"agent_name", "inbox_id", "after", "limit", "wait_seconds"});
     const auto agent = args.opt_string("agent_name");
     const auto inbox = args.opt_string("inbox_id");
-    if (!agent && !inbox) throw Error(ErrorCode::bad_request, "messages action=read: give 'agent_name' and/or 'inbox_id'");
+    if (!agent && !inbox)
+      throw Error(ErrorCode::bad_request, "messages action=read: give 'agent_name' and/or 'inbox_id'");
     std::string query;
     if (inbox) query = query_add(query, "inbox_id", *inbox);
     if (agent) {
@@ -82,8 +83,10 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
     if (wait > 0) query = query_add(query, "wait_seconds", std::to_string(wait));
     const Config config = login();
     const json page = client_for(config).get("/v1/messages" + query, wait);
-    return as_json(page, std::to_string(page.value("messages", json::array()).size()) +
-                             " messages; read on with after=next_cursor", text);
+    return as_json(
+        page,
+        std::to_string(page.value("messages", json::array()).size()) + " messages; read on with after=next_cursor",
+        text);
   }
   if (action == "state") {
     args.only({"message_id"});

@@ -39,8 +39,8 @@ class FunctionsCliTest : public MessagingTest {
   void SetUp() override {
     start_server();
     crew_ = std::make_unique<CrewFolder>(fs::weakly_canonical(home_.path("crew-api")));
-    const std::string ask_body = "answer=$('" + cli_binary() +
-                                 "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
+    const std::string ask_body =
+        "answer=$('" + cli_binary() + "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
     crew_->declare({CrewFolder::function("echo", crew_->script("echo.sh", kEchoScript)),
                     CrewFolder::function("progress", crew_->script("progress.sh", kProgressScript)),
                     CrewFolder::function("files", crew_->script("files.sh", kFilesScript)),
@@ -77,7 +77,8 @@ TEST_F(FunctionsCliTest, CrewsRegisterListShowReloadUnregister_RF1) {
   o.env = home_.env();
   o.cwd = home_.root();
   const auto rel = fs::relative(crew_->dir(), home_.root()).string();
-  const auto r = run_process({cli_binary(), "crews", "register", "api", "--dir", "./" + rel + "/tools/..", "--json"}, o);
+  const auto r =
+      run_process({cli_binary(), "crews", "register", "api", "--dir", "./" + rel + "/tools/..", "--json"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json crew = json::parse(r.out);
   EXPECT_EQ(crew["crew_name"], "api");
@@ -117,7 +118,8 @@ TEST_F(FunctionsCliTest, CallWithWaitAnswersTheOutcomeAndCrewsCallIsTheSame_RF1_
   ASSERT_EQ(alias.exit_code, 0) << alias.describe();
   EXPECT_EQ(alias.json()["function"], "echo");
   EXPECT_EQ(wait_terminal(alias.json()["call_id"].get<std::string>())["status"], "completed");
-  const auto status_alias = owner().json({"crews", "call-status", "--call", alias.json()["call_id"].get<std::string>()});
+  const auto status_alias =
+      owner().json({"crews", "call-status", "--call", alias.json()["call_id"].get<std::string>()});
   EXPECT_EQ(status_alias.exit_code, 0) << status_alias.describe();
 
   // The human form says the status and that it is finished.
@@ -134,15 +136,15 @@ TEST_F(FunctionsCliTest, ArgumentsAreCheckedBeforeAnythingIsDispatched_RF1) {
   const auto not_json = owner().json({"functions", "call", "--crew", "api", "--function", "echo", "--args", "{text"});
   EXPECT_EQ(not_json.exit_code, 2) << not_json.describe();
   EXPECT_EQ(not_json.error_code(), "usage");
-  const auto wrong_type = owner().json({"functions", "call", "--crew", "api", "--function", "echo", "--args",
-                                        R"({"text":5})"});
+  const auto wrong_type =
+      owner().json({"functions", "call", "--crew", "api", "--function", "echo", "--args", R"({"text":5})"});
   EXPECT_EQ(wrong_type.exit_code, 2) << wrong_type.describe();
   EXPECT_EQ(wrong_type.error_code(), "invalid_input");
   const auto unknown = owner().json({"functions", "call", "--crew", "api", "--function", "nope", "--args", "{}"});
   EXPECT_EQ(unknown.exit_code, 4) << unknown.describe();
   EXPECT_EQ(unknown.error_code(), "not_found");
-  const auto long_wait = owner().json({"functions", "call", "--crew", "api", "--function", "echo", "--args",
-                                       R"({"text":"x"})", "--wait", "26"});
+  const auto long_wait = owner().json(
+      {"functions", "call", "--crew", "api", "--function", "echo", "--args", R"({"text":"x"})", "--wait", "26"});
   EXPECT_EQ(long_wait.exit_code, 2) << long_wait.describe();
   const fs::path calls = crew_->dir() / ".calls";
   EXPECT_TRUE(!fs::exists(calls) || fs::is_empty(calls));
@@ -167,7 +169,8 @@ TEST_F(FunctionsCliTest, StatusPagesTheExecutionMessagesAndEvents_RF3) {
   const std::string id = call("progress", R"({"text":"x"})")["call_id"];
   const json done = wait_terminal(id);
   ASSERT_EQ(done["status"], "completed") << done.dump();
-  const json first = cli_ok(owner(), {"functions", "call-status", "--call", id, "--after", "-1", "--message-limit", "1"});
+  const json first =
+      cli_ok(owner(), {"functions", "call-status", "--call", id, "--after", "-1", "--message-limit", "1"});
   ASSERT_EQ(first["messages"].size(), 1u) << first.dump();
   EXPECT_EQ(first["messages"][0]["text"], "step one");
   const json next = cli_ok(owner(), {"functions", "call-status", "--call", id, "--after",

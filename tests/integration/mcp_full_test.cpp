@@ -33,8 +33,8 @@ class McpFullTest : public MessagingTest {
     ASSERT_TRUE(missing.empty()) << missing;
     start_server();
     crew_ = std::make_unique<CrewFolder>(fs::weakly_canonical(home_.path("crew-api")));
-    const std::string ask_body = "answer=$('" + cli_binary() +
-                                 "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
+    const std::string ask_body =
+        "answer=$('" + cli_binary() + "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
     crew_->declare({CrewFolder::function("echo", crew_->script("echo.sh", kEchoScript)),
                     CrewFolder::function("progress", crew_->script("progress.sh", kProgressScript)),
                     CrewFolder::function("files", crew_->script("files.sh", kFilesScript)),
@@ -56,7 +56,8 @@ class McpFullTest : public MessagingTest {
   }
   json tool_ok(const std::string& name, const json& args) {
     const json r = tool(name, args);
-    if (r.value("isError", false)) throw std::runtime_error(name + " " + args.dump() + " answered isError: " + r.dump());
+    if (r.value("isError", false))
+      throw std::runtime_error(name + " " + args.dump() + " answered isError: " + r.dump());
     return r;
   }
   // The stable code of a tool error (fails the test when the call succeeded).
@@ -72,8 +73,11 @@ class McpFullTest : public MessagingTest {
     json after_event = -1;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
-      const json call = tool_ok("functions", {{"action", "status"}, {"call_id", call_id}, {"after", after},
-                                              {"after_event", after_event}, {"wait_seconds", 5}})["structuredContent"];
+      const json call = tool_ok("functions", {{"action", "status"},
+                                              {"call_id", call_id},
+                                              {"after", after},
+                                              {"after_event", after_event},
+                                              {"wait_seconds", 5}})["structuredContent"];
       const std::string status = call.value("status", "");
       if (status == "completed" || status == "failed" || status == "interrupted") return call;
       if (call.contains("next_after")) after = call["next_after"];
@@ -109,8 +113,11 @@ TEST_F(McpFullTest, CallIsFollowedWithStatusUntilItsOutcome_RF1_RF3) {
   const json list = tool_ok("functions", {{"action", "list"}, {"target", "api"}})["structuredContent"];
   EXPECT_EQ(list["crew_name"], "api");
   EXPECT_EQ(list["functions"].size(), 4u);
-  const json args = {{"action", "call"}, {"target", "api"}, {"function", "progress"},
-                     {"arguments", {{"text", "x"}}}, {"submission_id", "mcp-sub-1"}};
+  const json args = {{"action", "call"},
+                     {"target", "api"},
+                     {"function", "progress"},
+                     {"arguments", {{"text", "x"}}},
+                     {"submission_id", "mcp-sub-1"}};
   const json accepted = tool_ok("functions", args);
   const json call = accepted["structuredContent"];
   EXPECT_EQ(call["accepted"], true) << call.dump();
@@ -128,14 +135,19 @@ TEST_F(McpFullTest, CallIsFollowedWithStatusUntilItsOutcome_RF1_RF3) {
 
 // R-F4: read pages a text file as content and a binary one as content_base64 with next_offset.
 TEST_F(McpFullTest, ReadPagesTheCallsFiles_RF4) {
-  const std::string id = tool_ok("functions", {{"action", "call"}, {"target", "api"}, {"function", "files"},
-                                               {"arguments", {{"text", "x"}}}, {"wait_seconds", 25}})
-                             ["structuredContent"]["call_id"];
+  const std::string id = tool_ok("functions", {{"action", "call"},
+                                               {"target", "api"},
+                                               {"function", "files"},
+                                               {"arguments", {{"text", "x"}}},
+                                               {"wait_seconds", 25}})["structuredContent"]["call_id"];
   ASSERT_EQ(follow(id)["status"], "completed");
   const json text = tool_ok("functions", {{"action", "read"}, {"call_id", id}, {"file", "report.txt"}});
   EXPECT_EQ(text["structuredContent"]["content"], "hello files\n");
   EXPECT_NE(text_of(text).find("hello files"), std::string::npos);
-  const json blob = tool_ok("functions", {{"action", "read"}, {"call_id", id}, {"file", "blob.bin"}, {"offset", 96},
+  const json blob = tool_ok("functions", {{"action", "read"},
+                                          {"call_id", id},
+                                          {"file", "blob.bin"},
+                                          {"offset", 96},
                                           {"limit", 1000}})["structuredContent"];
   EXPECT_TRUE(blob.contains("content_base64")) << blob.dump().substr(0, 200);
   EXPECT_EQ(blob["next_offset"], 1096);
@@ -145,7 +157,9 @@ TEST_F(McpFullTest, ReadPagesTheCallsFiles_RF4) {
 
 // A question from the execution shows in pending_inputs (waiting_input is not an outcome); reply answers it.
 TEST_F(McpFullTest, ReplyAnswersTheExecutionsQuestion_RF1_RF3) {
-  const std::string id = tool_ok("functions", {{"action", "call"}, {"target", "api"}, {"function", "ask"},
+  const std::string id = tool_ok("functions", {{"action", "call"},
+                                               {"target", "api"},
+                                               {"function", "ask"},
                                                {"arguments", {{"text", "x"}}}})["structuredContent"]["call_id"];
   json status;
   ASSERT_TRUE(wait_until(
@@ -165,16 +179,15 @@ TEST_F(McpFullTest, ReplyAnswersTheExecutionsQuestion_RF1_RF3) {
 
 // R-F1: every failure is a tool error with the stable code; the schema's strictness is enforced per action.
 TEST_F(McpFullTest, FailuresAreToolErrorsWithTheStableCode_RF1) {
-  EXPECT_EQ(tool_error("functions", {{"action", "call"}, {"target", "api"}, {"function", "echo"},
-                                     {"arguments", {{"text", 5}}}}),
+  EXPECT_EQ(tool_error("functions",
+                       {{"action", "call"}, {"target", "api"}, {"function", "echo"}, {"arguments", {{"text", 5}}}}),
             "invalid_input");
   EXPECT_EQ(tool_error("functions", {{"action", "list"}, {"target", "nope"}}), "not_found");
   EXPECT_EQ(tool_error("functions", {{"action", "status"}, {"call_id", "call_unknown"}}), "not_found");
   EXPECT_EQ(tool_error("functions", {{"action", "list"}, {"target", "api"}, {"file", "x"}}), "bad_request");
   EXPECT_EQ(tool_error("functions", {{"action", "launch"}}), "bad_request");
   EXPECT_EQ(tool_error("functions", {{"action", "call"}, {"target", "api"}, {"function", "echo"}}), "bad_request");
-  EXPECT_EQ(tool_error("messages", {{"action", "send"}, {"target", "agent:-bad"}, {"message", "x"}}),
-            "invalid_name");
+  EXPECT_EQ(tool_error("messages", {{"action", "send"}, {"target", "agent:-bad"}, {"message", "x"}}), "invalid_name");
   EXPECT_EQ(tool_error("messages", {{"action", "state"}, {"message_id", "msg_unknown"}}), "not_found");
   const fs::path calls = crew_->dir() / ".calls";
   EXPECT_TRUE(!fs::exists(calls) || fs::is_empty(calls));
@@ -186,11 +199,13 @@ TEST_F(McpFullTest, MessagesToolRegistersSendsReadsAndShowsState) {
   tool_ok("messages", {{"action", "register"}, {"agent_name", "worker"}});
   const json agents = tool_ok("messages", {{"action", "list_agents"}})["structuredContent"];
   EXPECT_EQ(agents["agents"].size(), 2u) << agents.dump();
-  const json receipt = tool_ok("messages", {{"action", "send"}, {"agent_name", "worker"}, {"target", "agent:reviewer"},
+  const json receipt = tool_ok("messages", {{"action", "send"},
+                                            {"agent_name", "worker"},
+                                            {"target", "agent:reviewer"},
                                             {"message", "ready"}})["structuredContent"];
   const std::string message_id = receipt["message_id"];
-  const json page = tool_ok("messages", {{"action", "read"}, {"agent_name", "reviewer"}, {"after", "0"}})
-                        ["structuredContent"];
+  const json page =
+      tool_ok("messages", {{"action", "read"}, {"agent_name", "reviewer"}, {"after", "0"}})["structuredContent"];
   ASSERT_EQ(page["messages"].size(), 1u) << page.dump();
   EXPECT_EQ(page["messages"][0]["message"], "ready");
   const json state = tool_ok("messages", {{"action", "state"}, {"message_id", message_id}})["structuredContent"];
