@@ -3,6 +3,7 @@
 #include <event2/event.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -44,6 +45,10 @@ std::string make_call_dir(const std::string& crew_dir, const std::string& call_i
   const std::string calls = crew_dir + "/.calls";
   if (::mkdir(calls.c_str(), 0700) != 0 && errno != EEXIST)
     throw std::runtime_error("cannot create " + calls + ": " + std::strerror(errno));
+  // A planted symlink would send the call's files elsewhere: .calls must be a real folder of the server's user.
+  struct stat st {};
+  if (::lstat(calls.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
+    throw std::runtime_error(calls + " is not a folder owned by the server's user (a symlink?); remove it");
   const std::string dir = calls + "/" + call_id;
   if (::mkdir(dir.c_str(), 0700) != 0)
     throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));

@@ -67,7 +67,7 @@ void kill_tree(pid_t group) {
   }
 }
 
-std::string describe(int status) {
+std::string status_line(int status) {
   if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
   return "signal 9";
@@ -138,7 +138,7 @@ int keep_call_main(int argc, char** argv) {
       }
       if (!done) continue;
       kill_tree(child);  // what the program left running does not outlive it
-      report(describe(status));
+      report(status_line(status));
       return 0;
     }
     // SIGTERM: the call timed out, or the server died (the parent-death signal).

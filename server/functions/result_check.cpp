@@ -18,8 +18,10 @@ ResultCheck check_text(const std::string& text, const std::string& schema_json, 
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    r.problem = what + " is not valid JSON: " + e.what();
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string why = e.what();
+    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
+    r.problem = what + " is not valid JSON (" + why + ")";
     return r;
   }
   const std::string compact = doc.dump();

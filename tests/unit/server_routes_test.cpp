@@ -32,6 +32,14 @@ TEST(ServerRoutes, OnlyHealthIsAnonymous) {
   }
 }
 
+// Only an execution's own questions use its per-call secret (R-F1: answering grants no other authority).
+TEST(ServerRoutes, OnlyQuestionsTakeTheCallSecret) {
+  for (const auto& r : routes()) {
+    const std::string pattern = r.pattern;
+    EXPECT_EQ(r.auth == Auth::call, pattern.rfind("/v1/calls/{id}/questions", 0) == 0) << pattern;
+  }
+}
+
 TEST(ServerRoutes, MatchesPatternsAndExtractsParams) {
   std::vector<std::string> params;
   const auto* r = match_route("GET", "/v1/attachments/att_1/stream", params);
