@@ -40,7 +40,8 @@ class FunctionsCall final : public Command {
     const std::string text = args_ == "-" ? read_all_stdin() : args_;
     const json arguments = json::parse(text, nullptr, false);
     if (arguments.is_discarded()) {
-      throw Error(ErrorCode::usage, "--args is not valid JSON: " + echo_typed(text) + "; pass e.g. '{\"text\":\"hi\"}'");
+      throw Error(ErrorCode::usage,
+                  "--args is not valid JSON: " + echo_typed(text) + "; pass e.g. '{\"text\":\"hi\"}'");
     }
     if (submission_id_) check_submission_id(*submission_id_);
     check_range("--wait", wait_, 0, kMaxWaitSeconds);

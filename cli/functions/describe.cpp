@@ -1,9 +1,8 @@
 #include "functions/describe.hpp"
 
 #include <algorithm>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "functions/routes.hpp"
 #include "output.hpp"
@@ -76,7 +75,8 @@ std::string describe_functions(const json& list) {
       }
       out << "\n";
     }
-    if (f.contains("output_schema") && !f["output_schema"].is_null()) out << "    returns a result checked by its output schema\n";
+    if (f.contains("output_schema") && !f["output_schema"].is_null())
+      out << "    returns a result checked by its output schema\n";
   }
   return out.str();
 }

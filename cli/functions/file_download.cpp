@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
-#include "functions/base64.hpp"
 #include "functions/routes.hpp"
 
 namespace agentworks::cli::functions {
@@ -14,7 +14,7 @@ using nlohmann::json;
 std::string page_bytes(const json& page) {
   if (const auto it = page.find("content"); it != page.end() && it->is_string()) return it->get<std::string>();
   if (const auto it = page.find("content_base64"); it != page.end() && it->is_string()) {
-    if (auto bytes = decode_base64(it->get_ref<const std::string&>())) return *bytes;
+    if (auto bytes = base64_decode(it->get_ref<const std::string&>())) return *bytes;
     throw Error(ErrorCode::internal, "the server sent a file page whose content_base64 is not valid base64");
   }
   throw Error(ErrorCode::internal, "the server sent a file page without content or content_base64");

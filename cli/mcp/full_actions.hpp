@@ -4,20 +4,15 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "mcp/full_tools.hpp"
 #include "mcp/tool_args.hpp"
 
 namespace agentworks::cli::mcp {
 
-// What one action answered: the server's object (structuredContent) and the text for the agent.
-struct ToolAnswer {
-  nlohmann::json structured;
-  std::string text;
-};
-
-ToolAnswer run_functions_action(ToolArgs& args, const LoginSource& login);
-ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login);
+// Each returns what the server answered (structuredContent) and sets `text` to what it says to the agent.
+nlohmann::json run_functions_action(ToolArgs& args, const LoginSource& login, std::string& text);
+nlohmann::json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& text);
 
 }  // namespace agentworks::cli::mcp

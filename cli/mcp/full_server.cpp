@@ -1,9 +1,8 @@
 #include "mcp/full_server.hpp"
 
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "mcp/jsonrpc.hpp"
 #include "mcp/protocol_version.hpp"
@@ -30,8 +29,8 @@ json dispatch(const std::string& method, const json& params, const LoginSource& 
     if (!params.contains("name") || !params["name"].is_string()) {
       throw RpcError(rpc_invalid_params, "tools/call needs 'name' (a string)");
     }
-    return call_full_tool(params["name"].get<std::string>(), params.contains("arguments") ? params["arguments"] : json(),
-                          login);
+    return call_full_tool(params["name"].get<std::string>(),
+                          params.contains("arguments") ? params["arguments"] : json(), login);
   }
   throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");
 }
@@ -41,10 +40,9 @@ json dispatch(const std::string& method, const json& params, const LoginSource& 
 void serve_full(std::istream& in, std::ostream& out, const LoginSource& login) {
   try {
     LineWriter writer(out);
-    const RpcHandlers handlers{nullptr, [&login](const std::string& method, const json& params) {
-                                 return dispatch(method, params, login);
-                               },
-                               log_line};
+    const RpcHandlers handlers{
+        nullptr, [&login](const std::string& method, const json& params) { return dispatch(method, params, login); },
+        log_line};
     std::string line;
     while (std::getline(in, line)) handle_rpc_line(line, writer, handlers);
   } catch (const std::exception& e) {

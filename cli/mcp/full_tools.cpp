@@ -119,17 +119,19 @@ json call_full_tool(const std::string& name, const json& arguments, const LoginS
   }
   try {
     ToolArgs args(name, arguments);
-    ToolAnswer answer;
+    std::string text;
+    json structured;
     if (name == "functions") {
-      answer = run_functions_action(args, login);
+      structured = run_functions_action(args, login, text);
     } else if (name == "messages") {
-      answer = run_messages_action(args, login);
+      structured = run_messages_action(args, login, text);
     } else {
       args.action({"context"});
       args.only({});
-      answer = {{{"context", full_help_context()}}, full_help_context()};
+      text = full_help_context();
+      structured = {{"context", text}};
     }
-    return text_result(answer.text, answer.structured, false);
+    return text_result(text, structured, false);
   } catch (const Error& e) {
     return error_result(name, e.code(), e.what());
   } catch (const json::exception& e) {

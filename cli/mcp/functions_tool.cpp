@@ -35,14 +35,15 @@ std::string page_text(const json& page) {
 
 }  // namespace
 
-ToolAnswer run_functions_action(ToolArgs& args, const LoginSource& login) {
+json run_functions_action(ToolArgs& args, const LoginSource& login, std::string& text) {
   const std::string action = args.action({"list", "call", "status", "read", "reply"});
   if (action == "list") {
     args.only({"target"});
     const std::string target = args.string("target");
     const Config config = login();
     const json list = client_for(config).get(functions::crew_path(target) + "/functions");
-    return {list, functions::describe_functions(list)};
+    text = functions::describe_functions(list);
+    return list;
   }
   if (action == "call") {
     args.only({"target", "function", "arguments", "submission_id", "wait_seconds"});
@@ -53,8 +54,8 @@ ToolAnswer run_functions_action(ToolArgs& args, const LoginSource& login) {
     const Config config = login();
     ServerClient client = functions::client_with_wait(config.server_url, config.token, wait);
     const json call = client.post(functions::crew_path(target) + "/calls", body);
-    return {call, (call.value("accepted", false) ? "accepted " : "") +
-                      functions::describe_call(call, functions::Surface::mcp)};
+    text = (call.value("accepted", false) ? "accepted " : "") + functions::describe_call(call, functions::Surface::mcp);
+    return call;
   }
   if (action == "status") {
     args.only({"call_id", "after", "message_limit", "after_event", "wait_seconds"});
@@ -66,7 +67,8 @@ ToolAnswer run_functions_action(ToolArgs& args, const LoginSource& login) {
     const std::string path = functions::status_path(args.string("call_id"), query);
     const Config config = login();
     const json call = client_for(config).get(path, query.wait_seconds);
-    return {call, functions::describe_call(call, functions::Surface::mcp)};
+    text = functions::describe_call(call, functions::Surface::mcp);
+    return call;
   }
   if (action == "read") {
     args.only({"call_id", "file", "offset", "limit"});
@@ -74,15 +76,17 @@ ToolAnswer run_functions_action(ToolArgs& args, const LoginSource& login) {
                                                   args.opt_integer("offset"), args.opt_integer("limit"));
     const Config config = login();
     const json page = client_for(config).get(path);
-    return {page, page_text(page)};
+    text = page_text(page);
+    return page;
   }
   args.only({"call_id", "request_id", "answer"});
   const std::string call_id = args.string("call_id");
   const json body = {{"request_id", args.string("request_id")}, {"answer", args.string("answer")}};
   const Config config = login();
   const json answered = client_for(config).post(functions::call_path(call_id) + "/replies", body);
-  return {answered, "answered " + body["request_id"].get<std::string>() + "; the call goes on: follow it with "
-                    "functions action=status call_id=" + call_id + " wait_seconds=25"};
+  text = "answered " + body["request_id"].get<std::string>() +
+         "; the call goes on: follow it with functions action=status call_id=" + call_id + " wait_seconds=25";
+  return answered;
 }
 
 }  // namespace agentworks::cli::mcp

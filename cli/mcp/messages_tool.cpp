@@ -2,7 +2,6 @@
 // /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
 // list_agents → GET /v1/agents), with the same client-side checks as the `messages …` commands.
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -20,11 +19,15 @@ std::string query_add(std::string query, const char* key, const std::string& val
   return query + (query.empty() ? "?" : "&") + key + "=" + url_encode(value);
 }
 
-ToolAnswer as_json(const json& answer, const std::string& headline) { return {answer, headline + "\n" + answer.dump(2)}; }
+// The answer as indented JSON under a one-line headline.
+json as_json(const json& answer, const std::string& headline, std::string& text) {
+  text = headline + "\n" + answer.dump(2);
+  return answer;
+}
 
 }  // namespace
 
-ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login) {
+json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& text) {
   const std::string action = args.action({"send", "read", "state", "register", "list_agents"});
   if (action == "send") {
     args.only({"agent_name", "target", "inbox_id", "message", "submission_id"});
@@ -46,21 +49,23 @@ ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login) {
       body["agent_name"] = *agent;
     }
     if (auto id = args.opt_string("submission_id")) {
-      if (!valid_client_id(*id)) throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
+      if (!valid_client_id(*id))
+        throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
       body["submission_id"] = *id;
     }
-    const std::string text = args.string("message");
-    check_message_text(text);
-    body["message"] = text;
+    const std::string message = args.string("message");
+    check_message_text(message);
+    body["message"] = message;
     const Config config = login();
     return as_json(client_for(config).post("/v1/messages", body),
-                   "sent: this is a receipt, not an answer; answers arrive as new messages (action=read)");
+                   "sent: this is a receipt, not an answer; answers arrive as new messages (action=read)", text);
   }
   if (action == "read") {
     args.only({"agent_name", "inbox_id", "after", "limit", "wait_seconds"});
     const auto agent = args.opt_string("agent_name");
     const auto inbox = args.opt_string("inbox_id");
-    if (!agent && !inbox) throw Error(ErrorCode::bad_request, "messages action=read: give 'agent_name' and/or 'inbox_id'");
+    if (!agent && !inbox)
+      throw Error(ErrorCode::bad_request, "messages action=read: give 'agent_name' and/or 'inbox_id'");
     std::string query;
     if (inbox) query = query_add(query, "inbox_id", *inbox);
     if (agent) {
@@ -78,14 +83,16 @@ ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login) {
     if (wait > 0) query = query_add(query, "wait_seconds", std::to_string(wait));
     const Config config = login();
     const json page = client_for(config).get("/v1/messages" + query, wait);
-    return as_json(page, std::to_string(page.value("messages", json::array()).size()) +
-                             " messages; read on with after=next_cursor");
+    return as_json(
+        page,
+        std::to_string(page.value("messages", json::array()).size()) + " messages; read on with after=next_cursor",
+        text);
   }
   if (action == "state") {
     args.only({"message_id"});
     const std::string id = args.string("message_id");
     const Config config = login();
-    return as_json(client_for(config).get("/v1/messages/" + url_encode(id) + "/receipt"), "receipt of " + id);
+    return as_json(client_for(config).get("/v1/messages/" + url_encode(id) + "/receipt"), "receipt of " + id, text);
   }
   if (action == "register") {
     args.only({"agent_name", "purpose", "provider"});
@@ -95,11 +102,11 @@ ToolAnswer run_messages_action(ToolArgs& args, const LoginSource& login) {
     if (auto purpose = args.opt_string("purpose")) body["purpose"] = *purpose;
     if (auto provider = args.opt_string("provider")) body["provider"] = *provider;
     const Config config = login();
-    return as_json(client_for(config).post("/v1/agents", body), "registered " + name);
+    return as_json(client_for(config).post("/v1/agents", body), "registered " + name, text);
   }
   args.only({});
   const Config config = login();
-  return as_json(client_for(config).get("/v1/agents"), "the named agents of this account");
+  return as_json(client_for(config).get("/v1/agents"), "the named agents of this account", text);
 }
 
 }  // namespace agentworks::cli::mcp

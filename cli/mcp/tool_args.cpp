@@ -1,13 +1,14 @@
 #include "mcp/tool_args.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "agentworks/error.hpp"
 
 namespace agentworks::cli::mcp {
 using nlohmann::json;
 
-ToolArgs::ToolArgs(std::string tool, const json& args)
-    : tool_(std::move(tool)), args_(args.is_null() ? json::object() : args) {
-  if (!args_.is_object()) bad("the arguments must be an object");
+ToolArgs::ToolArgs(std::string tool, const json& args) : tool_(std::move(tool)), args_(&args) {
+  if (!args.is_null() && !args.is_object()) bad("the arguments must be an object");
 }
 
 void ToolArgs::bad(const std::string& what) const {
@@ -15,10 +16,10 @@ void ToolArgs::bad(const std::string& what) const {
 }
 
 std::string ToolArgs::action(const std::set<std::string>& allowed) {
-  const auto it = args_.find("action");
+  const auto it = args_->find("action");
   std::string names;
   for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-  if (it == args_.end() || !it->is_string() || !allowed.contains(it->get<std::string>())) {
+  if (it == args_->end() || !it->is_string() || !allowed.contains(it->get<std::string>())) {
     bad("'action' must be one of " + names);
   }
   action_ = it->get<std::string>();
@@ -26,14 +27,15 @@ std::string ToolArgs::action(const std::set<std::string>& allowed) {
 }
 
 void ToolArgs::only(const std::set<std::string>& fields) const {
-  for (const auto& [key, value] : args_.items()) {
+  if (args_->is_null()) return;
+  for (const auto& [key, value] : args_->items()) {
     if (key != "action" && !fields.contains(key)) bad("'" + key + "' is not an argument of this action");
   }
 }
 
 std::optional<std::string> ToolArgs::opt_string(const char* key) const {
-  const auto it = args_.find(key);
-  if (it == args_.end() || it->is_null()) return std::nullopt;
+  const auto it = args_->find(key);
+  if (it == args_->end() || it->is_null()) return std::nullopt;
   if (!it->is_string()) bad(std::string("'") + key + "' must be a string");
   return it->get<std::string>();
 }
@@ -45,15 +47,15 @@ std::string ToolArgs::string(const char* key) const {
 }
 
 std::optional<long long> ToolArgs::opt_integer(const char* key) const {
-  const auto it = args_.find(key);
-  if (it == args_.end() || it->is_null()) return std::nullopt;
+  const auto it = args_->find(key);
+  if (it == args_->end() || it->is_null()) return std::nullopt;
   if (!it->is_number_integer()) bad(std::string("'") + key + "' must be an integer");
   return it->get<long long>();
 }
 
 const json& ToolArgs::value(const char* key) const {
-  const auto it = args_.find(key);
-  if (it == args_.end()) bad(std::string("'") + key + "' is required");
+  const auto it = args_->find(key);
+  if (it == args_->end()) bad(std::string("'") + key + "' is required");
   return *it;
 }
 

@@ -7,13 +7,13 @@
 #include <set>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace agentworks::cli::mcp {
 
 class ToolArgs {
  public:
-  // `args` must be an object (null reads as {}); `tool` names the tool in errors.
+  // `args` must be an object (null reads as {}) and outlive this; `tool` names the tool in errors.
   ToolArgs(std::string tool, const nlohmann::json& args);
 
   // The action, one of `allowed`.
@@ -32,7 +32,7 @@ class ToolArgs {
 
   std::string tool_;
   std::string action_;
-  nlohmann::json args_;
+  const nlohmann::json* args_;  // an object, or null for no arguments
 };
 
 }  // namespace agentworks::cli::mcp
