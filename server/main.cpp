@@ -9,18 +9,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
-#include <string_view>
 
 #include "agentworks/error.hpp"
-#include "functions/keeper.hpp"
 #include "server_setup.hpp"
 
 using namespace agentworks;
 using namespace agentworks::server;
 
 int main(int argc, char** argv) {
-  // The keeper of one function execution (started by this server, never by a person): no logger, no options.
-  if (argc >= 2 && std::string_view(argv[1]) == "keep-call") return functions::keep_call_main(argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("server"));
   CLI::App app{"agentworks reference message server"};
   ServeOptions opt;

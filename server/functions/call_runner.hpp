@@ -22,7 +22,7 @@ class Execution;
 struct ExecutionEnd;
 
 struct RunnerConfig {
-  std::string keeper;      // path of agentworks-server itself (keep-call)
+  std::string keeper;      // agentworks-keeper (beside agentworks-server)
   std::string server_url;  // AGENTWORKS_SERVER for `agentworks functions ask`
 };
 

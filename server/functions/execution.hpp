@@ -1,5 +1,5 @@
 // One running process of a call, watched from the server's event loop without blocking it: the keeper
-// (functions/keeper.hpp) started with pipes for stdout, stderr and its status line, and a pidfd for its exit.
+// (keeper/keeper.hpp) started with pipes for stdout, stderr and its status line, and a pidfd for its exit.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@ namespace agentworks::server::functions {
 inline constexpr std::size_t kMaxAnswerBytes = 256 * 1024;
 
 struct ExecutionSpec {
-  std::string keeper;                 // the server's own executable
+  std::string keeper;                 // agentworks-keeper, beside the server's executable
   std::vector<std::string> command;   // run.command
   std::vector<std::string> env;       // NAME=VALUE, the whole environment
   std::string cwd;

@@ -106,8 +106,12 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
   s.port = bound_port(fd);
   functions::RunnerConfig runner_config;
   std::error_code ec;
-  runner_config.keeper = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error(ErrorCode::internal, "cannot find the server's own executable: " + ec.message());
+  runner_config.keeper = (self.parent_path() / "agentworks-keeper").string();
+  if (::access(runner_config.keeper.c_str(), X_OK) != 0)
+    throw Error(ErrorCode::internal, runner_config.keeper + " is missing: it is installed with agentworks-server "
+                                     "and runs every function call; reinstall agentworks");
   runner_config.server_url =
       "http://" + (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);

@@ -1,4 +1,4 @@
-#include "functions/keeper.hpp"
+#include "keeper/keeper.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace agentworks::server::functions {
+namespace agentworks::server::keeper {
 namespace {
 
 constexpr int kStatusFd = 3;
@@ -54,16 +54,20 @@ std::vector<pid_t> own_children() {
   return out;
 }
 
-// Kills the program's group and every other descendant, and reaps them all.
+// Kills the program's group and every other descendant, and reaps them all. When the program left nothing
+// behind (the usual case) there is no child left to wait for and /proc is never read.
 void kill_tree(pid_t group) {
   ::kill(-group, SIGKILL);
   for (;;) {
+    pid_t r = 0;
+    while ((r = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
+    }
+    if (r < 0) return;  // ECHILD: nothing is left
     for (const pid_t pid : own_children()) {
       ::kill(-pid, SIGKILL);  // a descendant that made its own group takes it along
       ::kill(pid, SIGKILL);
     }
-    const pid_t r = ::waitpid(-1, nullptr, 0);
-    if (r < 0 && errno == ECHILD) return;
+    if (::waitpid(-1, nullptr, 0) < 0 && errno == ECHILD) return;
   }
 }
 
@@ -75,13 +79,16 @@ std::string status_line(int status) {
 
 }  // namespace
 
-int keep_call_main(int argc, char** argv) {
-  int first = 2;  // argv: agentworks-server keep-call -- PROGRAM ARGS...
-  if (argc > first && std::strcmp(argv[first], "--") == 0) ++first;
-  if (argc <= first || ::fcntl(kStatusFd, F_GETFD) < 0) {
-    std::fprintf(stderr, "agentworks-server keep-call is started by the server for one function call\n");
+int keeper_main(int argc, char** argv) {
+  // argv: agentworks-keeper --parent PID -- PROGRAM ARGS...
+  if (argc < 5 || std::strcmp(argv[1], "--parent") != 0 || std::strcmp(argv[3], "--") != 0 ||
+      ::fcntl(kStatusFd, F_GETFD) < 0) {
+    std::fprintf(stderr, "agentworks-keeper is started by agentworks-server for one function call\n");
     return 2;
   }
+  const int first = 4;
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != static_cast<pid_t>(std::atol(argv[2]))) return 1;  // the server died before the line above
   ::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   sigset_t waited;
@@ -148,4 +155,4 @@ int keep_call_main(int argc, char** argv) {
   }
 }
 
-}  // namespace agentworks::server::functions
+}  // namespace agentworks::server::keeper
