@@ -14,6 +14,7 @@
 #include "agentworks/local_protocol.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/private_socket.hpp"
+#include "agentworks/unique_fd.hpp"
 
 namespace agentworks::bridge_client {
 namespace {
@@ -21,20 +22,6 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxLine = 16u * 1024 * 1024;  // answers are far smaller; a runaway peer is cut off
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 int ms_left(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -52,7 +39,7 @@ NoAnswer timed_out(const std::filesystem::path& socket) {
 int connect_socket(const std::filesystem::path& socket) {
   const int dir_fd = private_socket::open_checked_dir(socket.parent_path());
   if (dir_fd < 0) throw Error(ErrorCode::unreachable, not_running_message());
-  Fd dir(dir_fd);
+  UniqueFd dir(dir_fd);
   const std::string p = private_socket::path_through_fd(dir.get(), socket.parent_path(), socket.filename().string());
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -182,7 +169,7 @@ json call(const json& request, std::chrono::milliseconds timeout, const std::fil
   static long long next_id = 0;
   const long long id = ++next_id;
   const auto deadline = Clock::now() + timeout;
-  Fd fd(connect_socket(socket));
+  UniqueFd fd(connect_socket(socket));
   LineReader reader(fd.get(), deadline, socket);
   check_greeting(reader.next());
   send_all(fd.get(), encode_request(request, id), deadline, socket);

@@ -9,26 +9,13 @@
 #include <cstring>
 
 #include "agentworks/error.hpp"
+#include "agentworks/unique_fd.hpp"
 #include "agentworks/validation.hpp"
 
 namespace agentworks::server::functions {
 namespace {
 
 namespace fs = std::filesystem;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 bool valid_utf8(std::string_view bytes) { return utf8_length(bytes).has_value(); }
 
@@ -81,7 +68,7 @@ std::vector<CallFile> list_call_files(const fs::path& call_dir) {
     f.name = fs::relative(e.path(), call_dir, sec).string();
     f.size = st.st_size;
     f.modified = st.st_mtime;
-    const Fd fd(::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    const UniqueFd fd(::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() >= 0) {
       std::string head(static_cast<std::size_t>(std::min<std::int64_t>(st.st_size, 64 * 1024)), '\0');
       const ssize_t n = ::pread(fd.get(), head.data(), head.size(), 0);
@@ -110,8 +97,8 @@ FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::
     }
     dir = next;
   }
-  const Fd dir_fd(dir);
-  const Fd fd(::openat(dir, parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  const UniqueFd dir_fd(dir);
+  const UniqueFd fd(::openat(dir, parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) throw Error(ErrorCode::not_found, "no file '" + name + "' in this call's folder");
     if (errno == ELOOP) throw Error(ErrorCode::bad_request, "'" + name + "' is a symlink; only the call's own files are readable");
