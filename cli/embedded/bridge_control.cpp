@@ -18,6 +18,7 @@
 #include "agentworks/error.hpp"
 #include "agentworks/local_protocol.hpp"
 #include "agentworks/paths.hpp"
+#include "embedded/binary_lookup.hpp"
 #include "embedded/process.hpp"
 
 namespace agentworks::cli {
@@ -27,11 +28,6 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 
 constexpr const char* kBinary = "agentworks-bridge";
-
-bool executable(const fs::path& p) {
-  std::error_code ec;
-  return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p, ec);
-}
 
 std::string read_all(int fd) {
   std::string out;
@@ -46,32 +42,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-fs::path find_bridge_binary() {
-  if (const char* given = env::get(env::Var::bridge_bin); given != nullptr) {
-    if (executable(given)) return given;
-    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_BRIDGE_BIN=") + given + " is not an executable file");
-  }
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path dir = self.parent_path();
-    for (const fs::path& candidate : {dir / kBinary, dir.parent_path() / "daemon" / kBinary}) {
-      if (executable(candidate)) return candidate;
-    }
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::string_view rest = path;
-    while (!rest.empty()) {
-      const auto colon = rest.find(':');
-      const std::string_view dir = rest.substr(0, colon);
-      if (!dir.empty() && executable(fs::path(dir) / kBinary)) return fs::path(dir) / kBinary;
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
-  }
-  throw Error(ErrorCode::not_found,
-              "cannot find agentworks-bridge next to agentworks or on PATH; install it (or set AGENTWORKS_BRIDGE_BIN)");
-}
+fs::path find_bridge_binary() { return find_program(kBinary, "daemon", env::Var::bridge_bin, "AGENTWORKS_BRIDGE_BIN"); }
 
 fs::path bridge_log_path() { return paths::state_dir() / "bridge.log"; }
 

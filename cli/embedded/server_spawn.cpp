@@ -26,8 +26,6 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-bool executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
-
 // Reads one line from `fd` within the deadline. Returns false on EOF or timeout.
 bool read_first_line(int fd, clock_type::time_point deadline, std::string& line) {
   char c = 0;
@@ -49,32 +47,7 @@ bool read_first_line(int fd, clock_type::time_point deadline, std::string& line)
 
 }  // namespace
 
-fs::path find_server_binary() {
-  if (const char* given = env::get(env::Var::server_bin); given != nullptr) {
-    if (executable(given)) return given;
-    throw Error(ErrorCode::not_found, std::string("AGENTWORKS_SERVER_BIN=") + given + " is not an executable file");
-  }
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path dir = self.parent_path();
-    for (const fs::path& candidate : {dir / "agentworks-server", dir.parent_path() / "server" / "agentworks-server"}) {
-      if (executable(candidate)) return candidate;
-    }
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::string_view rest = path;
-    while (!rest.empty()) {
-      auto colon = rest.find(':');
-      std::string_view dir = rest.substr(0, colon);
-      if (!dir.empty() && executable(fs::path(dir) / "agentworks-server")) return fs::path(dir) / "agentworks-server";
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
-  }
-  throw Error(ErrorCode::not_found,
-              "cannot find agentworks-server next to agentworks or on PATH; install it (or set AGENTWORKS_SERVER_BIN)");
-}
+fs::path find_server_binary() { return find_program("agentworks-server", "server", env::Var::server_bin, "AGENTWORKS_SERVER_BIN"); }
 
 std::string tail_of(const fs::path& file, int lines) {
   std::ifstream in(file);

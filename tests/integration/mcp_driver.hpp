@@ -27,6 +27,13 @@ namespace agentworks::testing {
 
 inline std::filesystem::path mcp_test_dir() { return AGENTWORKS_MCP_TEST_DIR; }
 
+// The text of an MCP tool result: its text content parts, joined.
+inline std::string text_of(const nlohmann::json& tool_result) {
+  std::string out;
+  for (const auto& c : tool_result.value("content", nlohmann::json::array())) out += c.value("text", "");
+  return out;
+}
+
 // Absolute path of `name` on PATH, "" when absent.
 inline std::string find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");

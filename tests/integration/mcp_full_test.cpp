@@ -20,12 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string text_of(const json& tool_result) {
-  std::string out;
-  for (const auto& c : tool_result.value("content", json::array())) out += c.value("text", "");
-  return out;
-}
-
 class McpFullTest : public MessagingTest {
  protected:
   void SetUp() override {

@@ -22,12 +22,6 @@
 
 namespace agentworks::testing {
 namespace {
-std::string text_of(const json& tool_result) {
-  std::string out;
-  for (const auto& c : tool_result.value("content", json::array())) out += c.value("text", "");
-  return out;
-}
-
 class McpTest : public BridgeTest {
  protected:
   void SetUp() override {

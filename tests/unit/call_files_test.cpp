@@ -15,8 +15,6 @@ using agentworks::Error;
 using agentworks::ErrorCode;
 using namespace agentworks::server::functions;
 
-namespace {
-
 class CallFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,7 +43,6 @@ class CallFilesTest : public ::testing::Test {
   fs::path root_, dir_;
 };
 
-}  // namespace
 
 TEST_F(CallFilesTest, ListsRegularFilesOnlyWithTheirKind) {
   const auto files = list_call_files(dir_);

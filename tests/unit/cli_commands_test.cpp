@@ -14,6 +14,7 @@
 #include "agentworks/config.hpp"
 #include "agentworks/random.hpp"
 #include "command.hpp"
+#include "support/cli_in_process.hpp"
 
 namespace aw = agentworks;
 namespace fs = std::filesystem;
@@ -21,23 +22,9 @@ using nlohmann::json;
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
+using agentworks::unit::CliRun;
 
-CliRun run(std::vector<std::string> args) {
-  args.insert(args.begin(), "agentworks");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int code = aw::cli::run_cli(static_cast<int>(args.size()), argv.data());
-  std::fflush(nullptr);
-  return CliRun{code, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
-}
+CliRun run(std::vector<std::string> args) { return agentworks::unit::run_cli_captured(std::move(args)); }
 
 std::vector<std::string> words(std::string_view path) {
   std::vector<std::string> out;

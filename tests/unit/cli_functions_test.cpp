@@ -10,6 +10,7 @@
 
 #include "agentworks/error.hpp"
 #include "command.hpp"
+#include "support/cli_in_process.hpp"
 #include "functions/file_download.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
@@ -20,23 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-struct CommandRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CommandRun run(std::vector<std::string> args) {
-  args.insert(args.begin(), "agentworks");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int code = aw::cli::run_cli(static_cast<int>(args.size()), argv.data());
-  std::fflush(nullptr);
-  return CommandRun{code, testing::internal::GetCapturedStdout(), testing::internal::GetCapturedStderr()};
-}
+using agentworks::unit::CliRun;
+using agentworks::unit::run_cli_captured;
 
 aw::ErrorCode code_of(const std::function<void()>& f) {
   try {
@@ -122,7 +108,7 @@ TEST(CliFunctionsCommands, ArgsThatAreNotJsonAreUsageBeforeTheLogin_RF1) {
         std::vector<std::string>{"crews", "call", "api", "--function", "f", "--args", "[1,"}}) {
     std::vector<std::string> args = cmd;
     args.insert(args.end(), {"--json", "--config", "/nonexistent/agentworks-config.json"});
-    const CommandRun r = run(args);
+    const CliRun r = run_cli_captured(args);
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_EQ(json::parse(r.out)["error"]["code"], "usage") << r.out;
   }
@@ -132,7 +118,7 @@ TEST(CliFunctionsCommands, AskOutsideAnExecutionIsUsage) {
   ::unsetenv("AGENTWORKS_SERVER");
   ::unsetenv("AGENTWORKS_CALL_ID");
   ::unsetenv("AGENTWORKS_CALL_TOKEN");
-  const CommandRun r = run({"functions", "ask", "--question", "Which branch?", "--json"});
+  const CliRun r = run_cli_captured({"functions", "ask", "--question", "Which branch?", "--json"});
   EXPECT_EQ(r.code, 2);
   const json j = json::parse(r.out);
   EXPECT_EQ(j["error"]["code"], "usage");
@@ -141,6 +127,6 @@ TEST(CliFunctionsCommands, AskOutsideAnExecutionIsUsage) {
 }
 
 TEST(CliFunctionsCommands, CrewNameFollowsTheAgentNameRules) {
-  const CommandRun r = run({"crews", "register", "-bad", "--dir", "/tmp", "--json", "--config", "/nonexistent/c.json"});
+  const CliRun r = run_cli_captured({"crews", "register", "-bad", "--dir", "/tmp", "--json", "--config", "/nonexistent/c.json"});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
 }

@@ -15,8 +15,6 @@ using agentworks::Error;
 using agentworks::ErrorCode;
 using namespace agentworks::server::functions;
 
-namespace {
-
 class DeclarationTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,7 +42,7 @@ class DeclarationTest : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* kGood = R"({"functions": [{
+static const char* const kGood = R"({"functions": [{
   "name": "word_count",
   "description": "Counts the words of a text",
   "inputs": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
@@ -54,7 +52,6 @@ const char* kGood = R"({"functions": [{
   "allowed_callers": ["acc_123"]
 }, {"name": "echo", "inputs": {}, "run": {"command": ["cat"]}}]})";
 
-}  // namespace
 
 TEST_F(DeclarationTest, AcceptsTheDocumentedFormAndRoundTrips) {
   const Declaration d = parse_declaration(kGood, dir_, "functions.json");
