@@ -19,6 +19,7 @@
 #include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
+#include "embedded/binary_lookup.hpp"
 
 namespace agentworks::cli {
 namespace fs = std::filesystem;
