@@ -39,12 +39,7 @@ class FunctionsCliTest : public MessagingTest {
   void SetUp() override {
     start_server();
     crew_ = std::make_unique<CrewFolder>(fs::weakly_canonical(home_.path("crew-api")));
-    const std::string ask_body =
-        "answer=$('" + cli_binary() + "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
-    crew_->declare({CrewFolder::function("echo", crew_->script("echo.sh", kEchoScript)),
-                    CrewFolder::function("progress", crew_->script("progress.sh", kProgressScript)),
-                    CrewFolder::function("files", crew_->script("files.sh", kFilesScript)),
-                    CrewFolder::function("ask", crew_->script("ask.sh", ask_body))});
+    declare_client_functions(*crew_, cli_binary());
   }
 
   json register_crew(const std::string& name = "api") {

@@ -70,4 +70,14 @@ inline const char* const kFilesScript =
     "head -c 4096 /dev/urandom > \"$FUNCTION_OUTPUT_DIR/blob.bin\"\n"
     "echo wrote";
 
+// The Crew the CLI and MCP tests share: echo, progress, files, and ask (which runs `cli functions ask`).
+inline void declare_client_functions(CrewFolder& crew, const std::string& cli) {
+  const std::string ask_body =
+      "answer=$('" + cli + "' functions ask --question 'Which branch?') || exit 7\necho \"branch: $answer\"";
+  crew.declare({CrewFolder::function("echo", crew.script("echo.sh", kEchoScript)),
+                CrewFolder::function("progress", crew.script("progress.sh", kProgressScript)),
+                CrewFolder::function("files", crew.script("files.sh", kFilesScript)),
+                CrewFolder::function("ask", crew.script("ask.sh", ask_body))});
+}
+
 }  // namespace agentworks::testing
