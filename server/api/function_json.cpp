@@ -23,8 +23,9 @@ json function_json(const functions::FunctionDecl& f) {
               {"description", f.description},
               {"inputs", json::parse(f.inputs_json)},
               {"output_schema", f.output_schema_json ? json::parse(*f.output_schema_json) : json(nullptr)},
-              {"runner", "command"},
+              {"runner", functions::runner_name(f.runner)},
               {"timeout_seconds", f.timeout_seconds},
+              {"idle_timeout_seconds", f.idle_timeout_seconds},
               {"allowed_callers", f.allowed_callers}};
 }
 
@@ -63,6 +64,9 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
       files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
                            {"modified", f.modified}});
   }
+  json agent = nullptr;
+  if (call.agent_cli)
+    agent = json{{"cli", *call.agent_cli}, {"session_id", opt(call.agent_session)}, {"version", opt(call.agent_version)}};
   json error = nullptr;
   if (call.error_code) error = json{{"code", *call.error_code}, {"message", call.error_message.value_or("")}};
   return json{{"call_id", call.call_id},
@@ -84,6 +88,7 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
               {"result", call.result_json ? json::parse(*call.result_json) : json(nullptr)},
               {"result_file", opt(call.result_file)},
               {"error", error},
+              {"agent", agent},
               {"files", files},
               {"files_expired", expired},
               {"pending_inputs", pending}};

@@ -10,6 +10,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/validation.hpp"
+#include "functions/prompt_template.hpp"
 #include "functions/schema_check.hpp"
 
 namespace agentworks::server::functions {
@@ -74,6 +75,67 @@ std::optional<std::string> command_problem(const std::string& program, const std
   return std::nullopt;
 }
 
+// The names `{{name}}` in a prompt refers to: each must be a property of the inputs schema.
+std::optional<std::string> placeholder_problem(const std::string& prompt, const std::string& inputs_json) {
+  for (const auto& name : prompt_placeholders(prompt)) {
+    if (!placeholder_property(inputs_json, name))
+      return "the prompt names {{" + name + "}}, which is not a property of \"inputs\"";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> agent_run_problem(const json& a, Runner runner, const std::string& inputs_json,
+                                             AgentRun& out) {
+  if (!a.is_object()) return std::string("must be an object with at least \"prompt\"");
+  const bool claude = runner == Runner::claude;
+  const std::set<std::string> known = claude ? std::set<std::string>{"prompt", "allowed_tools", "permission_mode", "model", "max_turns"}
+                                             : std::set<std::string>{"prompt", "sandbox", "model"};
+  for (const auto& [key, value] : a.items()) {
+    if (known.count(key) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return "unknown key '" + key + "' (known: " + list + ")";
+    }
+  }
+  if (!a.contains("prompt") || !a["prompt"].is_string() || a["prompt"].get<std::string>().empty())
+    return std::string("\"prompt\" (the task, a non-empty string) is required");
+  out.prompt = a["prompt"].get<std::string>();
+  if (out.prompt.size() > kMaxPromptBytes) return std::string("\"prompt\" is over 64 KiB");
+  if (auto p = placeholder_problem(out.prompt, inputs_json)) return p;
+  if (a.contains("model") && !a["model"].is_null()) {
+    if (!a["model"].is_string() || a["model"].get<std::string>().empty()) return std::string("\"model\" must be a name or null");
+    out.model = a["model"].get<std::string>();
+  }
+  if (claude) {
+    if (a.contains("allowed_tools")) {
+      if (!a["allowed_tools"].is_array()) return std::string("\"allowed_tools\" must be an array of tool names");
+      for (const auto& t : a["allowed_tools"]) {
+        if (!t.is_string() || t.get<std::string>().empty() || t.get<std::string>().find(',') != std::string::npos)
+          return std::string("\"allowed_tools\" holds tool names such as \"Read\" or \"Bash(git diff:*)\" (no commas)");
+        out.allowed_tools.push_back(t.get<std::string>());
+      }
+    }
+    if (a.contains("permission_mode")) {
+      static const std::set<std::string> modes = {"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"};
+      if (!a["permission_mode"].is_string() || modes.count(a["permission_mode"].get<std::string>()) == 0)
+        return std::string("\"permission_mode\" must be one of default, acceptEdits, plan, dontAsk, bypassPermissions");
+      out.permission_mode = a["permission_mode"].get<std::string>();
+    }
+    if (a.contains("max_turns") && !a["max_turns"].is_null()) {
+      const json& t = a["max_turns"];
+      if (!t.is_number_integer() || t.get<long long>() < 1 || t.get<long long>() > 1000)
+        return std::string("\"max_turns\" must be an integer from 1 to 1000 or null");
+      out.max_turns = t.get<int>();
+    }
+  } else if (a.contains("sandbox")) {
+    static const std::set<std::string> sandboxes = {"read-only", "workspace-write", "danger-full-access"};
+    if (!a["sandbox"].is_string() || sandboxes.count(a["sandbox"].get<std::string>()) == 0)
+      return std::string("\"sandbox\" must be one of read-only, workspace-write, danger-full-access");
+    out.sandbox = a["sandbox"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
 FunctionDecl parse_function(const json& f, std::size_t index, const std::string& text,
                             const std::filesystem::path& crew_dir, const std::string& shown_path) {
   const std::string where = "functions[" + std::to_string(index) + "]";
@@ -83,10 +145,10 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
   auto fail = [&](const std::string& key, const std::string& reason) {
     refuse(shown_path, line_of(text, d.name, key), where + (d.name.empty() ? "" : " (" + d.name + ")") + ": " + reason);
   };
-  static const std::set<std::string> known = {"name", "description", "inputs", "output_schema",
-                                              "run", "timeout_seconds", "allowed_callers"};
+  static const std::set<std::string> known = {"name", "description", "inputs", "output_schema", "run",
+                                              "timeout_seconds", "idle_timeout_seconds", "allowed_callers"};
   for (const auto& [key, value] : f.items())
-    if (known.count(key) == 0) fail(key, "unknown key '" + key + "' (known: name, description, inputs, output_schema, run, timeout_seconds, allowed_callers)");
+    if (known.count(key) == 0) fail(key, "unknown key '" + key + "' (known: name, description, inputs, output_schema, run, timeout_seconds, idle_timeout_seconds, allowed_callers)");
   if (!f.contains("name") || !f["name"].is_string()) fail("name", "\"name\" (a string) is required");
   if (!valid_agent_name(d.name))
     fail("name", "name '" + d.name + "' breaks the name rules (1-64 of letters, digits, '.', '_', '-', starting with a letter or digit)");
@@ -102,25 +164,38 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
     d.output_schema_json = f["output_schema"].dump();
     if (auto p = schema_problem(*d.output_schema_json)) fail("output_schema", "\"output_schema\" is " + *p);
   }
-  if (!f.contains("run") || !f["run"].is_object()) fail("run", "\"run\" (an object such as {\"command\": [\"./tools/x.sh\"]}) is required");
+  if (!f.contains("run") || !f["run"].is_object())
+    fail("run", "\"run\" (an object such as {\"command\": [\"./tools/x.sh\"]} or {\"claude\": {\"prompt\": \"...\"}}) is required");
   const json& run = f["run"];
-  for (const auto& [key, value] : run.items()) {
-    if (key == "claude" || key == "codex")
-      fail(key, "run." + key + " is not supported by this server version; use run.command");
-    if (key != "command") fail(key, "unknown key 'run." + key + "' (known: command)");
+  for (const auto& [key, value] : run.items())
+    if (key != "command" && key != "claude" && key != "codex")
+      fail(key, "unknown key 'run." + key + "' (known: command, claude, codex)");
+  if (run.size() != 1) fail("run", "\"run\" takes exactly one of command, claude, codex");
+  if (run.contains("command")) {
+    if (!run["command"].is_array() || run["command"].empty())
+      fail("command", "run.command must be a non-empty array of strings");
+    for (const auto& part : run["command"]) {
+      if (!part.is_string()) fail("command", "run.command must hold only strings");
+      d.command.push_back(part.get<std::string>());
+    }
+    if (auto p = command_problem(d.command.front(), crew_dir)) fail("command", *p);
+  } else {
+    d.runner = run.contains("claude") ? Runner::claude : Runner::codex;
+    const std::string key = runner_name(d.runner);
+    if (auto p = agent_run_problem(run[key], d.runner, d.inputs_json, d.agent)) fail(key, "run." + key + ": " + *p);
+    d.idle_timeout_seconds = kDefaultAgentIdleSeconds;
   }
-  if (!run.contains("command") || !run["command"].is_array() || run["command"].empty())
-    fail("command", "run.command must be a non-empty array of strings");
-  for (const auto& part : run["command"]) {
-    if (!part.is_string()) fail("command", "run.command must hold only strings");
-    d.command.push_back(part.get<std::string>());
-  }
-  if (auto p = command_problem(d.command.front(), crew_dir)) fail("command", *p);
   if (f.contains("timeout_seconds")) {
     const json& t = f["timeout_seconds"];
     if (!t.is_number_integer() || t.get<long long>() < 1 || t.get<long long>() > kMaxTimeoutSeconds)
       fail("timeout_seconds", "\"timeout_seconds\" must be an integer from 1 to 86400");
     d.timeout_seconds = t.get<int>();
+  }
+  if (f.contains("idle_timeout_seconds")) {
+    const json& t = f["idle_timeout_seconds"];
+    if (!t.is_number_integer() || t.get<long long>() < 0 || t.get<long long>() > kMaxTimeoutSeconds)
+      fail("idle_timeout_seconds", "\"idle_timeout_seconds\" must be an integer from 0 (none) to 86400");
+    d.idle_timeout_seconds = t.get<int>();
   }
   if (f.contains("allowed_callers")) {
     const json& a = f["allowed_callers"];
@@ -135,6 +210,15 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
 }
 
 }  // namespace
+
+const char* runner_name(Runner r) {
+  switch (r) {
+    case Runner::claude: return "claude";
+    case Runner::codex: return "codex";
+    case Runner::command: break;
+  }
+  return "command";
+}
 
 std::filesystem::path declaration_path(const std::filesystem::path& crew_dir) {
   return crew_dir / ".agentworks" / "functions.json";
@@ -179,6 +263,42 @@ Declaration parse_declaration(const std::string& text, const std::filesystem::pa
   return d;
 }
 
+namespace {
+
+json run_to_json(const FunctionDecl& f) {
+  if (f.runner == Runner::command) return {{"command", f.command}};
+  const AgentRun& a = f.agent;
+  json o{{"prompt", a.prompt}, {"model", a.model ? json(*a.model) : json(nullptr)}};
+  if (f.runner == Runner::claude) {
+    o["allowed_tools"] = a.allowed_tools;
+    o["permission_mode"] = a.permission_mode;
+    o["max_turns"] = a.max_turns ? json(*a.max_turns) : json(nullptr);
+  } else {
+    o["sandbox"] = a.sandbox;
+  }
+  return {{runner_name(f.runner), o}};
+}
+
+void run_from_json(const json& run, FunctionDecl& fn) {
+  if (run.contains("command")) {
+    fn.command = run.at("command").get<std::vector<std::string>>();
+    return;
+  }
+  fn.runner = run.contains("claude") ? Runner::claude : Runner::codex;
+  const json& o = run.at(runner_name(fn.runner));
+  fn.agent.prompt = o.at("prompt").get<std::string>();
+  if (o.contains("model") && !o["model"].is_null()) fn.agent.model = o["model"].get<std::string>();
+  if (fn.runner == Runner::claude) {
+    fn.agent.allowed_tools = o.at("allowed_tools").get<std::vector<std::string>>();
+    fn.agent.permission_mode = o.at("permission_mode").get<std::string>();
+    if (!o.at("max_turns").is_null()) fn.agent.max_turns = o["max_turns"].get<int>();
+  } else {
+    fn.agent.sandbox = o.at("sandbox").get<std::string>();
+  }
+}
+
+}  // namespace
+
 std::string declaration_to_json(const Declaration& d) {
   json fns = json::array();
   for (const auto& f : d.functions) {
@@ -186,8 +306,9 @@ std::string declaration_to_json(const Declaration& d) {
            {"description", f.description},
            {"inputs", json::parse(f.inputs_json)},
            {"output_schema", f.output_schema_json ? json::parse(*f.output_schema_json) : json(nullptr)},
-           {"run", {{"command", f.command}}},
+           {"run", run_to_json(f)},
            {"timeout_seconds", f.timeout_seconds},
+           {"idle_timeout_seconds", f.idle_timeout_seconds},
            {"allowed_callers", f.allowed_callers}};
     fns.push_back(std::move(o));
   }
@@ -203,8 +324,9 @@ Declaration declaration_from_json(const std::string& text) {
     fn.description = f.at("description").get<std::string>();
     fn.inputs_json = f.at("inputs").dump();
     if (!f.at("output_schema").is_null()) fn.output_schema_json = f.at("output_schema").dump();
-    fn.command = f.at("run").at("command").get<std::vector<std::string>>();
+    run_from_json(f.at("run"), fn);
     fn.timeout_seconds = f.at("timeout_seconds").get<int>();
+    fn.idle_timeout_seconds = f.value("idle_timeout_seconds", 0);
     fn.allowed_callers = f.at("allowed_callers").get<std::vector<std::string>>();
     d.functions.push_back(std::move(fn));
   }

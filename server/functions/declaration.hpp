@@ -15,13 +15,36 @@ inline constexpr int kMaxTimeoutSeconds = 86400;
 inline constexpr std::size_t kMaxFunctions = 100;
 inline constexpr std::size_t kMaxDeclarationBytes = 1024 * 1024;
 
+// Who runs a call: a program of the project, or a fresh headless Claude Code / Codex session (agent runners).
+enum class Runner { command, claude, codex };
+const char* runner_name(Runner r);
+
+inline constexpr int kDefaultAgentIdleSeconds = 300;
+inline constexpr std::size_t kMaxPromptBytes = 64 * 1024;
+
+// run.claude / run.codex: the task prompt (a template over the checked inputs, `{{name}}`) and the agent's
+// limits. The prompt the agent sees adds the output contract (agent_prompt.hpp).
+struct AgentRun {
+  std::string prompt;
+  std::vector<std::string> allowed_tools;  // claude: --allowedTools entries (e.g. "Read", "Bash(git diff:*)")
+  std::string permission_mode = "default"; // claude: default, acceptEdits, plan, dontAsk
+  std::optional<std::string> model;
+  std::optional<int> max_turns;            // claude
+  std::string sandbox = "read-only";       // codex: read-only, workspace-write, danger-full-access
+};
+
 struct FunctionDecl {
   std::string name;
   std::string description;
   std::string inputs_json;                        // JSON Schema draft-07, compact text
   std::optional<std::string> output_schema_json;  // absent or null: the answer is the result
+  Runner runner = Runner::command;
   std::vector<std::string> command;               // run.command: argv, argv[0] a project path or a PATH name
+  AgentRun agent;                                 // run.claude / run.codex
   int timeout_seconds = kDefaultTimeoutSeconds;
+  // No output line (a command's stderr, an agent's event) for this long fails the call as `stalled`; 0: none.
+  // Agents default to kDefaultAgentIdleSeconds; a pending question pauses it.
+  int idle_timeout_seconds = 0;
   std::vector<std::string> allowed_callers;       // account ids; empty: the owner's account only
 };
 

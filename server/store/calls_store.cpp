@@ -38,6 +38,9 @@ CallRow call_row(sql::Stmt& s) {
   c.crew_name = s.text(24);
   c.crew_dir = s.text(25);
   c.crew_account = s.text(26);
+  c.agent_cli = s.opt_text(27);
+  c.agent_session = s.opt_text(28);
+  c.agent_version = s.opt_text(29);
   return c;
 }
 
@@ -45,7 +48,8 @@ CallRow call_row(sql::Stmt& s) {
   "SELECT c.call_id, c.crew_id, c.caller_account, c.caller_conn, c.function, c.arguments, c.submission_id,"   \
   " c.fingerprint, c.status, c.progress, c.answer, c.result, c.result_file, c.error_code, c.error_message,"   \
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
-  " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id"                          \
+  " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
+  " c.agent_cli, c.agent_session, c.agent_version"                                                            \
   " FROM calls c JOIN crews w ON w.crew_id = c.crew_id "
 
 void touch(Store& store, const std::string& call_id) {
@@ -192,6 +196,18 @@ void add_call_event(Store& store, const std::string& call_id, const std::string&
   }
   Q u(store, "UPDATE calls SET next_event = next_event + 1 WHERE call_id = ?");
   u->bind(1, call_id).run();
+  touch(store, call_id);
+}
+
+void set_call_agent(Store& store, const std::string& call_id, const std::string& cli, const std::string& session) {
+  Q q(store, "UPDATE calls SET agent_cli = ?, agent_session = ? WHERE call_id = ?");
+  q->bind(1, cli).bind(2, session).bind(3, call_id).run();
+  touch(store, call_id);
+}
+
+void set_call_agent_version(Store& store, const std::string& call_id, const std::string& version) {
+  Q q(store, "UPDATE calls SET agent_version = ? WHERE call_id = ?");
+  q->bind(1, version).bind(2, call_id).run();
   touch(store, call_id);
 }
 

@@ -46,6 +46,9 @@ void set_call_progress(Store& store, const std::string& call_id, const std::stri
 // Lifecycle events; past kMaxCallEvents only terminal ones are still recorded.
 void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail);
 void mark_correction(Store& store, const std::string& call_id);
+// An agent execution's CLI ("claude", "codex") and its session (thread) id, stored before or as it starts.
+void set_call_agent(Store& store, const std::string& call_id, const std::string& cli, const std::string& session);
+void set_call_agent_version(Store& store, const std::string& call_id, const std::string& version);
 
 struct CallOutcome {
   std::string status;  // completed, failed, interrupted

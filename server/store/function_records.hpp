@@ -53,6 +53,9 @@ struct CallRow {
   std::int64_t dropped_messages = 0;
   std::int64_t next_event = 0;
   bool files_expired = false;
+  std::optional<std::string> agent_cli;      // agent runners: "claude" or "codex"
+  std::optional<std::string> agent_session;  // its session (Claude) or thread (Codex) id
+  std::optional<std::string> agent_version;
   bool open() const { return status == kCallRunning || status == kCallWaitingInput; }
 };
 

@@ -61,7 +61,8 @@ CREATE TABLE IF NOT EXISTS calls(
   error_code TEXT, error_message TEXT, token_hash TEXT NOT NULL, correction INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
   next_message INTEGER NOT NULL DEFAULT 0, dropped_messages INTEGER NOT NULL DEFAULT 0,
-  next_event INTEGER NOT NULL DEFAULT 0, files_expired INTEGER NOT NULL DEFAULT 0);
+  next_event INTEGER NOT NULL DEFAULT 0, files_expired INTEGER NOT NULL DEFAULT 0,
+  agent_cli TEXT, agent_session TEXT, agent_version TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS calls_submission ON calls(caller_account, crew_id, submission_id)
   WHERE submission_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_crew_status ON calls(crew_id, status);
@@ -84,6 +85,16 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
     has_rate_window = s.step();
   }
   if (!has_rate_window) db.exec("ALTER TABLE conversations ADD COLUMN rate_window TEXT NOT NULL DEFAULT ''");
+  // Data directories from before the agent runners (the CLI, its session id and version of an agent call).
+  bool has_agent_session = false;
+  {
+    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('calls') WHERE name = 'agent_session'");
+    has_agent_session = s.step();
+  }
+  if (!has_agent_session) {
+    for (const char* column : {"agent_cli", "agent_session", "agent_version"})
+      db.exec(std::string("ALTER TABLE calls ADD COLUMN ") + column + " TEXT");
+  }
 }
 
 }  // namespace agentworks::server
