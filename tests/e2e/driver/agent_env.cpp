@@ -48,7 +48,7 @@ testing::ProcessResult run_claude(const EnvOverrides& env, const std::filesystem
   return testing::run_process(argv, options);
 }
 
-EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model) {
+EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model, const std::string& key_variable) {
   const auto codex_home = home.path("codex-home");
   std::filesystem::create_directories(codex_home);
   std::ofstream(codex_home / "config.toml")
@@ -58,7 +58,7 @@ EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model) {
          "name = \"mock\"\n"
          "base_url = \"" << model.openai_base_url() << "\"\n"
          "wire_api = \"responses\"\n"
-         "env_key = \"MOCK_API_KEY\"\n"
+         "env_key = \"" << key_variable << "\"\n"
          "request_max_retries = 0\n"
          "stream_max_retries = 0\n"
          "[analytics]\n"
@@ -67,7 +67,7 @@ EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model) {
          "plugins = false\n";
   EnvOverrides env = common_env(home);
   env["CODEX_HOME"] = codex_home.string();
-  env["MOCK_API_KEY"] = "mock-e2e-key";
+  env[key_variable] = "mock-e2e-key";
   return env;
 }
 

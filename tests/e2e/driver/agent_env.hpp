@@ -20,8 +20,10 @@ testing::ProcessResult run_claude(const testing::EnvOverrides& env, const std::f
                                   const std::vector<std::string>& args,
                                   std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
-// Writes $CODEX_HOME/config.toml pointing Codex at the mock and returns the env (CODEX_HOME, MOCK_API_KEY).
-testing::EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model);
+// Writes $CODEX_HOME/config.toml pointing Codex at the mock and returns the env (CODEX_HOME, and the key in
+// `key_variable`: MOCK_API_KEY by default; OPENAI_API_KEY for a server's agent runs, which pass only OPENAI_*).
+testing::EnvOverrides codex_env(const testing::TempHome& home, const MockModel& model,
+                                const std::string& key_variable = "MOCK_API_KEY");
 testing::ProcessResult run_codex(const testing::EnvOverrides& env, const std::filesystem::path& project,
                                  const std::vector<std::string>& args,
                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));

@@ -113,6 +113,10 @@ const char* reason(int status) {
     case 200: return "OK";
     case 404: return "Not Found";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 529: return "Overloaded";
     default: return "Status";
   }
 }

@@ -89,7 +89,41 @@ MockModel::MockModel() {
   listener_ = std::make_unique<HttpListener>([this](const HttpRequest& req, HttpWriter& out) { handle(req, out); });
 }
 
-MockModel::~MockModel() { listener_.reset(); }
+MockModel::~MockModel() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;  // hanging answers give up, so the listener can join their threads
+  }
+  changed_.notify_all();
+  listener_.reset();
+}
+
+MockAnswer MockAnswer::reply(std::string text) {
+  MockAnswer a;
+  a.text = std::move(text);
+  return a;
+}
+MockAnswer MockAnswer::tool(ScriptedToolCall call) {
+  MockAnswer a;
+  a.kind = Kind::tool_call;
+  a.tool_call = std::move(call);
+  return a;
+}
+MockAnswer MockAnswer::api_error(int status, std::string type, std::string message) {
+  MockAnswer a;
+  a.kind = Kind::api_error;
+  a.sticky = true;
+  a.http_status = status;
+  a.error_type = std::move(type);
+  a.text = std::move(message);
+  return a;
+}
+MockAnswer MockAnswer::hang(std::string then) {
+  MockAnswer a;
+  a.kind = Kind::hang;
+  a.text = std::move(then);
+  return a;
+}
 
 int MockModel::port() const { return listener_->port(); }
 std::string MockModel::anthropic_base_url() const { return "http://127.0.0.1:" + std::to_string(port()); }
@@ -99,13 +133,22 @@ void MockModel::set_default_reply(const std::string& text) {
   std::lock_guard lock(mutex_);
   default_reply_ = text;
 }
-void MockModel::queue_reply(const std::string& text) {
+void MockModel::queue_reply(const std::string& text) { queue_answer(MockAnswer::reply(text)); }
+void MockModel::queue_tool_call(ScriptedToolCall call) { queue_answer(MockAnswer::tool(std::move(call))); }
+void MockModel::queue_answer(MockAnswer answer) {
   std::lock_guard lock(mutex_);
-  queued_.push_back(Answer{text, std::nullopt});
+  queued_.push_back(std::move(answer));
 }
-void MockModel::queue_tool_call(ScriptedToolCall call) {
+void MockModel::script_conversation(const std::string& marker, std::vector<MockAnswer> answers) {
   std::lock_guard lock(mutex_);
-  queued_.push_back(Answer{"", std::move(call)});
+  scripted_.emplace_back(marker, std::deque<Answer>(answers.begin(), answers.end()));
+}
+void MockModel::release_hangs() {
+  {
+    std::lock_guard lock(mutex_);
+    ++release_generation_;
+  }
+  changed_.notify_all();
 }
 void MockModel::slow_turn_once(const std::string& marker, std::chrono::milliseconds delay) {
   std::lock_guard lock(mutex_);
@@ -117,10 +160,17 @@ void MockModel::on_main_turn(std::function<void(const ModelRequest&)> callback) 
   on_main_turn_ = std::move(callback);
 }
 
-MockModel::Answer MockModel::next_answer() {
-  if (queued_.empty()) return Answer{default_reply_, std::nullopt};
+MockModel::Answer MockModel::next_answer(const ModelRequest& r) {
+  for (auto& [marker, answers] : scripted_) {
+    if (r.conversation.find(marker) == std::string::npos) continue;
+    if (answers.empty()) return MockAnswer::reply(default_reply_);
+    Answer a = answers.front();
+    if (!a.sticky) answers.pop_front();
+    return a;
+  }
+  if (queued_.empty()) return MockAnswer::reply(default_reply_);
   Answer a = queued_.front();
-  queued_.pop_front();
+  if (!a.sticky) queued_.pop_front();
   return a;
 }
 
@@ -166,13 +216,18 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
   std::chrono::milliseconds delay{0};
   std::function<void(const ModelRequest&)> callback;
   Answer answer;
+  std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
     r.seq = static_cast<int>(requests_.size()) + 1;
+    generation = release_generation_;
     record_tool_results(r.api, r.body, r.seq);
     if (r.main_turn) {
-      answer = next_answer();
-      r.reply = answer.text;
+      answer = next_answer(r);
+      r.reply = answer.kind == Answer::Kind::api_error
+                    ? "api error " + std::to_string(answer.http_status) + " " + answer.error_type + ": " + answer.text
+                : answer.kind == Answer::Kind::hang ? std::string("hang")
+                                                    : answer.text;
       callback = on_main_turn_;
       if (!slow_marker_.empty() && r.last_user.find(slow_marker_) != std::string::npos) {
         delay = slow_delay_;
@@ -208,6 +263,19 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
   if (r.api == "other") {  // HEAD / (Claude's connectivity probe) and anything else: an empty 200
     out.head(200, "application/json", req.method == "HEAD" ? 0 : 2);
     if (req.method != "HEAD") out.write("{}");
+    mark_answered(r.seq);
+    return;
+  }
+  if (answer.kind == Answer::Kind::hang) {
+    if (!wait_released(generation)) return;  // the mock stops: the connection is cut
+    std::lock_guard lock(mutex_);
+    r.reply = answer.text.empty() ? default_reply_ : answer.text;
+  }
+  if (answer.kind == Answer::Kind::api_error) {
+    const std::string error = api_error_body(r.api, answer.error_type, answer.text);
+    out.head(answer.http_status, "application/json", static_cast<long>(error.size()));
+    out.write(error);
+    mark_answered(r.seq);
     return;
   }
   const std::string id = (r.api == "anthropic" ? "msg_mock_" : "resp_mock_") + std::to_string(r.seq);
@@ -217,6 +285,7 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
     const std::string msg = anthropic_text_message(r.reply, id);
     out.head(200, "application/json", static_cast<long>(msg.size()));
     out.write(msg);
+    mark_answered(r.seq);
     return;
   }
   std::vector<std::string> events;
@@ -233,6 +302,21 @@ void MockModel::handle(const HttpRequest& req, HttpWriter& out) {
     out.write(events[i]);
     if (i == 0 && delay.count() > 0) std::this_thread::sleep_for(delay);
   }
+  mark_answered(r.seq);
+}
+
+bool MockModel::wait_released(std::uint64_t generation) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return stopping_ || release_generation_ > generation; });
+  return !stopping_;
+}
+
+void MockModel::mark_answered(int seq) {
+  {
+    std::lock_guard lock(mutex_);
+    requests_[static_cast<std::size_t>(seq - 1)].answered = std::chrono::steady_clock::now();
+  }
+  changed_.notify_all();
 }
 
 std::vector<ModelRequest> MockModel::requests() const {
@@ -299,6 +383,39 @@ bool MockModel::any_conversation_contains(const std::string& text) const {
     if (r.conversation.find(text) != std::string::npos) return true;
   }
   return false;
+}
+
+std::vector<ModelRequest> MockModel::main_turns_with(const std::string& marker) const {
+  std::lock_guard lock(mutex_);
+  std::vector<ModelRequest> out;
+  for (const auto& r : requests_) {
+    if (r.main_turn && r.conversation.find(marker) != std::string::npos) out.push_back(r);
+  }
+  return out;
+}
+
+std::string MockModel::conversations_apart(const std::vector<std::string>& markers) const {
+  std::lock_guard lock(mutex_);
+  std::string problems;
+  std::vector<int> turns(markers.size(), 0);
+  for (const auto& r : requests_) {
+    if (!r.main_turn) continue;
+    std::vector<std::string> held;
+    for (std::size_t i = 0; i < markers.size(); ++i) {
+      if (r.conversation.find(markers[i]) == std::string::npos) continue;
+      held.push_back(markers[i]);
+      ++turns[i];
+    }
+    if (held.size() > 1) {
+      problems += "request #" + std::to_string(r.seq) + " holds " + std::to_string(held.size()) + " markers:";
+      for (const auto& m : held) problems += " " + m;
+      problems += "\n";
+    }
+  }
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    if (turns[i] == 0) problems += "no main turn holds " + markers[i] + "\n";
+  }
+  return problems;
 }
 
 std::string MockModel::describe() const {

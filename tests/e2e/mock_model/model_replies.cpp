@@ -131,4 +131,9 @@ std::vector<std::string> responses_text_stream(const std::string& text, const st
   };
 }
 
+std::string api_error_body(const std::string& api, const std::string& type, const std::string& message) {
+  if (api == "anthropic") return json{{"type", "error"}, {"error", {{"type", type}, {"message", message}}}}.dump();
+  return json{{"error", {{"type", type}, {"message", message}, {"code", type}, {"param", nullptr}}}}.dump();
+}
+
 }  // namespace agentworks::e2e

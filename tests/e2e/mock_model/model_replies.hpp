@@ -32,4 +32,8 @@ std::vector<std::string> responses_function_call_stream(const std::string& tool,
                                                         const std::string& arguments_json, const std::string& call_id,
                                                         const std::string& response_id);
 
+// An API error answer's JSON body: Anthropic {"type":"error","error":{"type","message"}}, Responses
+// {"error":{"type","message","code"}} (`api` is "anthropic" or "responses").
+std::string api_error_body(const std::string& api, const std::string& type, const std::string& message);
+
 }  // namespace agentworks::e2e

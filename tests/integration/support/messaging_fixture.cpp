@@ -16,7 +16,7 @@ void MessagingTest::start_server(const std::vector<std::string>& extra_args) {
   ServerOptions options;
   options.data_dir = home_.path("server-data");
   options.extra_args = extra_args;
-  options.env = home_.env();
+  options.env = merge_env(home_.env(), server_env_);
   server_ = std::make_unique<ServerProcess>(options);
   owner_token_ = server_->owner_token();
   owner_cli_ = std::make_unique<Cli>(home_.env());  // the default XDG config in the temp home

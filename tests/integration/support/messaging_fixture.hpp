@@ -70,6 +70,8 @@ class MessagingTest : public ::testing::Test {
   std::string owner_connection_id() { return whoami_connection_id(owner_http()); }
 
   TempHome home_;
+  // Added to the temp HOME's env for the server process (its later restarts too), e.g. agent CLI credentials.
+  EnvOverrides server_env_;
   std::unique_ptr<ServerProcess> server_;
 
  private:

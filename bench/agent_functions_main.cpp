@@ -1,0 +1,305 @@
+// Agent runner benchmark (issue 16): what the platform adds around one agent execution against the mock model,
+// with the real Claude Code 2.1.332 / Codex 0.171.0 of the e2e tests (tests/e2e/node_modules), offline.
+//   (a) start: POST /v1/crews/{crew}/calls sent -> the CLI's first main-turn model request, minus the floor: the
+//       same CLI started directly (same argv, same environment, same cwd, the prompt on stdin) -> its first request;
+//   (b) end: the mock's last answer sent -> the call seen completed by a client long-polling GET /v1/calls/{id},
+//       minus the floor: the direct CLI's last answer -> its result line on stdout (Claude `result`, Codex
+//       `turn.completed`).
+// The argv and environment of the direct runs are the server's own: read from /proc of the CLI process of one
+// unmeasured call (the mock holds its first turn until they are read); Claude's --session-id gets a fresh UUID
+// per run. Runs alternate (direct, call) after one unmeasured warm-up each. Every step must succeed and every run
+// must be measured, or the program exits non-zero (GoogleTest failures).
+// Usage: agentworks-bench-agent-functions [--runs N] [--cli claude|codex|both]   (docs/benchmarks.md "Agent runners")
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "driver/function_e2e_fixture.hpp"
+#include "latency_stats.hpp"
+#include "testing/piped_process.hpp"
+
+extern char** environ;
+
+namespace agentworks::e2e {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+int g_runs = 20;
+
+std::int64_t ns(Clock::duration d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
+
+// NUL-separated /proc file as strings.
+std::vector<std::string> read_nul_list(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::string> out;
+  std::string item;
+  while (std::getline(in, item, '\0')) out.push_back(item);
+  return out;
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  char state = 0;
+  long ppid = 0;
+  std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid);
+  return static_cast<pid_t>(ppid);
+}
+
+struct CapturedRun {
+  std::vector<std::string> argv;
+  std::vector<std::string> environment;  // NAME=VALUE
+  std::filesystem::path cwd;
+};
+
+// The agent CLI process of call `call_id`: among processes whose environment holds AGENTWORKS_CALL_ID=<id> and
+// whose argv names `cli` (claude, or codex / codex.js), the one whose parent is not such a process.
+std::optional<CapturedRun> capture_cli_process(const std::string& call_id, const std::string& cli) {
+  const std::string tag = "AGENTWORKS_CALL_ID=" + call_id;
+  std::map<pid_t, CapturedRun> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    auto environment = read_nul_list(entry.path() / "environ");
+    if (std::find(environment.begin(), environment.end(), tag) == environment.end()) continue;
+    auto argv = read_nul_list(entry.path() / "cmdline");
+    const bool is_cli = std::any_of(argv.begin(), argv.begin() + std::min<std::ptrdiff_t>(2, std::ssize(argv)),
+                                    [&](const std::string& a) {
+                                      const std::string base = std::filesystem::path(a).filename().string();
+                                      return base.rfind(cli, 0) == 0;
+                                    });
+    if (!is_cli) continue;
+    std::error_code ec;
+    const auto cwd = std::filesystem::read_symlink(entry.path() / "cwd", ec);
+    // execve needs a path: `node` (Codex's codex.js runs under /usr/bin/env node) becomes the program itself.
+    const auto exe = std::filesystem::read_symlink(entry.path() / "exe", ec);
+    if (!ec && !argv.empty() && argv[0].find('/') == std::string::npos) argv[0] = exe.string();
+    found[static_cast<pid_t>(std::stol(name))] = CapturedRun{std::move(argv), std::move(environment), cwd};
+  }
+  for (const auto& [pid, run] : found) {
+    if (!found.count(parent_of(pid))) return run;
+  }
+  return std::nullopt;
+}
+
+std::string fresh_uuid() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  const std::uint64_t a = rng(), b = rng();
+  char out[37];
+  std::snprintf(out, sizeof out, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return out;
+}
+
+// Exactly `environment`: every inherited variable removed, then the captured ones set.
+testing::EnvOverrides exact_env(const std::vector<std::string>& environment) {
+  testing::EnvOverrides env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    env[kv.substr(0, kv.find('='))] = std::nullopt;
+  }
+  for (const auto& kv : environment) {
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+struct Samples {
+  std::vector<std::int64_t> start_call, start_direct, end_call, end_direct;
+};
+
+void print_rows(const std::string& cli, const Samples& s) {
+  auto row = [](const char* what, const std::vector<std::int64_t>& v) {
+    const auto sum = bench::summarize(v);
+    std::printf("  %-46s %4zu %9.1f %9.1f %9.1f\n", what, sum.count, sum.p50_ms, sum.p99_ms, sum.max_ms);
+  };
+  auto added = [](const char* what, const std::vector<std::int64_t>& call, const std::vector<std::int64_t>& direct) {
+    const auto c = bench::summarize(call), d = bench::summarize(direct);
+    const double p50 = c.p50_ms - d.p50_ms, p99 = c.p99_ms - d.p99_ms;
+    std::printf("  %-46s      %9.1f %9.1f   goal <= 50 ms: %s\n", what, p50, p99, p50 <= 50.0 ? "met" : "NOT met");
+  };
+  std::printf("\n%s (ms)                                          n       p50       p99       max\n", cli.c_str());
+  row("(a) call sent -> first model request", s.start_call);
+  row("(a) floor: CLI started -> first model request", s.start_direct);
+  added("(a) added by the platform (p50, p99 difference)", s.start_call, s.start_direct);
+  row("(b) last answer -> call completed seen", s.end_call);
+  row("(b) floor: last answer -> CLI result line", s.end_direct);
+  added("(b) added by the platform (p50, p99 difference)", s.end_call, s.end_direct);
+  std::fflush(stdout);
+}
+
+class AgentFunctionsBench : public FunctionE2eTest {
+ protected:
+  explicit AgentFunctionsBench(std::string cli) : FunctionE2eTest(std::move(cli)) {}
+
+  // The server's argv/env for this CLI, from one unmeasured call held at its first model request.
+  void capture() {
+    const std::string marker = "BENCH-CAPTURE-" + cli_;
+    model_->script_conversation(marker, {MockAnswer::hang("DONE-" + marker)});
+    const std::string id = start_call("bench", "task", marker);
+    ASSERT_TRUE(wait_hanging(1)) << model_->describe();
+    captured_ = capture_cli_process(id, cli_);
+    model_->release_hangs();
+    ASSERT_TRUE(captured_) << "no " << cli_ << " process with AGENTWORKS_CALL_ID=" << id << " found in /proc";
+    const auto turns = model_->main_turns_with(marker);
+    ASSERT_FALSE(turns.empty());
+    prompt_template_ = turns.front().last_user;
+    capture_marker_ = marker;
+    const json c = wait_terminal(id, 120s);
+    ASSERT_EQ(c.value("status", ""), "completed") << c.dump(2);
+    std::printf("%s argv:", cli_.c_str());
+    for (const auto& a : captured_->argv) std::printf(" %s", a.size() > 120 ? (a.substr(0, 120) + "...").c_str() : a.c_str());
+    std::printf("\n");
+  }
+
+  // One direct run: the captured argv/env/cwd, the prompt with `marker` on stdin.
+  void direct_run(const std::string& marker, Samples* samples) {
+    std::vector<std::string> argv = captured_->argv;
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--session-id") argv[i + 1] = fresh_uuid();
+    }
+    model_->script_conversation(marker, {MockAnswer::reply("DONE-" + marker)});
+    const std::string prompt = replace_all(prompt_template_, capture_marker_, marker);
+    const auto t0 = Clock::now();
+    testing::PipedProcess cli(argv, exact_env(captured_->environment), captured_->cwd,
+                              home_.path("direct-" + cli_ + ".stderr"));
+    cli.write_line(prompt);
+    cli.close_stdin();
+    const std::string terminal = cli_ == "codex" ? "\"type\":\"turn.completed\"" : "\"type\":\"result\"";
+    std::optional<Clock::time_point> result_at;
+    std::string result_line;
+    const auto deadline = Clock::now() + 120s;
+    while (auto line = cli.read_line(deadline)) {
+      if (line->find(terminal) != std::string::npos) {
+        result_at = Clock::now();
+        result_line = *line;
+        break;
+      }
+    }
+    ASSERT_TRUE(result_at) << "direct " << cli_ << " gave no result line:\n" << cli.transcript();
+    EXPECT_EQ(result_line.find("\"is_error\":true"), std::string::npos) << result_line;
+    const auto exit = cli.wait_exit(60s);
+    ASSERT_TRUE(exit && *exit == 0) << "direct " << cli_ << " exit " << (exit ? *exit : -1) << "\n" << cli.transcript();
+    const auto turns = model_->main_turns_with(marker);
+    ASSERT_FALSE(turns.empty()) << model_->describe();
+    if (samples == nullptr) return;
+    samples->start_direct.push_back(ns(turns.front().received - t0));
+    samples->end_direct.push_back(ns(*result_at - turns.back().answered));
+  }
+
+  // One call: POST, then long-poll until terminal.
+  void call_run(const std::string& marker, Samples* samples) {
+    model_->script_conversation(marker, {MockAnswer::reply("DONE-" + marker)});
+    const auto t0 = Clock::now();
+    const auto accepted = call(owner_http(), "bench", "task", json{{"text", marker}});
+    ASSERT_EQ(accepted.status, 201) << testing::describe(accepted);
+    json c = testing::parse_json(accepted.body);
+    const std::string id = c.at("call_id").get<std::string>();
+    std::optional<Clock::time_point> seen;
+    const auto deadline = Clock::now() + 120s;
+    while (Clock::now() < deadline) {
+      if (testing::is_terminal_status(c.value("status", ""))) {
+        seen = Clock::now();
+        break;
+      }
+      const std::string query = "after=" + std::to_string(c.value("next_after", -1L)) +
+                                "&after_event=" + std::to_string(c.value("next_after_event", -1L)) + "&wait_seconds=25";
+      const auto r = status_as(owner_http(), id, query);
+      ASSERT_EQ(r.status, 200) << testing::describe(r);
+      c = testing::parse_json(r.body);
+    }
+    ASSERT_TRUE(seen) << "call " << id << " not terminal: " << c.dump(2);
+    ASSERT_EQ(c.value("status", ""), "completed") << c.dump(2);
+    EXPECT_EQ(answer_of(c), "DONE-" + marker) << c.dump(2);
+    const auto turns = model_->main_turns_with(marker);
+    ASSERT_FALSE(turns.empty()) << model_->describe();
+    if (samples == nullptr) return;
+    samples->start_call.push_back(ns(turns.front().received - t0));
+    samples->end_call.push_back(ns(*seen - turns.back().answered));
+  }
+
+  void measure() {
+    make_agent_crew("bench", json::array({agent_function("task", nullptr, {{"idle_timeout_seconds", 60}})}));
+    ASSERT_NO_FATAL_FAILURE(capture());
+    ASSERT_NO_FATAL_FAILURE(direct_run("BENCH-WARM-DIRECT-" + cli_, nullptr));
+    Samples s;
+    for (int i = 0; i < g_runs; ++i) {
+      ASSERT_NO_FATAL_FAILURE(direct_run("BENCH-DIRECT-" + cli_ + "-" + std::to_string(i), &s));
+      ASSERT_NO_FATAL_FAILURE(call_run("BENCH-CALL-" + cli_ + "-" + std::to_string(i), &s));
+    }
+    print_rows(cli_, s);
+    const auto runs = static_cast<std::size_t>(g_runs);
+    EXPECT_EQ(s.start_call.size(), runs);
+    EXPECT_EQ(s.start_direct.size(), runs);
+    EXPECT_EQ(s.end_call.size(), runs);
+    EXPECT_EQ(s.end_direct.size(), runs);
+  }
+
+  std::optional<CapturedRun> captured_;
+  std::string prompt_template_;
+  std::string capture_marker_;
+};
+
+class ClaudeAgentBench : public AgentFunctionsBench {
+ protected:
+  ClaudeAgentBench() : AgentFunctionsBench("claude") {}
+};
+class CodexAgentBench : public AgentFunctionsBench {
+ protected:
+  CodexAgentBench() : AgentFunctionsBench("codex") {}
+};
+
+TEST_F(ClaudeAgentBench, Overhead) { measure(); }
+TEST_F(CodexAgentBench, Overhead) { measure(); }
+
+}  // namespace
+}  // namespace agentworks::e2e
+
+int main(int argc, char** argv) {
+  std::string cli = "both";
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      agentworks::e2e::g_runs = std::atoi(argv[++i]);
+    } else if (a == "--cli" && i + 1 < argc) {
+      cli = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (agentworks::e2e::g_runs < 1 || (cli != "both" && cli != "claude" && cli != "codex")) {
+    std::fprintf(stderr, "usage: %s [--runs N>=1] [--cli claude|codex|both]\n", argv[0]);
+    return 2;
+  }
+  ::setenv("AGENTWORKS_E2E_REQUIRED", "1", 1);  // a missing CLI is a failure here, not a skip
+  int rest_argc = static_cast<int>(rest.size());
+  ::testing::InitGoogleTest(&rest_argc, rest.data());
+  if (cli != "both") ::testing::GTEST_FLAG(filter) = cli == "claude" ? "ClaudeAgentBench.*" : "CodexAgentBench.*";
+  return RUN_ALL_TESTS();
+}
