@@ -266,3 +266,11 @@ TEST(AgentPrompt, TheContractIsAddedToTheTask_RF5) {
   EXPECT_NE(p.find("request_input"), std::string::npos);
   EXPECT_NE(correction_prompt(c, "result.json: missing property x").find("missing property x"), std::string::npos);
 }
+
+TEST(AgentDeclaration, TheExampleCrewIsAValidDeclaration_RF1) {
+  const fs::path dir = fs::path(AGENTWORKS_SOURCE_DIR) / "examples" / "review-crew";
+  const auto d = load_declaration(dir);
+  ASSERT_EQ(d.functions.size(), 2u);
+  EXPECT_EQ(d.functions[0].runner, Runner::claude);
+  EXPECT_EQ(d.functions[1].runner, Runner::codex);
+}
