@@ -43,7 +43,7 @@ std::string FunctionE2eTest::write_result_command(const std::string& json_text, 
   return "printf '%s' '" + json_text + "' > \"$FUNCTION_RESULT_FILE\"; echo " + echo;
 }
 
-json FunctionE2eTest::agent_function(const std::string& cli, const std::string& name, const json& output_schema,
+json FunctionE2eTest::agent_function_for(const std::string& cli, const std::string& name, const json& output_schema,
                                      const json& extra) {
   const std::string prompt = "Do task {{text}}. Use your shell tool when the task needs it.";
   json run = cli == "codex"

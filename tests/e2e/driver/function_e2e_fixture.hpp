@@ -32,11 +32,11 @@ class FunctionE2eTest : public testing::CrewTest {
 
   // Function `name` run by `cli` with the prompt "Do task {{text}} ..." over inputs {"text": string}; `output_schema`
   // null means none; `extra` keys are set on the declaration (e.g. idle_timeout_seconds).
-  static nlohmann::json agent_function(const std::string& cli, const std::string& name,
+  static nlohmann::json agent_function_for(const std::string& cli, const std::string& name,
                                        const nlohmann::json& output_schema, const nlohmann::json& extra = {});
   nlohmann::json agent_function(const std::string& name, const nlohmann::json& output_schema,
                                 const nlohmann::json& extra = {}) const {
-    return agent_function(cli_, name, output_schema, extra);
+    return agent_function_for(cli_, name, output_schema, extra);
   }
   // {"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}
   static nlohmann::json ok_schema();

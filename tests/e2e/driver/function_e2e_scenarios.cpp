@@ -118,7 +118,7 @@ void FunctionE2eTest::scenario_request_input_waits_for_reply() {
   const std::string id = start_call("agents", "ask", m);
 
   const json waiting = wait_waiting_input(id, kRunTimeout);
-  ASSERT_EQ(waiting.value("status", ""), "waiting_input") << waiting.dump(2);
+  ASSERT_EQ(waiting.value("status", ""), "waiting_input") << waiting.dump(2) << model_->describe();
   const json pending = waiting.value("pending_inputs", json::array());
   ASSERT_EQ(pending.size(), 1u) << waiting.dump(2);
   EXPECT_TRUE(contains(pending[0].value("question", ""), "Which branch should I review for " + m)) << pending.dump();
