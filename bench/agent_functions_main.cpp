@@ -21,6 +21,10 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
+#include <mutex>
+#include <time.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -66,6 +70,7 @@ struct CapturedRun {
   std::vector<std::string> argv;
   std::vector<std::string> environment;  // NAME=VALUE
   std::filesystem::path cwd;
+  pid_t pid = 0;
 };
 
 // The agent CLI process of call `call_id`: among processes whose environment holds AGENTWORKS_CALL_ID=<id> and
@@ -90,10 +95,33 @@ std::optional<CapturedRun> capture_cli_process(const std::string& call_id, const
     // execve needs a path: `node` (Codex's codex.js runs under /usr/bin/env node) becomes the program itself.
     const auto exe = std::filesystem::read_symlink(entry.path() / "exe", ec);
     if (!ec && !argv.empty() && argv[0].find('/') == std::string::npos) argv[0] = exe.string();
-    found[static_cast<pid_t>(std::stol(name))] = CapturedRun{std::move(argv), std::move(environment), cwd};
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    found[pid] = CapturedRun{std::move(argv), std::move(environment), cwd, pid};
   }
   for (const auto& [pid, run] : found) {
     if (!found.count(parent_of(pid))) return run;
+  }
+  return std::nullopt;
+}
+
+// CLOCK_BOOTTIME now, in ns: the clock of /proc/PID/stat's starttime.
+std::int64_t boottime_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// When `pid` started (CLOCK_BOOTTIME ns, in clock ticks: 10 ms at CLK_TCK 100), or nullopt.
+std::optional<std::int64_t> process_start_ns(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 2));  // from field 3 (state) on
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return static_cast<std::int64_t>(std::stoll(field) * (1'000'000'000 / ::sysconf(_SC_CLK_TCK)));
   }
   return std::nullopt;
 }
@@ -132,6 +160,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 struct Samples {
   std::vector<std::int64_t> start_call, start_direct, end_call, end_direct, exit_direct;
+  std::vector<std::int64_t> spawn_call;  // call sent -> the CLI process started (/proc starttime)
 };
 
 // call_i - direct_i for each adjacent pair (the runs alternate, so load swings hit both of a pair alike).
@@ -158,6 +187,7 @@ void print_rows(const std::string& cli, const Samples& s) {
   row("(a) call sent -> first model request", s.start_call);
   row("(a) floor: CLI started -> first model request", s.start_direct);
   added("(a) added by the platform", s.start_call, s.start_direct);
+  row("(a) split: call sent -> CLI process started (10ms ticks)", s.spawn_call);
   row("(b) last answer -> call completed seen", s.end_call);
   row("(b) floor: last answer -> CLI result line", s.end_direct);
   added("(b) added by the platform", s.end_call, s.end_direct);
@@ -230,11 +260,29 @@ class AgentFunctionsBench : public FunctionE2eTest {
   // One call: POST, then long-poll until terminal.
   void call_run(const std::string& marker, Samples* samples) {
     model_->script_conversation(marker, {MockAnswer::reply("DONE-" + marker)});
+    // At the run's first model request (the CLI is alive, waiting for the answer): when did its process start?
+    std::optional<std::int64_t> cli_started;
+    std::string watched_id;
+    std::mutex watch;
+    model_->on_main_turn([&](const ModelRequest& r) {
+      std::lock_guard lock(watch);
+      if (cli_started || watched_id.empty() || r.conversation.find(marker) == std::string::npos) return;
+      if (const auto p = capture_cli_process(watched_id, cli_)) cli_started = process_start_ns(p->pid);
+    });
+    struct Unwatch {
+      MockModel& model;
+      ~Unwatch() { model.on_main_turn(nullptr); }  // also when an assertion returns early
+    } unwatch{*model_};
+    const auto t0_boot = boottime_ns();
     const auto t0 = Clock::now();
     const auto accepted = call(owner_http(), "bench", "task", json{{"text", marker}});
     ASSERT_EQ(accepted.status, 201) << testing::describe(accepted);
     json c = testing::parse_json(accepted.body);
     const std::string id = c.at("call_id").get<std::string>();
+    {
+      std::lock_guard lock(watch);
+      watched_id = id;
+    }
     std::optional<Clock::time_point> seen;
     const auto deadline = Clock::now() + 120s;
     while (Clock::now() < deadline) {
@@ -256,6 +304,8 @@ class AgentFunctionsBench : public FunctionE2eTest {
     if (samples == nullptr) return;
     samples->start_call.push_back(ns(turns.front().received - t0));
     samples->end_call.push_back(ns(*seen - turns.back().answered));
+    std::lock_guard lock(watch);
+    if (cli_started) samples->spawn_call.push_back(*cli_started - t0_boot);
   }
 
   void measure() {
