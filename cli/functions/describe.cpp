@@ -77,6 +77,8 @@ std::string describe_functions(const json& list) {
     }
     if (f.contains("output_schema") && !f["output_schema"].is_null())
       out << "    returns a result checked by its output schema\n";
+    if (const std::string runner = text_or(f, "runner", "command"); runner != "command")
+      out << "    done by a fresh " << (runner == "claude" ? "Claude Code" : "Codex") << " session\n";
   }
   return out.str();
 }
@@ -90,6 +92,11 @@ std::string describe_call(const json& call, Surface surface) {
       << status << (is_terminal(status) ? " (finished)" : " (not finished)") << "\n";
   if (const std::string progress = text_or(call, "progress", ""); !progress.empty()) {
     out << "progress: " << progress << "\n";
+  }
+  if (const auto it = call.find("agent"); it != call.end() && it->is_object()) {
+    // The session a person can open to read what the agent did (claude --resume ID, codex resume ID).
+    out << "agent: " << text_or(*it, "cli") << " " << text_or(*it, "version", "(version unknown)") << ", session "
+        << text_or(*it, "session_id", "(not started)") << "\n";
   }
   for (const json& q : call.value("pending_inputs", json::array())) {
     const std::string request = text_or(q, "request_id");

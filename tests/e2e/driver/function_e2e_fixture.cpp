@@ -15,8 +15,7 @@ void FunctionE2eTest::SetUp() {
   // One server serves both CLIs: Claude Code's offline variables, and a CODEX_HOME whose provider reads
   // OPENAI_API_KEY (the server passes OPENAI_* to agent runs, not MOCK_API_KEY).
   agent_env_ = testing::merge_env(claude_env(home_, *model_), codex_env(home_, *model_, "OPENAI_API_KEY"));
-  server_env_ = agent_env_;
-  start_server();
+  start_server({}, agent_env_);
 }
 
 void FunctionE2eTest::TearDown() {
