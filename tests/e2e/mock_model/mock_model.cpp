@@ -426,6 +426,10 @@ std::string MockModel::describe() const {
     out += "  #" + std::to_string(r.seq) + " " + r.method + " " + r.target + (r.main_turn ? " [main]" : " [side]") +
            " last_user=" + json(last).dump() + " reply=" + json(r.reply).dump() + "\n";
   }
+  for (const auto& t : tool_results_) {
+    const std::string output = t.output.size() > 600 ? t.output.substr(0, 600) + "..." : t.output;
+    out += "  tool result of " + t.tool + " (in #" + std::to_string(t.seq) + "): " + json(output).dump() + "\n";
+  }
   return out;
 }
 
