@@ -202,7 +202,8 @@ TEST_F(McpFullTest, ElicitationAnswersTheExecutionsQuestion_RF3) {
     const json still = tool_ok("functions", {{"action", "status"}, {"call_id", id}})["structuredContent"];
     EXPECT_EQ(still["status"], "waiting_input") << still.dump();
     std::size_t asked = 0;
-    for (const json& n : driver_->notifications()) asked += n.value("method", "") == "elicitation/create" ? 1 : 0;
+    for (const json& n : driver_->notifications())
+      if (n.value("method", "") == "elicitation/create") ++asked;
     EXPECT_EQ(asked, 1u) << "a declined question is not asked again";
     tool_ok("functions", {{"action", "reply"}, {"call_id", id},
                           {"request_id", still["pending_inputs"][0]["request_id"]}, {"answer", "dev"}});
