@@ -104,7 +104,7 @@ TEST_F(FunctionsQuestions, CallSecretGrantsNothingElse_R_F3) {
 TEST_F(FunctionsQuestions, QuestionSchemaChecksTheReply_R_F3) {
   start_server();
   const json schema = {{"type", "object"},
-                       {"properties", {{"target", {{"type", "string"}, {"enum", {"staging", "prod"}}}}}},
+                       {"properties", {{"target", {{"type", "string"}, {"enum", json::array({"staging", "prod"})}}}}},
                        {"required", json::array({"target"})}};
   make_crew("api", json::array({function_decl("asks")}),
             {{"tools/asks.sh", "answer=$('" + cli_binary() + "' functions ask --question 'Deploy where?' --schema '" +
