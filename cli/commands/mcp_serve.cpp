@@ -3,6 +3,8 @@
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
 // agentworks mcp serve --full: the person's opt-in full connection instead, speaking for their CLI login
 // (functions, messages and help tools); it never talks to the bridge.
+// agentworks mcp serve --call: inside a function's agent execution only, the server bound to that call (from its
+// environment) whose one tool, request_input, asks the call's caller.
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
@@ -13,6 +15,8 @@
 #include "command.hpp"
 #include "session.hpp"
 #include "agentworks/error.hpp"
+#include "functions/questions.hpp"
+#include "mcp/call_server.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/full_server.hpp"
 #include "mcp/server.hpp"
@@ -31,9 +35,22 @@ class McpServe final : public Command {
                  "Also act as a Claude channel: push messages into the running Claude session");
     options.flag("--full", full_,
                  "The person's full connection with this CLI login: functions, messages and help tools (docs/mcp.md)");
+    options.flag("--call", call_,
+                 "Inside a function execution: the server bound to its call, whose request_input tool asks the "
+                 "caller (docs/mcp.md)");
   }
 
   json run(const Context& ctx) override {
+    if (call_) {
+      if (full_ || !options_.provider.empty() || options_.claude_channel) {
+        throw Error(ErrorCode::usage, "--call serves one function execution: drop --full, --provider and "
+                                      "--claude-channel");
+      }
+      // The call comes from the execution's environment only, checked before anything is served.
+      const auto binding = functions::execution_binding("`agentworks mcp serve --call`");
+      mcp::serve_call(std::cin, std::cout, binding);
+      return json{{"stopped", true}};
+    }
     if (full_) {
       if (!options_.provider.empty() || options_.claude_channel) {
         throw Error(ErrorCode::usage, "--full speaks for your login, not an attached chat: drop --provider and "
@@ -60,6 +77,7 @@ class McpServe final : public Command {
  private:
   mcp::ServeOptions options_;
   bool full_ = false;
+  bool call_ = false;
 };
 
 }  // namespace

@@ -100,7 +100,11 @@ std::string describe_call(const json& call, Surface surface) {
   }
   for (const json& q : call.value("pending_inputs", json::array())) {
     const std::string request = text_or(q, "request_id");
-    out << "question " << request << ": " << text_or(q, "question", "") << "\n  answer with: ";
+    out << "question " << request << ": " << text_or(q, "question", "") << "\n";
+    if (const auto schema = q.find("schema"); schema != q.end() && schema->is_object()) {
+      out << "  the answer must be JSON valid against: " << schema->dump() << "\n";
+    }
+    out << "  answer with: ";
     if (cli) {
       out << "agentworks functions reply --call " << id << " --request " << request << " --answer TEXT\n";
     } else {

@@ -24,6 +24,10 @@ json rpc_notification(const std::string& method, const json& params) {
   return {{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
 }
 
+json rpc_request(const json& id, const std::string& method, const json& params) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+}
+
 void handle_rpc_line(const std::string& line, LineWriter& writer, const RpcHandlers& handlers) {
   if (line.find_first_not_of(" \t\r") == std::string::npos) return;
   const json msg = json::parse(line, nullptr, false);
@@ -36,7 +40,10 @@ void handle_rpc_line(const std::string& line, LineWriter& writer, const RpcHandl
     return;
   }
   const bool has_id = msg.contains("id");
-  if (!msg.contains("method")) return;  // a response to us: we send no requests
+  if (!msg.contains("method")) {  // a response to a request of ours
+    if (has_id && handlers.response) handlers.response(msg);
+    return;
+  }
   const json& method_value = msg.at("method");
   const json id = has_id ? msg["id"] : json();
   if (has_id && !id.is_string() && !id.is_number_integer()) {
@@ -52,6 +59,7 @@ void handle_rpc_line(const std::string& line, LineWriter& writer, const RpcHandl
   if (!has_id) return;  // notifications (initialized, cancelled, ...) need no answer
   const json params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : json::object();
   try {
+    if (handlers.answer_later && handlers.answer_later(id, method, params)) return;
     writer.write(rpc_result(id, handlers.dispatch(method, params)));
   } catch (const RpcError& e) {
     writer.write(rpc_error(id, e.code(), e.what()));

@@ -46,17 +46,23 @@ nlohmann::json rpc_result(const nlohmann::json& id, const nlohmann::json& result
 nlohmann::json rpc_error(const nlohmann::json& id, int code, const std::string& message);
 nlohmann::json rpc_notification(const std::string& method, const nlohmann::json& params);
 
+nlohmann::json rpc_request(const nlohmann::json& id, const std::string& method, const nlohmann::json& params);
+
 // What a server does with the client's messages: `seen` is told the method of every well-formed message
 // (requests and notifications, before it is answered); `dispatch` answers a request (throw RpcError for a
-// JSON-RPC error); `log` records an unexpected exception.
+// JSON-RPC error); `log` records an unexpected exception. Optional: `answer_later` may take a request before
+// dispatch and answer it itself through the writer later (true: taken; e.g. a tool call that waits on another
+// thread); `response` gets the client's response (the whole message) to a request this server sent.
 struct RpcHandlers {
   std::function<void(const std::string& method)> seen;
   std::function<nlohmann::json(const std::string& method, const nlohmann::json& params)> dispatch;
   std::function<void(const std::string& text)> log;
+  std::function<bool(const nlohmann::json& id, const std::string& method, const nlohmann::json& params)> answer_later;
+  std::function<void(const nlohmann::json& response)> response;
 };
 
 // One line from the client: a parse error or bad request is answered here, a notification (no id) gets no answer,
-// a request gets dispatch's result or error. Blank lines and responses are ignored.
+// a request gets dispatch's result or error, a response goes to `response`. Blank lines are ignored.
 void handle_rpc_line(const std::string& line, LineWriter& writer, const RpcHandlers& handlers);
 
 }  // namespace agentworks::cli::mcp

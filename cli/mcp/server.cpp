@@ -57,7 +57,7 @@ class Server {
                           if (method == "notifications/initialized" && pump_) pump_->start();
                         },
                         [this](const std::string& method, const json& params) { return dispatch(method, params); },
-                        log_line});
+                        log_line, nullptr, nullptr});
   }
 
  private:

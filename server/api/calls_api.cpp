@@ -53,6 +53,18 @@ int wait_of(const json& body) {
 
 bool terminal(const CallRow& c) { return !c.open(); }
 
+// A question with a schema takes JSON text that satisfies it; anything else is refused and changes nothing.
+void check_answer(const std::string& schema_json, const std::string& answer) {
+  const json value = json::parse(answer, nullptr, false);
+  if (value.is_discarded())
+    throw Error(ErrorCode::invalid_input, "this question asks for JSON matching its schema (see pending_inputs[].schema); "
+                                          "the answer is not JSON text");
+  const auto violations = functions::validate(schema_json, value.dump(), "answer");
+  if (!violations.empty())
+    throw Error(ErrorCode::invalid_input, "the answer does not match the question's schema: " +
+                                              functions::describe(violations));
+}
+
 // Answers now, or parks until the call reaches a terminal status (or the wait is over).
 Response call_answer(Ctx& c, const CallRow& call, int status, int wait, bool accepted) {
   auto render_call = [&store = c.store, call_id = call.call_id, accepted](bool final) -> std::optional<std::string> {
@@ -172,6 +184,8 @@ Response reply_call(Ctx& c) {
     throw Error(ErrorCode::bad_request, "answer must be 1-20,000 characters of valid UTF-8");
   const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
   if (!call.open()) throw Error(ErrorCode::conflict, "call " + call.call_id + " has ended (" + call.status + ")");
+  const auto asked = call_input(c.store, call.call_id, request_id);
+  if (asked && !asked->answer && asked->schema_json) check_answer(*asked->schema_json, answer);
   answer_call_input(c.store, call.call_id, request_id, answer);
   return json_reply(200, json{{"call_id", call.call_id}, {"request_id", request_id}, {"answered", true}});
 }

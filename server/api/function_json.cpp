@@ -54,7 +54,10 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
   }
   json pending = json::array();
   for (const auto& in : pending_inputs(store, call.call_id))
-    pending.push_back(json{{"request_id", in.request_id}, {"question", in.question}, {"asked_at", in.asked_at}});
+    pending.push_back(json{{"request_id", in.request_id},
+                           {"question", in.question},
+                           {"schema", in.schema_json ? json::parse(*in.schema_json) : json(nullptr)},
+                           {"asked_at", in.asked_at}});
   const std::filesystem::path dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;
   std::error_code ec;
   const bool expired = call.files_expired || (!call.open() && !std::filesystem::exists(dir, ec));

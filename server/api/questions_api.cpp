@@ -9,6 +9,7 @@
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
 #include "api/query_params.hpp"
+#include "functions/schema_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 
@@ -27,6 +28,19 @@ CallRow execution_call(Ctx& c) {
   return *call;
 }
 
+constexpr std::size_t kMaxQuestionSchemaBytes = 64 * 1024;
+
+// The optional "schema" of a question: a draft-07 JSON Schema (an object) its answer must satisfy, as JSON text.
+std::optional<std::string> question_schema(const json& body) {
+  if (!body.contains("schema") || body["schema"].is_null()) return std::nullopt;
+  const json& schema = body["schema"];
+  if (!schema.is_object()) throw Error(ErrorCode::invalid_input, "schema must be a JSON Schema object");
+  std::string text = schema.dump();
+  if (text.size() > kMaxQuestionSchemaBytes) throw Error(ErrorCode::invalid_input, "schema is larger than 64 KiB");
+  if (auto problem = functions::schema_problem(text)) throw Error(ErrorCode::invalid_input, "schema is " + *problem);
+  return text;
+}
+
 json answer_json(const CallInput& in) {
   return json{{"request_id", in.request_id},
               {"answered", in.answer.has_value()},
@@ -36,13 +50,14 @@ json answer_json(const CallInput& in) {
 }  // namespace
 
 Response ask_question(Ctx& c) {
-  const Body b(c.body, {"question"});
+  const Body b(c.body, {"question", "schema"});
   const std::string question = b.string("question");
   const auto chars = utf8_length(question);
   if (!chars || blank_text(question) || *chars > kMaxMessageChars)
     throw Error(ErrorCode::bad_request, "question must be 1-20,000 characters of valid UTF-8, not only spaces");
+  const auto schema = question_schema(c.body);
   const CallRow call = execution_call(c);
-  const CallInput in = add_call_input(c.store, call.call_id, question);
+  const CallInput in = add_call_input(c.store, call.call_id, question, schema);
   return json_reply(201, json{{"request_id", in.request_id}});
 }
 

@@ -44,6 +44,11 @@ CallRow call_row(sql::Stmt& s) {
   return c;
 }
 
+// A call_inputs row in the column order of the SELECTs below.
+CallInput input_row(sql::Stmt& s) {
+  return CallInput{s.text(0), s.text(1), s.text(2), s.opt_text(3), s.int64(4), s.opt_int64(5), s.opt_text(6)};
+}
+
 #define AW_CALL_SELECT                                                                                        \
   "SELECT c.call_id, c.crew_id, c.caller_account, c.caller_conn, c.function, c.arguments, c.submission_id,"   \
   " c.fingerprint, c.status, c.progress, c.answer, c.result, c.result_file, c.error_code, c.error_message,"   \
@@ -123,20 +128,20 @@ std::vector<CallEvent> call_events(Store& store, const std::string& call_id, std
 std::vector<CallInput> pending_inputs(Store& store, const std::string& call_id) {
   std::vector<CallInput> out;
   Q q(store,
-      "SELECT request_id, call_id, question, answer, asked_at, answered_at FROM call_inputs"
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema FROM call_inputs"
       " WHERE call_id = ? AND answer IS NULL ORDER BY asked_at, request_id");
   q->bind(1, call_id);
-  while (q->step()) out.push_back(CallInput{q->text(0), q->text(1), q->text(2), q->opt_text(3), q->int64(4), q->opt_int64(5)});
+  while (q->step()) out.push_back(input_row(*q));
   return out;
 }
 
 std::optional<CallInput> call_input(Store& store, const std::string& call_id, const std::string& request_id) {
   Q q(store,
-      "SELECT request_id, call_id, question, answer, asked_at, answered_at FROM call_inputs"
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema FROM call_inputs"
       " WHERE call_id = ? AND request_id = ?");
   q->bind(1, call_id).bind(2, request_id);
   if (!q->step()) return std::nullopt;
-  return CallInput{q->text(0), q->text(1), q->text(2), q->opt_text(3), q->int64(4), q->opt_int64(5)};
+  return input_row(*q);
 }
 
 void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text) {
@@ -229,15 +234,17 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
   add_call_event(store, call_id, o.status, o.error_code.value_or(""));
 }
 
-CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question) {
+CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
+                         const std::optional<std::string>& schema_json) {
   CallInput in;
   in.request_id = new_id("req");
   in.call_id = call_id;
   in.question = question;
   in.asked_at = now();
+  in.schema_json = schema_json;
   {
-    Q q(store, "INSERT INTO call_inputs(request_id, call_id, question, asked_at) VALUES(?, ?, ?, ?)");
-    q->bind(1, in.request_id).bind(2, call_id).bind(3, question).bind(4, in.asked_at).run();
+    Q q(store, "INSERT INTO call_inputs(request_id, call_id, question, asked_at, schema) VALUES(?, ?, ?, ?, ?)");
+    q->bind(1, in.request_id).bind(2, call_id).bind(3, question).bind(4, in.asked_at).bind(5, schema_json).run();
   }
   {
     Q q(store, "UPDATE calls SET status = 'waiting_input' WHERE call_id = ? AND status = 'running'");

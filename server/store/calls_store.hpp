@@ -60,8 +60,10 @@ struct CallOutcome {
 };
 void finish_call(Store& store, const std::string& call_id, const CallOutcome& outcome);
 
-// A question from the execution: the call is waiting_input until every question is answered.
-CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question);
+// A question from the execution (with the JSON Schema its answer must satisfy, if any): the call is waiting_input
+// until every question is answered.
+CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
+                         const std::optional<std::string>& schema_json = std::nullopt);
 // conflict when already answered, not_found when unknown.
 void answer_call_input(Store& store, const std::string& call_id, const std::string& request_id,
                        const std::string& answer);

@@ -80,6 +80,7 @@ struct CallInput {
   std::optional<std::string> answer;
   std::int64_t asked_at = 0;
   std::optional<std::int64_t> answered_at;
+  std::optional<std::string> schema_json;  // a JSON Schema the answer must satisfy (JSON text)
 };
 
 }  // namespace agentworks::server

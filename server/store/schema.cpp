@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS call_events(
   PRIMARY KEY(call_id, seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS call_inputs(
   request_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, question TEXT NOT NULL, answer TEXT,
-  asked_at INTEGER NOT NULL, answered_at INTEGER);
+  asked_at INTEGER NOT NULL, answered_at INTEGER, schema TEXT);
 CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
 )sql");
   // Data directories from before rate_window existed (the column keeps per-minute send counts, R-M10).
@@ -95,6 +95,13 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
     for (const char* column : {"agent_cli", "agent_session", "agent_version"})
       db.exec(std::string("ALTER TABLE calls ADD COLUMN ") + column + " TEXT");
   }
+  // Data directories from before questions could carry a schema for their answer.
+  bool has_input_schema = false;
+  {
+    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('call_inputs') WHERE name = 'schema'");
+    has_input_schema = s.step();
+  }
+  if (!has_input_schema) db.exec("ALTER TABLE call_inputs ADD COLUMN schema TEXT");
 }
 
 }  // namespace agentworks::server

@@ -98,6 +98,65 @@ TEST_F(FunctionsQuestions, CallSecretGrantsNothingElse_R_F3) {
   EXPECT_TRUE(late.status == 401 || late.status == 403 || late.status == 404 || late.status == 409) << describe(late);
 }
 
+// R-F3: a question with a schema (`functions ask --schema`) shows it in pending_inputs[].schema; a reply that is not
+// JSON, or JSON that breaks the schema, is invalid_input naming the path and the question stays pending; a valid
+// reply is the answer ask prints.
+TEST_F(FunctionsQuestions, QuestionSchemaChecksTheReply_R_F3) {
+  start_server();
+  const json schema = {{"type", "object"},
+                       {"properties", {{"target", {{"type", "string"}, {"enum", json::array({"staging", "prod"})}}}}},
+                       {"required", json::array({"target"})}};
+  make_crew("api", json::array({function_decl("asks")}),
+            {{"tools/asks.sh", "answer=$('" + cli_binary() + "' functions ask --question 'Deploy where?' --schema '" +
+                                   schema.dump() + "') || exit 7\necho \"answer=$answer\""}});
+  const std::string id = call_ok("api", "asks").at("call_id").get<std::string>();
+  const json waiting = wait_status(id, [](const json& c) { return c.value("status", "") == "waiting_input"; });
+  ASSERT_EQ(waiting.at("pending_inputs").size(), 1u) << waiting.dump();
+  EXPECT_EQ(waiting.at("pending_inputs")[0].at("schema"), schema) << waiting.dump();
+  const std::string request = waiting.at("pending_inputs")[0].at("request_id").get<std::string>();
+
+  const CliResult not_json = owner().json({"functions", "reply", "--call", id, "--request", request, "--answer", "prod"});
+  EXPECT_EQ(not_json.error_code(), "invalid_input") << not_json.describe();
+  const CliResult wrong = owner().json(
+      {"functions", "reply", "--call", id, "--request", request, "--answer", "{\"target\":\"dev\"}"});
+  EXPECT_EQ(wrong.error_code(), "invalid_input") << wrong.describe();
+  EXPECT_NE(wrong.out.find("answer.target"), std::string::npos) << wrong.describe();
+  const json still = status(id);
+  EXPECT_EQ(still.at("status"), "waiting_input") << still.dump();
+  ASSERT_EQ(still.at("pending_inputs").size(), 1u) << still.dump();
+  EXPECT_EQ(still.at("pending_inputs")[0].at("request_id"), request);
+
+  cli_ok(owner(), {"functions", "reply", "--call", id, "--request", request, "--answer", "{\"target\":\"prod\"}"});
+  const json done = wait_terminal(id);
+  EXPECT_EQ(done.at("status"), "completed") << done.dump();
+  EXPECT_EQ(answer_of(done), "answer={\"target\":\"prod\"}") << done.dump();
+}
+
+// R-F3: a question whose schema is not a usable JSON Schema is invalid_input and asks nothing (HTTP and CLI).
+TEST_F(FunctionsQuestions, BadQuestionSchemaRefused_R_F3) {
+  start_server();
+  make_crew("api", json::array({function_decl("asks")}),
+            {{"tools/asks.sh", "printf '%s' \"$AGENTWORKS_CALL_TOKEN\" > call-token.txt\n'" + cli_binary() +
+                                   "' functions ask --question 'Q?' --json --schema '{\"type\":\"nope\"}' > ask.out\n"
+                                   "echo \"$?\" > ask.exit\n" + blocking_script()}});
+  const std::string id = call_ok("api", "asks").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_file(crew_dir("api") / "ask.exit"));
+  EXPECT_NE(trim_newlines(read_file(crew_dir("api") / "ask.exit")), "0");
+  EXPECT_NE(read_file(crew_dir("api") / "ask.out").find("invalid_input"), std::string::npos)
+      << read_file(crew_dir("api") / "ask.out");
+  const HttpClient secret(server_->url(), read_file(crew_dir("api") / "call-token.txt"));
+  for (const json& schema : {json{{"type", "nope"}}, json("a string"), json{{"required", "x"}}}) {
+    const HttpResponse r =
+        secret.post("/v1/calls/" + id + "/questions", json{{"question", "Q?"}, {"schema", schema}}.dump());
+    EXPECT_EQ(error_code_of(r.body), "invalid_input") << schema.dump() << " " << describe(r);
+  }
+  const json running = status(id);
+  EXPECT_EQ(running.at("status"), "running") << running.dump();
+  EXPECT_TRUE(running.at("pending_inputs").empty()) << running.dump();
+  open_gate(crew_dir("api"));
+  EXPECT_EQ(wait_terminal(id).at("status"), "completed");
+}
+
 // R-F3: `functions ask` outside an execution (no call in the environment) is a usage error and asks nothing.
 TEST_F(FunctionsQuestions, AskOutsideAnExecutionRefused_R_F3) {
   start_server();

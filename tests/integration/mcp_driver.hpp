@@ -80,19 +80,27 @@ class McpDriver {
 
   // Runs one driver command; returns its line ({"seq","ok","result"|"error"}).
   nlohmann::json command(nlohmann::json cmd, std::chrono::seconds timeout = std::chrono::seconds(45)) {
+    return await(send(std::move(cmd)), timeout);
+  }
+  // Sends one command without waiting (e.g. a tool call that blocks until the test acts); returns its seq.
+  int send(nlohmann::json cmd) {
     cmd["seq"] = ++seq_;
     if (!process_->write_line(cmd.dump())) throw std::runtime_error("cannot write to the MCP driver");
+    return seq_;
+  }
+  // The answer line of the command `seq` sent (answers of earlier commands are skipped).
+  nlohmann::json await(int seq, std::chrono::seconds timeout = std::chrono::seconds(45)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       const auto got = next_line(left);
-      if (!got) throw std::runtime_error("no answer from the MCP driver to " + cmd.dump() + "\n" + stderr_text());
+      if (!got) throw std::runtime_error("no answer from the MCP driver to command " + std::to_string(seq) + "\n" + stderr_text());
       auto j = nlohmann::json::parse(*got);
       if (j.contains("notification")) {
         notifications_.push_back(j["notification"]);
         continue;
       }
-      if (j.value("seq", -1) == seq_) return j;
+      if (j.value("seq", -1) == seq) return j;
     }
   }
 
@@ -106,8 +114,15 @@ class McpDriver {
     return answer["result"];
   }
 
-  nlohmann::json start(const std::vector<std::string>& args) {
-    return ok({{"op", "start"}, {"command", args.front()}, {"args", std::vector<std::string>(args.begin() + 1, args.end())}});
+  // Starts the MCP server `args` as the client's child; `env` is added to its environment, `elicit` (an
+  // ElicitResult) makes the client advertise elicitation and answer every elicitation/create with it.
+  nlohmann::json start(const std::vector<std::string>& args, const nlohmann::json& env = nullptr,
+                       const nlohmann::json& elicit = nullptr) {
+    nlohmann::json cmd = {{"op", "start"}, {"command", args.front()},
+                          {"args", std::vector<std::string>(args.begin() + 1, args.end())}};
+    if (!env.is_null()) cmd["env"] = env;
+    if (!elicit.is_null()) cmd["elicit"] = elicit;
+    return ok(cmd);
   }
   // tools/call; the result object ({content, isError, structuredContent}) or the driver's error line.
   nlohmann::json call(const std::string& tool, const nlohmann::json& arguments,

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "mcp_driver.hpp"
@@ -164,6 +165,50 @@ TEST_F(McpFullTest, ReplyAnswersTheExecutionsQuestion_RF1_RF3) {
   tool_ok("functions", {{"action", "reply"}, {"call_id", id}, {"request_id", request}, {"answer", "main"}});
   const json done = follow(id);
   EXPECT_EQ(done["answer"], "branch: main") << done.dump();  // stdout without its last newline
+  for (const json& n : driver_->notifications())
+    EXPECT_NE(n.value("method", ""), "elicitation/create") << "this client did not advertise elicitation";
+}
+
+// R-F3: a client that advertises elicitation gets the pending question as an elicitation/create request while it
+// follows the call with status; accepting it answers the call. A declined one stays pending and is not asked again.
+TEST_F(McpFullTest, ElicitationAnswersTheExecutionsQuestion_RF3) {
+  for (const std::string action : {"decline", "accept"}) {
+    SCOPED_TRACE(action);
+    driver_.reset();
+    driver_ = std::make_unique<McpDriver>(home_.env(), home_.path("mcp-full-elicit-" + action + ".err"));
+    json reply = {{"action", action}};
+    if (action == "accept") reply["content"] = {{"answer", "main"}};
+    driver_->start({cli_binary(), "mcp", "serve", "--full"}, nullptr, reply);
+    const std::string id = tool_ok("functions", {{"action", "call"},
+                                                 {"target", "api"},
+                                                 {"function", "ask"},
+                                                 {"arguments", {{"text", "x"}}}})["structuredContent"]["call_id"];
+    std::optional<json> elicitation;
+    ASSERT_TRUE(wait_until(
+        [&] {
+          tool_ok("functions", {{"action", "status"}, {"call_id", id}, {"wait_seconds", 2}});
+          for (const json& n : driver_->notifications())
+            if (n.value("method", "") == "elicitation/create") elicitation = n;
+          return elicitation.has_value();
+        },
+        std::chrono::seconds(30), std::chrono::milliseconds(50)));
+    EXPECT_EQ((*elicitation)["params"]["message"], "Which branch?") << elicitation->dump();
+    EXPECT_EQ((*elicitation)["params"]["requestedSchema"]["required"], json::array({"answer"})) << elicitation->dump();
+    if (action == "accept") {
+      const json done = follow(id);
+      EXPECT_EQ(done["answer"], "branch: main") << done.dump();
+      continue;
+    }
+    const json still = tool_ok("functions", {{"action", "status"}, {"call_id", id}})["structuredContent"];
+    EXPECT_EQ(still["status"], "waiting_input") << still.dump();
+    std::size_t asked = 0;
+    for (const json& n : driver_->notifications())
+      if (n.value("method", "") == "elicitation/create") ++asked;
+    EXPECT_EQ(asked, 1u) << "a declined question is not asked again";
+    tool_ok("functions", {{"action", "reply"}, {"call_id", id},
+                          {"request_id", still["pending_inputs"][0]["request_id"]}, {"answer", "dev"}});
+    EXPECT_EQ(follow(id)["answer"], "branch: dev");
+  }
 }
 
 // R-F1: every failure is a tool error with the stable code; the schema's strictness is enforced per action.

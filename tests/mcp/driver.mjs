@@ -4,7 +4,10 @@
 // session for exactly this process.
 //
 // stdin:  one JSON command per line, {"seq":N,"op":...}
-//   start {command, args, env?}  connect a Client to `command args` over stdio
+//   start {command, args, env?, elicit?}  connect a Client to `command args` over stdio; with elicit (an
+//                               ElicitResult such as {"action":"accept","content":{...}}) the client advertises
+//                               the elicitation capability, reports each elicitation/create request as a
+//                               notification and answers it with `elicit`
 //   list                        tools/list
 //   call {name, arguments, meta?}  tools/call (meta becomes params._meta)
 //   ping                        ping
@@ -16,6 +19,7 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + "\n");
@@ -39,8 +43,15 @@ async function handle(cmd) {
         env: { ...process.env, ...(cmd.env ?? {}) },
         stderr: "inherit",
       });
-      client = new Client({ name: "agentworks-mcp-test", version: "1.0.0" }, { capabilities: {} });
+      const capabilities = cmd.elicit ? { elicitation: {} } : {};
+      client = new Client({ name: "agentworks-mcp-test", version: "1.0.0" }, { capabilities });
       client.fallbackNotificationHandler = async (n) => emit({ notification: n });
+      if (cmd.elicit) {
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          emit({ notification: { method: request.method, params: request.params } });
+          return cmd.elicit;
+        });
+      }
       await client.connect(transport);
       return {
         serverVersion: client.getServerVersion(),

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "agentworks/error.hpp"
+#include "agentworks/sqlite.hpp"
+#include "store/calls_store.hpp"
 #include "store/store.hpp"
 
 namespace fs = std::filesystem;
@@ -315,4 +317,29 @@ TEST_F(StoreTest, FailedRequestRollsBackItsSavepoint) {
             }),
             ErrorCode::bad_request);
   EXPECT_FALSE(store_->find_agent(owner_.account_id, "ghost").has_value());
+}
+
+// A data directory from before questions carried a schema: its call_inputs gains the column at open, old rows read
+// without a schema, new ones keep theirs.
+TEST_F(StoreTest, OldCallInputsGainTheSchemaColumn) {
+  open();
+  store_.reset();
+  {
+    sql::Db db((dir_ / "server.db").string());
+    db.exec("DROP TABLE call_inputs;"
+            "CREATE TABLE call_inputs(request_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, question TEXT NOT NULL,"
+            " answer TEXT, asked_at INTEGER NOT NULL, answered_at INTEGER);"
+            "INSERT INTO call_inputs VALUES('req_old', 'call_a', 'Old?', NULL, 1, NULL);");
+  }
+  store_ = std::make_unique<Store>(dir_, Limits{});  // the owner exists already
+  const auto old_input = run<std::optional<CallInput>>([&] { return call_input(*store_, "call_a", "req_old"); });
+  ASSERT_TRUE(old_input.has_value());
+  EXPECT_EQ(old_input->question, "Old?");
+  EXPECT_FALSE(old_input->schema_json.has_value());
+  const CallInput added = run<CallInput>(
+      [&] { return add_call_input(*store_, "call_a", "New?", std::string(R"({"type":"string"})")); });
+  const auto pending = run<std::vector<CallInput>>([&] { return pending_inputs(*store_, "call_a"); });
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[1].request_id, added.request_id);
+  EXPECT_EQ(pending[1].schema_json, std::optional<std::string>(R"({"type":"string"})"));
 }
