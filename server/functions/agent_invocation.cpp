@@ -69,6 +69,8 @@ std::vector<std::string> codex_argv(const AgentTurn& t) {
   config("mcp_servers.agentworks.args", toml_array({"mcp", "serve", "--call"}));
   config("mcp_servers.agentworks.env_vars", toml_array(call_variables()));
   config("mcp_servers.agentworks.tool_timeout_sec", std::to_string(t.tool_timeout_seconds));
+  // With approval_policy "never" Codex refuses MCP tools that need an approval: the question tool needs none.
+  config("mcp_servers.agentworks.tools.request_input.approval_mode", toml_string("approve"));
   if (run.model) a.insert(a.end(), {"--model", *run.model});
   if (t.resume) a.push_back(t.session);
   a.push_back("-");  // the prompt on stdin
