@@ -52,7 +52,8 @@ CREATE INDEX IF NOT EXISTS attachments_creator ON attachments(created_by, state)
 CREATE TABLE IF NOT EXISTS crews(
   crew_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, name_fold TEXT NOT NULL,
   dir TEXT NOT NULL, declaration TEXT NOT NULL, created_at INTEGER NOT NULL, reloaded_at INTEGER NOT NULL,
-  last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0);
+  last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0,
+  allowance TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS crews_live_name ON crews(account_id, name_fold) WHERE removed = 0;
 CREATE TABLE IF NOT EXISTS calls(
   call_id TEXT PRIMARY KEY, crew_id TEXT NOT NULL, caller_account TEXT NOT NULL, caller_conn TEXT NOT NULL,
@@ -95,6 +96,13 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
     for (const char* column : {"agent_cli", "agent_session", "agent_version"})
       db.exec(std::string("ALTER TABLE calls ADD COLUMN ") + column + " TEXT");
   }
+  // Data directories from before Crew allowances ('' reads as the default allowance).
+  bool has_allowance = false;
+  {
+    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('crews') WHERE name = 'allowance'");
+    has_allowance = s.step();
+  }
+  if (!has_allowance) db.exec("ALTER TABLE crews ADD COLUMN allowance TEXT NOT NULL DEFAULT ''");
 }
 
 }  // namespace agentworks::server
