@@ -98,6 +98,11 @@ std::string describe_call(const json& call, Surface surface) {
   if (const std::string progress = text_or(call, "progress", ""); !progress.empty()) {
     out << "progress: " << progress << "\n";
   }
+  if (const auto it = call.find("agent"); it != call.end() && it->is_object()) {
+    // The session a person can open to read what the agent did (claude --resume ID, codex resume ID).
+    out << "agent: " << text_or(*it, "cli") << " " << text_or(*it, "version", "(version unknown)") << ", session "
+        << text_or(*it, "session_id", "(not started)") << "\n";
+  }
   for (const json& q : call.value("pending_inputs", json::array())) {
     const std::string request = text_or(q, "request_id");
     out << "question " << request << ": " << text_or(q, "question", "") << "\n  answer with: ";

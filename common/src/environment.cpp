@@ -17,7 +17,7 @@ constexpr std::array kVars = {
     VarInfo{Var::hook_bin, "AGENTWORKS_HOOK_BIN", "next to agentworks, then the build tree",
             "the agentworks-hook program `agentworks attach` writes into the hook configuration", false},
     VarInfo{Var::claude_bin, "AGENTWORKS_CLAUDE_BIN", "claude on PATH",
-            "the Claude Code program `agentworks claude` and `attach claude` run", false},
+            "the Claude Code program `agentworks claude`, `attach claude` and functions with run.claude run", false},
     VarInfo{Var::claude_channel, "AGENTWORKS_CLAUDE_CHANNEL", "unset",
             "set to 1 by `agentworks claude`: the plugin's MCP server then pushes messages as a Claude channel", false},
     VarInfo{Var::notify_command, "AGENTWORKS_NOTIFY_COMMAND", "notify-send (osascript on macOS) on PATH",
@@ -39,6 +39,10 @@ constexpr std::array kVars = {
     VarInfo{Var::execution_call_token, "AGENTWORKS_CALL_TOKEN", "unset (set by the server in a function execution)",
             "the per-call secret `agentworks functions ask` authenticates with (valid only for its own open call)",
             false},
+    VarInfo{Var::codex_bin, "AGENTWORKS_CODEX_BIN", "codex on PATH",
+            "the Codex program the server runs for a function with run.codex", false},
+    VarInfo{Var::cli_bin, "AGENTWORKS_CLI_BIN", "next to agentworks-server, then the build tree, then PATH",
+            "the agentworks program an agent execution runs as its `agentworks` MCP server (request_input)", false},
 };
 
 }  // namespace

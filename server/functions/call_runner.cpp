@@ -10,9 +10,14 @@
 #include <deque>
 #include <filesystem>
 
+#include "functions/agent_invocation.hpp"
+#include "functions/agent_prompt.hpp"
+#include "functions/agent_stream.hpp"
+#include "functions/agent_verdict.hpp"
 #include "functions/call_environment.hpp"
 #include "functions/declaration.hpp"
 #include "functions/execution.hpp"
+#include "functions/prompt_template.hpp"
 #include "functions/result_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
@@ -31,9 +36,21 @@ struct CallRunner::Running {
   FunctionDecl function;
   int turn = 0;  // 0: the execution, 1: the correction turn
   bool timed_out = false;
+  bool stalled = false;
   std::unique_ptr<Execution> execution;
   event* timer = nullptr;
+  event* idle_timer = nullptr;
   std::deque<std::string> stderr_tail;  // kept for a failure's message
+  // Agent runners.
+  std::string agent_cli;                 // the claude / codex executable
+  std::string session;                   // Claude: chosen before the start; Codex: from thread.started
+  bool awaiting_session_commit = false;  // Claude starts once its session id is committed
+  bool version_known = false;
+  PromptContext prompt;
+  std::unique_ptr<AgentStream> stream;   // this turn's
+  std::string seen_session;              // the id this turn's stream announced
+  std::optional<AgentTerminal> terminal; // this turn's terminal event
+  bool agent() const { return function.runner != Runner::command; }
 };
 
 namespace {
@@ -78,6 +95,30 @@ std::string tail_text(const std::deque<std::string>& tail) {
   return out;
 }
 
+std::string with_tail(const std::string& message, const std::deque<std::string>& tail) {
+  return tail.empty() ? message : message + "; last stderr lines:\n" + tail_text(tail);
+}
+
+// An executable's identity for the version cache: a reinstalled CLI is probed again.
+std::string binary_key(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path;
+  return path + ":" + std::to_string(st.st_mtime) + ":" + std::to_string(st.st_size);
+}
+
+// "codex-cli 0.171.0" -> "0.171.0"; "2.1.332 (Claude Code)" -> "2.1.332".
+std::string version_of(const std::string& out) {
+  const std::string first = out.substr(0, out.find('\n'));
+  std::size_t i = 0;
+  while (i < first.size()) {
+    const std::size_t end = std::min(first.find(' ', i), first.size());
+    const std::string word = first.substr(i, end - i);
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word.front())) != 0) return word;
+    i = end + 1;
+  }
+  return first;
+}
+
 }  // namespace
 
 CallRunner::CallRunner(event_base* base, Store& store, std::function<void()> schedule_commit, RunnerConfig config)
@@ -89,10 +130,12 @@ CallRunner::CallRunner(event_base* base, Store& store, std::function<void()> sch
 CallRunner::~CallRunner() {
   for (auto& [id, r] : running_) {
     if (r->timer != nullptr) event_free(r->timer);
+    if (r->idle_timer != nullptr) event_free(r->idle_timer);
     r->execution.reset();  // SIGTERM to the keeper: the tree dies; the call reads interrupted at the next start
   }
   running_.clear();
   retired_.clear();
+  probes_.clear();
   event_free(cleanup_ev_);
   event_free(retry_ev_);
 }
@@ -110,7 +153,15 @@ bool CallRunner::write(const char* what, const std::function<void()>& f) {
 }
 
 void CallRunner::on_committed(const StoreEvents& events) {
-  for (const auto& id : events.calls_changed) unconfirmed_.erase(id);
+  for (const auto& id : events.calls_changed) {
+    unconfirmed_.erase(id);
+    // A Claude session id is durable now: a crash from here on leaves a call that names its transcript.
+    const auto it = running_.find(id);
+    if (it != running_.end() && it->second->awaiting_session_commit) {
+      it->second->awaiting_session_commit = false;
+      start_turn(*it->second, std::nullopt);
+    }
+  }
   for (const auto& [call_id, token] : events.calls_started) start(call_id, token);
 }
 
@@ -131,7 +182,26 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
     r->function = *f;
     r->crew_dir = crew->dir;
     r->arguments_json = call->arguments_json;
+    if (r->agent()) {
+      const char* name = runner_name(r->function.runner);
+      const auto cli = find_agent_cli(r->function.runner);
+      if (!cli)
+        throw std::runtime_error(std::string(name) + " is not on agentworks-server's PATH: install " +
+                                 (r->function.runner == Runner::claude ? "Claude Code" : "Codex") + " or set " +
+                                 (r->function.runner == Runner::claude ? "AGENTWORKS_CLAUDE_BIN" : "AGENTWORKS_CODEX_BIN") +
+                                 " for the server");
+      if (config_.agentworks_cli.empty())
+        throw std::runtime_error("the agentworks program (the question server of an agent execution) is not installed "
+                                 "beside agentworks-server; set AGENTWORKS_CLI_BIN for the server");
+      r->agent_cli = *cli;
+      r->prompt.function = r->function.name;
+      r->prompt.call_id = call_id;
+      r->prompt.task = render_prompt(r->function.agent.prompt, r->function.inputs_json, r->arguments_json);
+      r->prompt.output_schema_json = r->function.output_schema_json;
+    }
     r->call_dir = make_call_dir(crew->dir, call_id);
+    r->prompt.output_dir = r->call_dir;
+    r->prompt.result_file = r->call_dir + "/result.json";
   } catch (const std::exception& e) {
     record_outcome(call_id, failure("spawn_failed", std::string("the execution could not start: ") + e.what()));
     return;
@@ -141,10 +211,28 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
   ref.timer = evtimer_new(base_, &CallRunner::on_timeout, &ref);
   const timeval tv{ref.function.timeout_seconds, 0};
   evtimer_add(ref.timer, &tv);
+  if (ref.function.idle_timeout_seconds > 0) ref.idle_timer = evtimer_new(base_, &CallRunner::on_idle, &ref);
+  if (ref.function.runner == Runner::claude) {
+    ref.session = new_session_uuid();
+    const bool stored = write("the agent session", [&] { set_call_agent(store_, call_id, "claude", ref.session); });
+    if (stored) {
+      ref.awaiting_session_commit = true;  // started by on_committed
+      return;
+    }
+    ExecutionEnd end;
+    end.kind = ExecutionEnd::Kind::spawn_failed;
+    end.detail = "the session id could not be stored";
+    conclude(ref, end, "");
+    return;
+  }
+  if (ref.function.runner == Runner::codex) {
+    write("the agent", [&] { set_call_agent(store_, call_id, "codex", ""); });
+    probe_version(ref);
+  }
   start_turn(ref, std::nullopt);
 }
 
-void CallRunner::start_turn(Running& r, const std::optional<std::string>& correction) {
+ExecutionSpec CallRunner::turn_spec(Running& r, const std::optional<std::string>& correction) {
   CallEnvironment env;
   env.call_id = r.call_id;
   env.call_token = r.token;
@@ -155,16 +243,42 @@ void CallRunner::start_turn(Running& r, const std::optional<std::string>& correc
   env.correction = correction;
   ExecutionSpec spec;
   spec.keeper = config_.keeper;
-  spec.command = r.function.command;
-  spec.env = environment_of(env);
   spec.cwd = r.crew_dir;
-  spec.stdin_bytes = r.arguments_json;
+  if (!r.agent()) {
+    spec.command = r.function.command;
+    spec.env = environment_of(env);
+    spec.stdin_bytes = r.arguments_json;
+    return spec;
+  }
+  AgentTurn t;
+  t.runner = r.function.runner;
+  t.run = &r.function.agent;
+  t.cli = r.agent_cli;
+  t.agentworks_cli = config_.agentworks_cli;
+  t.session = r.session;
+  t.resume = correction.has_value();
+  t.tool_timeout_seconds = r.function.timeout_seconds;
+  if (t.resume && t.session.empty()) throw std::runtime_error("Codex announced no thread id to resume");
+  spec.command = agent_argv(t);
+  spec.env = agent_environment(t, environment_of(env));
+  spec.stdin_bytes = correction ? correction_prompt(r.prompt, *correction) : agent_prompt(r.prompt);
+  return spec;
+}
+
+void CallRunner::start_turn(Running& r, const std::optional<std::string>& correction) {
   const std::string call_id = r.call_id;
   const int turn = r.turn;
+  r.stream = r.agent() ? make_agent_stream(r.function.runner) : nullptr;
+  r.terminal.reset();
+  r.seen_session.clear();
   try {
+    const ExecutionSpec spec = turn_spec(r, correction);
+    Execution::LineHandler on_stdout;
+    if (r.agent()) on_stdout = [this, &r](const std::string& line) { on_event_line(r, line); };
     r.execution = std::make_unique<Execution>(
         base_, spec, [this, &r](const std::string& line) { on_line(r, line); },
-        [this, call_id, turn](const ExecutionEnd& end) { on_end(call_id, turn, end); });
+        [this, call_id, turn](const ExecutionEnd& end) { on_end(call_id, turn, end); }, std::move(on_stdout));
+    arm_idle(r);
   } catch (const std::exception& e) {
     ExecutionEnd end;
     end.kind = ExecutionEnd::Kind::spawn_failed;
@@ -173,14 +287,87 @@ void CallRunner::start_turn(Running& r, const std::optional<std::string>& correc
   }
 }
 
+void CallRunner::arm_idle(Running& r) {
+  if (r.idle_timer == nullptr) return;
+  const timeval tv{r.function.idle_timeout_seconds, 0};
+  evtimer_add(r.idle_timer, &tv);
+}
+
 void CallRunner::on_line(Running& r, const std::string& line) {
+  arm_idle(r);
   r.stderr_tail.push_back(line.substr(0, 500));
   if (r.stderr_tail.size() > kTailLines) r.stderr_tail.pop_front();
   const std::string id = r.call_id;
+  // A command's stderr is its progress; an agent CLI's stderr is only its log.
   write("an execution message", [&] {
-    append_call_message(store_, id, "progress", line);
-    set_call_progress(store_, id, line);
+    append_call_message(store_, id, r.agent() ? "stderr" : "progress", line);
+    if (!r.agent()) set_call_progress(store_, id, line);
   });
+}
+
+void CallRunner::on_event_line(Running& r, const std::string& line) {
+  arm_idle(r);
+  if (line.empty()) return;
+  const AgentLine l = r.stream->read(line);
+  const std::string id = r.call_id;
+  if (l.session_id) {
+    r.seen_session = *l.session_id;
+    if (r.function.runner == Runner::codex && r.session.empty() && !r.seen_session.empty()) {
+      r.session = r.seen_session;  // Codex's resume key, stored the moment it is known
+      write("the agent session", [&] { set_call_agent(store_, id, "codex", r.session); });
+    }
+  }
+  if (l.terminal) r.terminal = l.terminal;
+  write("an agent event", [&] {
+    if (l.version && !r.version_known) {
+      r.version_known = true;
+      set_call_agent_version(store_, id, *l.version);
+    }
+    if (l.malformed) append_call_message(store_, id, "warning", "an unreadable event line: " + line.substr(0, 200));
+    for (const auto& m : l.messages) append_call_message(store_, id, m.kind, m.text);
+    if (l.progress) set_call_progress(store_, id, *l.progress);
+    if (l.usage) add_call_event(store_, id, "usage", *l.usage);
+  });
+}
+
+void CallRunner::probe_version(Running& r) {
+  const std::string key = binary_key(r.agent_cli);
+  if (const auto it = versions_.find(key); it != versions_.end()) {
+    r.version_known = true;
+    const std::string id = r.call_id;
+    const std::string version = it->second;
+    write("the agent version", [&] { set_call_agent_version(store_, id, version); });
+    return;
+  }
+  ExecutionSpec spec;
+  spec.keeper = config_.keeper;
+  spec.cwd = r.crew_dir;
+  spec.command = {r.agent_cli, "--version"};
+  AgentTurn t;
+  t.runner = r.function.runner;
+  spec.env = agent_environment(t, environment_of(CallEnvironment{}));
+  const std::string call_id = r.call_id;
+  const std::size_t index = probes_.size();
+  try {
+    probes_.push_back(std::make_unique<Execution>(
+        base_, spec, [](const std::string&) {},
+        [this, key, call_id, index](const ExecutionEnd&) { finish_probe(key, call_id, index); }));
+  } catch (const std::exception& e) {
+    spdlog::warn("function call {}: cannot probe the version of {}: {}", call_id, r.agent_cli, e.what());
+  }
+}
+
+void CallRunner::finish_probe(const std::string& key, const std::string& call_id, std::size_t index) {
+  if (index >= probes_.size() || !probes_[index]) return;
+  const std::string version = version_of(probes_[index]->stdout_text());
+  retired_.push_back(std::move(probes_[index]));
+  event_active(cleanup_ev_, EV_TIMEOUT, 0);
+  bool running = false;
+  for (const auto& p : probes_) running = running || p != nullptr;
+  if (!running) probes_.clear();
+  if (version.empty()) return;
+  versions_[key] = version;
+  write("the agent version", [&] { set_call_agent_version(store_, call_id, version); });
 }
 
 void CallRunner::on_end(const std::string& call_id, int turn, const ExecutionEnd& end) {
@@ -196,25 +383,35 @@ void CallRunner::on_end(const std::string& call_id, int turn, const ExecutionEnd
 
 void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string& output) {
   const std::string call_id = r.call_id;
-  const std::string answer = without_final_newline(output);
+  std::string answer = without_final_newline(output);
   std::optional<CallOutcome> outcome;
   if (r.timed_out) {
     outcome = failure("timeout", "ran past its timeout of " + std::to_string(r.function.timeout_seconds) +
                                      " s; its processes were killed");
+  } else if (r.stalled) {
+    outcome = failure("stalled", "no output or event for " + std::to_string(r.function.idle_timeout_seconds) +
+                                     " s (idle_timeout_seconds); its processes were killed");
   } else if (end.kind == ExecutionEnd::Kind::spawn_failed) {
     outcome = failure("spawn_failed", end.detail);
   } else if (end.kind == ExecutionEnd::Kind::signaled) {
-    outcome = failure("killed", "ended by signal " + std::to_string(end.code) +
-                                    (r.stderr_tail.empty() ? "" : "; last stderr lines:\n" + tail_text(r.stderr_tail)));
+    outcome = failure("killed", with_tail("ended by signal " + std::to_string(end.code), r.stderr_tail));
+  } else if (r.agent()) {
+    const AgentVerdict v = agent_verdict(r.function.runner, r.terminal, *r.stream, r.session, r.seen_session, end.code);
+    answer = v.answer;
+    if (!v.ok) {
+      CallOutcome o = failure(v.error_code, v.error_code == "agent_error" ? v.message : with_tail(v.message, r.stderr_tail));
+      if (!answer.empty()) o.answer = answer;
+      outcome = o;
+    }
   } else if (end.code != 0) {
-    outcome = failure("exit_status", "exited with status " + std::to_string(end.code) +
-                                         (r.stderr_tail.empty() ? "" : "; last stderr lines:\n" + tail_text(r.stderr_tail)));
-  } else if (!r.function.output_schema_json) {
+    outcome = failure("exit_status", with_tail("exited with status " + std::to_string(end.code), r.stderr_tail));
+  }
+  if (!outcome && !r.function.output_schema_json) {
     CallOutcome o;
     o.status = kCallCompleted;
     o.answer = answer;
     outcome = o;
-  } else {
+  } else if (!outcome) {
     const std::string result_path = r.call_dir + "/result.json";
     const ResultCheck file = check_result_file(result_path, *r.function.output_schema_json);
     if (file.result_json) {
@@ -225,7 +422,7 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
       else o.result_file = "result.json";
       outcome = o;
     } else if (r.turn == 0) {
-      // Exactly one correction turn, in the same folder, told what was wrong.
+      // Exactly one correction turn, in the same folder (and the same agent session), told what was wrong.
       r.turn = 1;
       write("the correction turn", [&] {
         mark_correction(store_, call_id);
@@ -251,6 +448,8 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
   }
   if (r.timer != nullptr) event_free(r.timer);
   r.timer = nullptr;
+  if (r.idle_timer != nullptr) event_free(r.idle_timer);
+  r.idle_timer = nullptr;
   running_.erase(call_id);  // the slot is free in the store once the outcome commits
   record_outcome(call_id, *outcome);
 }
@@ -294,6 +493,30 @@ void CallRunner::on_timeout(int, short, void* arg) {
   r->runner->write("the timeout", [&] { add_call_event(r->runner->store_, id, "timed_out", ""); });
   // The call keeps its slot until the keeper reports the tree gone.
   if (r->execution) r->execution->terminate();
+  else r->runner->conclude(*r, ExecutionEnd{}, "");  // never started (its session id was not committed in time)
+}
+
+void CallRunner::on_idle(int, short, void* arg) {
+  auto* r = static_cast<Running*>(arg);
+  CallRunner* self = r->runner;
+  if (!r->execution || r->timed_out || r->stalled) return;
+  // A pending question is the caller's turn, not a stall.
+  bool waiting = false;
+  try {
+    const auto row = call_by_id(self->store_, r->call_id);
+    waiting = row && row->status == kCallWaitingInput;
+  } catch (const std::exception&) {
+  }
+  if (waiting) {
+    self->arm_idle(*r);
+    return;
+  }
+  r->stalled = true;
+  const std::string id = r->call_id;
+  self->write("the stall", [&] {
+    add_call_event(self->store_, id, "stalled", std::to_string(r->function.idle_timeout_seconds) + " s without output");
+  });
+  r->execution->terminate();
 }
 
 void CallRunner::on_cleanup(int, short, void* arg) { static_cast<CallRunner*>(arg)->retired_.clear(); }

@@ -18,6 +18,8 @@ namespace agentworks::server::functions {
 namespace {
 
 constexpr std::size_t kMaxPartialLine = 64 * 1024;
+// An agent's event lines carry whole tool results: kept whole up to this size, so a JSON line is never split.
+constexpr std::size_t kMaxEventLine = 16 * 1024 * 1024;
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -40,8 +42,9 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end)
-    : on_line_(std::move(on_stderr_line)), on_end_(std::move(on_end)) {
+Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end,
+                     LineHandler on_stdout_line)
+    : on_line_(std::move(on_stderr_line)), on_end_(std::move(on_end)), on_stdout_line_(std::move(on_stdout_line)) {
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<std::string> args = {spec.keeper, "--parent", std::to_string(::getpid()), "--"};
   args.insert(args.end(), spec.command.begin(), spec.command.end());
@@ -164,13 +167,31 @@ bool Execution::drain_stdout() {
   for (;;) {
     const ssize_t n = ::read(out_fd_, buf, sizeof buf);
     if (n > 0) {
+      if (on_stdout_line_) {
+        stdout_partial_.append(buf, static_cast<std::size_t>(n));
+        deliver_lines(stdout_partial_, on_stdout_line_, false, kMaxEventLine);
+        continue;
+      }
       const std::size_t room = kMaxAnswerBytes - std::min(kMaxAnswerBytes, stdout_.size());
       stdout_.append(buf, std::min(room, static_cast<std::size_t>(n)));
       if (static_cast<std::size_t>(n) > room) stdout_truncated_ = true;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    return n < 0 && errno == EAGAIN;
+    const bool open = n < 0 && errno == EAGAIN;
+    if (!open && on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
+    return open;
+  }
+}
+
+void Execution::deliver_lines(std::string& partial, const LineHandler& handler, bool flush, std::size_t limit) {
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = partial.find('\n', start)) != std::string::npos; start = nl + 1)
+    handler(partial.substr(start, nl - start));
+  partial.erase(0, start);
+  if (!partial.empty() && (flush || partial.size() > limit)) {
+    handler(partial);
+    partial.clear();
   }
 }
 
@@ -180,22 +201,12 @@ bool Execution::drain_stderr() {
     const ssize_t n = ::read(err_fd_, buf, sizeof buf);
     if (n > 0) {
       stderr_partial_.append(buf, static_cast<std::size_t>(n));
-      std::size_t start = 0;
-      for (std::size_t nl; (nl = stderr_partial_.find('\n', start)) != std::string::npos; start = nl + 1)
-        on_line_(stderr_partial_.substr(start, nl - start));
-      stderr_partial_.erase(0, start);
-      if (stderr_partial_.size() > kMaxPartialLine) {
-        on_line_(stderr_partial_);
-        stderr_partial_.clear();
-      }
+      deliver_lines(stderr_partial_, on_line_, false, kMaxPartialLine);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     const bool open = n < 0 && errno == EAGAIN;
-    if (!open && !stderr_partial_.empty()) {
-      on_line_(stderr_partial_);
-      stderr_partial_.clear();
-    }
+    if (!open) deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
     return open;
   }
 }
@@ -212,10 +223,8 @@ void Execution::finish() {
   // the call open, so read what is there and stop.
   drain_stdout();
   drain_stderr();
-  if (!stderr_partial_.empty()) {
-    on_line_(stderr_partial_);
-    stderr_partial_.clear();
-  }
+  deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
+  if (on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
   std::string line;
   char buf[512];
   const ssize_t n = ::read(status_fd_, buf, sizeof buf);

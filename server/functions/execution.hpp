@@ -36,8 +36,10 @@ class Execution {
   using EndHandler = std::function<void(const ExecutionEnd& end)>;
 
   // Starts the keeper; throws Error(internal) when it cannot. The handlers run on the loop; the end handler
-  // runs once, after every stderr line was delivered.
-  Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end);
+  // runs once, after every output line was delivered. With `on_stdout_line` (an agent's event stream) stdout is
+  // delivered line by line instead of kept as the answer.
+  Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end,
+            LineHandler on_stdout_line = {});
   ~Execution();
   Execution(const Execution&) = delete;
   Execution& operator=(const Execution&) = delete;
@@ -56,8 +58,13 @@ class Execution {
   bool drain_stderr();
   void finish();
 
+  // Splits `partial` into whole lines for `handler`; `flush` (or a rest over `limit`) delivers the unterminated rest.
+  static void deliver_lines(std::string& partial, const LineHandler& handler, bool flush, std::size_t limit);
+
   LineHandler on_line_;
   EndHandler on_end_;
+  LineHandler on_stdout_line_;
+  std::string stdout_partial_;
   int pid_ = -1;
   int pidfd_ = -1;
   int out_fd_ = -1;

@@ -18,6 +18,7 @@
 #include "http/dispatcher.hpp"
 #include "http/hub.hpp"
 #include "http/listener.hpp"
+#include "functions/agent_invocation.hpp"
 #include "functions/call_runner.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
@@ -112,6 +113,7 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
   if (::access(runner_config.keeper.c_str(), X_OK) != 0)
     throw Error(ErrorCode::internal, runner_config.keeper + " is missing: it is installed with agentworks-server "
                                      "and runs every function call; reinstall agentworks");
+  runner_config.agentworks_cli = functions::find_agentworks_cli(self.parent_path());
   runner_config.server_url =
       "http://" + (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);

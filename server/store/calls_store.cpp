@@ -201,7 +201,7 @@ void add_call_event(Store& store, const std::string& call_id, const std::string&
 
 void set_call_agent(Store& store, const std::string& call_id, const std::string& cli, const std::string& session) {
   Q q(store, "UPDATE calls SET agent_cli = ?, agent_session = ? WHERE call_id = ?");
-  q->bind(1, cli).bind(2, session).bind(3, call_id).run();
+  q->bind(1, cli).bind(2, session.empty() ? std::nullopt : std::optional<std::string>(session)).bind(3, call_id).run();
   touch(store, call_id);
 }
 

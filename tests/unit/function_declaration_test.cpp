@@ -121,7 +121,7 @@ TEST_F(DeclarationTest, NamesTimeoutsCallersAndDuplicates) {
   EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"command": ["cat"]}}, {"name": "X", "inputs": {}, "run": {"command": ["cat"]}}]})").find("twice"),
             std::string::npos);
   EXPECT_NE(refusal(R"({"functions": [{"name": "x", "run": {"command": ["cat"]}}]})").find("\"inputs\""), std::string::npos);
-  EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"claude": {}}}]})").find("not supported"),
+  EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"claude": {}}}]})").find("\"prompt\""),
             std::string::npos);
 }
 

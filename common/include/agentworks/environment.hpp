@@ -24,6 +24,8 @@ enum class Var {
   execution_server,
   execution_call_id,
   execution_call_token,
+  codex_bin,
+  cli_bin,
 };
 
 struct VarInfo {

@@ -1,0 +1,161 @@
+#include "functions/agent_invocation.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "agentworks/environment.hpp"
+#include "agentworks/random.hpp"
+
+extern char** environ;
+
+namespace agentworks::server::functions {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kQuestionTool = "mcp__agentworks__request_input";
+
+// A TOML basic string (Codex parses `-c key=value` values as TOML); JSON's escapes are valid TOML ones.
+std::string toml_string(const std::string& s) { return json(s).dump(); }
+
+std::string toml_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& i : items) out += (out.size() > 1 ? "," : "") + toml_string(i);
+  return out + "]";
+}
+
+const std::vector<std::string>& call_variables() {
+  static const std::vector<std::string> names = {"AGENTWORKS_CALL_ID", "AGENTWORKS_CALL_TOKEN", "AGENTWORKS_SERVER"};
+  return names;
+}
+
+std::vector<std::string> claude_argv(const AgentTurn& t) {
+  const AgentRun& run = *t.run;
+  std::vector<std::string> a = {t.cli, "-p", "--verbose", "--output-format", "stream-json"};
+  a.insert(a.end(), {t.resume ? "--resume" : "--session-id", t.session});
+  // Only the call's own question server: the person's other MCP servers are not part of a function's contract.
+  const json mcp = {{"mcpServers",
+                     {{"agentworks", {{"type", "stdio"}, {"command", t.agentworks_cli}, {"args", {"mcp", "serve", "--call"}}}}}}};
+  a.insert(a.end(), {"--mcp-config", mcp.dump(), "--strict-mcp-config"});
+  std::string tools = kQuestionTool;
+  for (const auto& tool : run.allowed_tools) tools += "," + tool;
+  a.insert(a.end(), {"--allowedTools", tools});
+  // A question tool nobody can answer would hang the run or waste it: questions go through request_input.
+  a.insert(a.end(), {"--disallowedTools", "AskUserQuestion"});
+  a.insert(a.end(), {"--permission-mode", run.permission_mode});
+  if (run.model) a.insert(a.end(), {"--model", *run.model});
+  if (run.max_turns) a.insert(a.end(), {"--max-turns", std::to_string(*run.max_turns)});
+  return a;
+}
+
+std::vector<std::string> codex_argv(const AgentTurn& t) {
+  const AgentRun& run = *t.run;
+  std::vector<std::string> a = {t.cli, "exec"};
+  if (t.resume) a.push_back("resume");
+  a.insert(a.end(), {"--json", "--skip-git-repo-check"});
+  auto config = [&a](const std::string& key, const std::string& value) { a.insert(a.end(), {"-c", key + "=" + value}); };
+  config("sandbox_mode", toml_string(run.sandbox));
+  config("approval_policy", toml_string("never"));
+  // Codex drops variables named like *TOKEN* from its shell tool by default; the call's own variables must reach
+  // it (an agent can do what a command can), while the CLI's credentials stay out of it.
+  config("shell_environment_policy.ignore_default_excludes", "true");
+  config("shell_environment_policy.exclude",
+         toml_array({"*KEY*", "*SECRET*", "*PASSWORD*", "ANTHROPIC_*", "OPENAI_*", "AWS_*", "AZURE_*", "GOOGLE_*"}));
+  config("mcp_servers.agentworks.command", toml_string(t.agentworks_cli));
+  config("mcp_servers.agentworks.args", toml_array({"mcp", "serve", "--call"}));
+  config("mcp_servers.agentworks.env_vars", toml_array(call_variables()));
+  config("mcp_servers.agentworks.tool_timeout_sec", std::to_string(t.tool_timeout_seconds));
+  if (run.model) a.insert(a.end(), {"--model", *run.model});
+  if (t.resume) a.push_back(t.session);
+  a.push_back("-");  // the prompt on stdin
+  return a;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool passes_through(const std::string& name) {
+  static const char* const markers[] = {"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT", "CODEX_THREAD_ID",
+                                        "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_CI"};
+  for (const char* m : markers)
+    if (name == m) return false;  // an enclosing agent session's markers would confuse a fresh one
+  for (const char* p : {"ANTHROPIC_", "CLAUDE_", "CODEX_", "OPENAI_"})
+    if (starts_with(name, p)) return true;
+  for (const char* n : {"DISABLE_AUTOUPDATER", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
+                        "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "XDG_CONFIG_HOME",
+                        "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"})
+    if (name == n) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> agent_argv(const AgentTurn& t) {
+  return t.runner == Runner::claude ? claude_argv(t) : codex_argv(t);
+}
+
+std::vector<std::string> agent_environment(const AgentTurn& t, std::vector<std::string> base) {
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || !passes_through(entry.substr(0, eq))) continue;
+    base.push_back(entry);
+  }
+  if (t.runner == Runner::claude) {
+    // Claude waits this long for an MCP tool: request_input may wait as long as the call may run.
+    base.push_back("MCP_TOOL_TIMEOUT=" + std::to_string(static_cast<long long>(t.tool_timeout_seconds) * 1000));
+  }
+  return base;
+}
+
+namespace {
+
+std::optional<std::string> on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::string dirs = path;
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, colon - start);
+    start = colon + 1;
+    if (dir.empty() || dir.front() != '/') continue;  // relative PATH entries depend on the cwd: skipped
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> find_agent_cli(Runner runner) {
+  const char* given = env::get(runner == Runner::claude ? env::Var::claude_bin : env::Var::codex_bin);
+  if (given != nullptr) {
+    if (::access(given, X_OK) == 0) return std::filesystem::absolute(given).string();
+    return std::nullopt;
+  }
+  return on_path(runner == Runner::claude ? "claude" : "codex");
+}
+
+std::string find_agentworks_cli(const std::string& server_dir) {
+  if (const char* given = env::get(env::Var::cli_bin); given != nullptr)
+    return ::access(given, X_OK) == 0 ? std::filesystem::absolute(given).string() : "";
+  for (const std::string& candidate : {server_dir + "/agentworks", server_dir + "/../cli/agentworks"}) {
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return std::filesystem::weakly_canonical(candidate).string();
+  }
+  return on_path("agentworks").value_or("");
+}
+
+std::string new_session_uuid() {
+  std::string h = random_hex(16);
+  h[12] = '4';
+  static const char variant[] = "89ab";
+  h[16] = variant[static_cast<unsigned char>(h[16]) % 4];
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+}
+
+}  // namespace agentworks::server::functions

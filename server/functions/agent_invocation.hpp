@@ -1,0 +1,39 @@
+// The command line and environment of one agent turn: `claude -p` with the stream-json output, a session id
+// chosen before the start (or --resume for the correction turn), the `agentworks` MCP server for questions and
+// the declared tools; `codex exec --json` (or `exec resume`) with the declared sandbox, the same MCP server and
+// the call's variables let through Codex's shell-environment filter. The prompt goes on stdin.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "functions/declaration.hpp"
+
+namespace agentworks::server::functions {
+
+struct AgentTurn {
+  Runner runner = Runner::claude;
+  const AgentRun* run = nullptr;
+  std::string cli;              // the claude / codex executable
+  std::string agentworks_cli;   // `agentworks`, for `mcp serve --call`
+  std::string session;          // Claude: the chosen session id; Codex: the thread id to resume ("" on the first turn)
+  bool resume = false;          // the correction turn
+  int tool_timeout_seconds = 600;
+};
+
+std::vector<std::string> agent_argv(const AgentTurn& t);
+// `base` (the call's environment) plus what the CLI needs from the server's own environment: its credentials and
+// settings (ANTHROPIC_*, CLAUDE_*, CODEX_*, OPENAI_*, proxies), without the markers of an enclosing agent session.
+std::vector<std::string> agent_environment(const AgentTurn& t, std::vector<std::string> base);
+
+// The executable of the person's own CLI: AGENTWORKS_CLAUDE_BIN / AGENTWORKS_CODEX_BIN, else `claude` / `codex` on
+// the server's PATH. nullopt when there is none.
+std::optional<std::string> find_agent_cli(Runner runner);
+// The `agentworks` program an agent execution runs as its MCP server: AGENTWORKS_CLI_BIN, else beside the server
+// (installed), else the build tree's cli/ folder, else on PATH; "" when there is none.
+std::string find_agentworks_cli(const std::string& server_dir);
+// A version 4 UUID (Claude's --session-id).
+std::string new_session_uuid();
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,28 @@
+#include "functions/agent_prompt.hpp"
+
+namespace agentworks::server::functions {
+
+std::string agent_prompt(const PromptContext& c) {
+  std::string p = c.task;
+  p += "\n\n---\nHow agentworks runs this task (function " + c.function + ", call " + c.call_id + "):\n";
+  p += "- You run without a person watching: nobody reads questions asked in chat, and there is no interactive "
+       "question tool. If you need information from the caller, call the `request_input` tool of the `agentworks` "
+       "MCP server (mcp__agentworks__request_input) and wait for its answer.\n";
+  if (c.output_schema_json) {
+    p += "- Write your result as one JSON value to the file " + c.result_file +
+         " (also in the environment variable FUNCTION_RESULT_FILE), for example with your shell or file-writing "
+         "tool. It must be valid against this JSON Schema:\n" + *c.output_schema_json +
+         "\n  It is checked after you finish. If you cannot write files, make your final message exactly that JSON.\n";
+  }
+  p += "- Files for the caller go in " + c.output_dir + " (FUNCTION_OUTPUT_DIR).\n";
+  p += "- Your final message is the answer the caller reads: end with a short summary of what you did and found.\n";
+  return p;
+}
+
+std::string correction_prompt(const PromptContext& c, const std::string& problem) {
+  return "agentworks checked your result and it is not valid: " + problem + "\n\nWrite a corrected result to " +
+         c.result_file + " (valid against the JSON Schema given before), then end with your final answer. This is "
+         "the only correction turn.";
+}
+
+}  // namespace agentworks::server::functions
