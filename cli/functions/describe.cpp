@@ -84,6 +84,8 @@ std::string describe_functions(const json& list) {
     }
     if (f.contains("output_schema") && !f["output_schema"].is_null())
       out << "    returns a result checked by its output schema\n";
+    if (const std::string runner = text_or(f, "runner", "command"); runner != "command")
+      out << "    done by a fresh " << (runner == "claude" ? "Claude Code" : "Codex") << " session\n";
   }
   return out.str();
 }

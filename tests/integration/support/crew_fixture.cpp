@@ -161,7 +161,7 @@ void CrewTest::start_again_same_port() {
   ServerOptions o;
   o.data_dir = server_->data_dir();
   o.listen = "127.0.0.1:" + std::to_string(port_);
-  o.env = home_.env();
+  o.env = server_env();
   server_.reset();
   // A new ServerProcess writes server.1.stdout beside the data again: move the old logs away first, or its
   // readiness check would read the old run's "listening on" line before the new server is up.

@@ -12,11 +12,18 @@ void MessagingTest::TearDown() {
   }
 }
 
-void MessagingTest::start_server(const std::vector<std::string>& extra_args) {
+EnvOverrides MessagingTest::server_env() const {
+  EnvOverrides env = home_.env();
+  for (const auto& [name, value] : server_extra_env_) env[name] = value;
+  return env;
+}
+
+void MessagingTest::start_server(const std::vector<std::string>& extra_args, const EnvOverrides& extra_env) {
+  server_extra_env_ = extra_env;
   ServerOptions options;
   options.data_dir = home_.path("server-data");
   options.extra_args = extra_args;
-  options.env = home_.env();
+  options.env = server_env();
   server_ = std::make_unique<ServerProcess>(options);
   owner_token_ = server_->owner_token();
   owner_cli_ = std::make_unique<Cli>(home_.env());  // the default XDG config in the temp home

@@ -33,8 +33,11 @@ class MessagingTest : public ::testing::Test {
  protected:
   void TearDown() override;
 
-  // Starts the server with `extra_args` and logs the owner in. Call once at the start of each test.
-  void start_server(const std::vector<std::string>& extra_args = {});
+  // Starts the server with `extra_args` (and `extra_env` over the temp home's environment, kept for restarts) and
+  // logs the owner in. Call once at the start of each test.
+  void start_server(const std::vector<std::string>& extra_args = {}, const EnvOverrides& extra_env = {});
+  // The temp home's environment plus start_server's `extra_env`: what the server runs with.
+  EnvOverrides server_env() const;
 
   // A new account (agentworks-server account add), logged in with a CLI config of its own.
   Identity add_account(const std::string& name);
@@ -71,6 +74,7 @@ class MessagingTest : public ::testing::Test {
 
   TempHome home_;
   std::unique_ptr<ServerProcess> server_;
+  EnvOverrides server_extra_env_;
 
  private:
   std::unique_ptr<Cli> owner_cli_;
