@@ -27,6 +27,7 @@ std::unique_ptr<Command> make_crews_list();
 std::unique_ptr<Command> make_crews_show();
 std::unique_ptr<Command> make_crews_unregister();
 std::unique_ptr<Command> make_crews_reload();
+std::unique_ptr<Command> make_crews_allow();
 std::unique_ptr<Command> make_crews_call();
 std::unique_ptr<Command> make_crews_call_status();
 std::unique_ptr<Command> make_crews_call_file();
@@ -79,6 +80,7 @@ constexpr std::array kCommands = {
     CommandEntry{"crews show", "Show a Crew and its declared functions", make_crews_show},
     CommandEntry{"crews unregister", "Remove a Crew (its folder stays)", make_crews_unregister},
     CommandEntry{"crews reload", "Read a Crew's .agentworks/functions.json again", make_crews_reload},
+    CommandEntry{"crews allow", "Set the tools and sandbox a Crew's agent functions may use", make_crews_allow},
     CommandEntry{"crews call", "Call a function of the Crew NAME (functions call with the Crew first)",
                  make_crews_call},
     CommandEntry{"crews call-status", "Show a call's status (same as functions call-status)", make_crews_call_status},

@@ -1,13 +1,16 @@
-// agentworks crews register NAME --dir PATH: registers a project folder (on the server's computer) as a Crew of this
-// account; the server reads PATH/.agentworks/functions.json.
+// agentworks crews register NAME --dir PATH [--allow-claude-tools LIST] [--allow-codex-sandbox MODE]: registers a
+// project folder (on the server's computer) as a Crew of this account; the server reads
+// PATH/.agentworks/functions.json and refuses agent functions that ask for more than the allowance.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "agentworks/error.hpp"
 #include "checks.hpp"
 #include "command.hpp"
 #include "functions/describe.hpp"
+#include "functions/routes.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -29,11 +32,17 @@ class CrewsRegister final : public Command {
     options.option("name", name_, "Crew name (1-64 letters, digits, '.', '_', '-')").required();
     options.option("--dir", dir_, "The project folder (on the server's computer) with .agentworks/functions.json")
         .required();
+    options.option("--allow-claude-tools", claude_tools_,
+                   "Tools its Claude functions may use, comma-separated ('*' every tool; default Read,Grep,Glob,Write,Edit)");
+    options.option("--allow-codex-sandbox", codex_sandbox_, "The widest sandbox of its Codex functions (default workspace-write)")
+        .one_of({"read-only", "workspace-write", "danger-full-access"});
   }
 
   json run(const Context& ctx) override {
     check_agent_name(name_);
-    const json body = {{"crew_name", name_}, {"dir", normalised_dir(dir_)}};
+    json body = {{"crew_name", name_}, {"dir", normalised_dir(dir_)}};
+    if (claude_tools_ || codex_sandbox_)
+      body["allow"] = functions::allow_body(claude_tools_, codex_sandbox_, "--allow-claude-tools");
     Config config = require_login(ctx);
     return client_for(config).post("/v1/crews", body);
   }
@@ -47,6 +56,8 @@ class CrewsRegister final : public Command {
  private:
   std::string name_;
   std::string dir_;
+  std::optional<std::string> claude_tools_;
+  std::optional<std::string> codex_sandbox_;
 };
 
 }  // namespace

@@ -34,6 +34,13 @@ std::string describe_crew(const json& crew) {
       << "  folder: " << text_or(crew, "dir") << "\n"
       << "  running calls: " << number_or(crew, "running") << " of " << number_or(crew, "max_running") << "\n"
       << "  reloaded: " << format_time(crew.value("reloaded_at", json())) << "\n";
+  if (const auto allow = crew.find("allow"); allow != crew.end() && allow->is_object()) {
+    std::string tools;
+    for (const json& t : allow->value("claude_tools", json::array()))
+      if (t.is_string()) tools += (tools.empty() ? "" : ", ") + t.get<std::string>();
+    out << "  agents may use: claude tools " << (tools.empty() ? "none" : tools) << "; codex sandbox "
+        << text_or(*allow, "codex_sandbox") << "\n";
+  }
   const json functions = crew.value("functions", json::array());
   out << "  functions (" << functions.size() << "):";
   if (functions.empty()) out << " none declared in .agentworks/functions.json";

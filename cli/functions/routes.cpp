@@ -1,5 +1,6 @@
 #include "functions/routes.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -76,6 +77,30 @@ json call_body(const std::string& function, const json& arguments, const std::op
     body["submission_id"] = *submission_id;
   }
   if (wait_seconds > 0) body["wait_seconds"] = wait_seconds;
+  return body;
+}
+
+json allow_body(const std::optional<std::string>& claude_tools, const std::optional<std::string>& codex_sandbox,
+                std::string_view flag) {
+  json body = json::object();
+  if (claude_tools) {
+    json tools = json::array();
+    std::size_t start = 0;
+    while (!claude_tools->empty() && start <= claude_tools->size()) {
+      const std::size_t comma = std::min(claude_tools->find(',', start), claude_tools->size());
+      std::string tool = claude_tools->substr(start, comma - start);
+      tool.erase(0, tool.find_first_not_of(" \t"));
+      tool.erase(tool.find_last_not_of(" \t") + 1);
+      if (tool.empty()) {
+        throw Error(ErrorCode::usage, std::string(flag) + " has an empty entry in '" + *claude_tools +
+                                          "'; give tool names separated by commas, e.g. Read,Grep,Bash");
+      }
+      tools.push_back(tool);
+      start = comma + 1;
+    }
+    body["claude_tools"] = tools;
+  }
+  if (codex_sandbox) body["codex_sandbox"] = *codex_sandbox;
   return body;
 }
 

@@ -40,6 +40,12 @@ std::string file_path(std::string_view call_id, std::string_view name, std::opti
 nlohmann::json call_body(const std::string& function, const nlohmann::json& arguments,
                          const std::optional<std::string>& submission_id, int wait_seconds);
 
+// The allowance of a Crew's agent functions as a body ({"claude_tools"?, "codex_sandbox"?}; the `allow` of
+// POST /v1/crews and the body of POST /v1/crews/{crew}/allow). `claude_tools` is a comma-separated list ("" for
+// none; entries are trimmed, an empty entry is Error usage naming `flag`); the server checks the values.
+nlohmann::json allow_body(const std::optional<std::string>& claude_tools, const std::optional<std::string>& codex_sandbox,
+                          std::string_view flag);
+
 // A client whose request timeout covers a long poll of `wait_seconds` on any method (a call's wait is a POST).
 ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds);
 

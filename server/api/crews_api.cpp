@@ -1,4 +1,4 @@
-// Routes: register, list, show, reload and unregister Crews; list a Crew's functions (R-F1).
+// Routes: register, list, show, reload, allow and unregister Crews; list a Crew's functions (R-F1).
 #include <unistd.h>
 
 #include <filesystem>
@@ -35,6 +35,17 @@ std::string crew_folder(const std::string& dir) {
   return canonical.string();
 }
 
+// {"claude_tools"?, "codex_sandbox"?} over `base`: a field left out keeps base's value.
+functions::AgentAllowance allowance_from(const json& fields, functions::AgentAllowance base) {
+  if (!fields.is_object())
+    throw Error(ErrorCode::bad_request, "allow must be an object {\"claude_tools\"?: [...], \"codex_sandbox\"?: \"...\"}");
+  const Body b(fields, {"claude_tools", "codex_sandbox"});
+  if (auto tools = b.opt_string_array("claude_tools", functions::kMaxAllowedTools)) base.claude_tools = *tools;
+  if (auto sandbox = b.opt_string("codex_sandbox")) base.codex_sandbox = *sandbox;
+  functions::check_allowance(base);
+  return base;
+}
+
 int max_running(Ctx& c) { return c.store.limits().crew_max_running; }
 
 void sweep(Ctx& c, const Crew& crew) {
@@ -45,11 +56,14 @@ void sweep(Ctx& c, const Crew& crew) {
 }  // namespace
 
 Response register_crew(Ctx& c) {
-  const Body b(c.body, {"crew_name", "dir"});
+  const Body b(c.body, {"crew_name", "dir", "allow"});
   const std::string name = b.string("crew_name");
   const std::string dir = crew_folder(b.string("dir"));
-  const functions::Declaration d = functions::load_declaration(dir);
-  const Crew crew = server::register_crew(c.store, c.caller, name, dir, functions::declaration_to_json(d));
+  functions::AgentAllowance allowance;
+  if (const auto it = c.body.find("allow"); it != c.body.end() && !it->is_null()) allowance = allowance_from(*it, allowance);
+  const functions::Declaration d = functions::load_declaration(dir, allowance, name);
+  const Crew crew = server::register_crew(c.store, c.caller, name, dir, functions::declaration_to_json(d),
+                                          functions::allowance_to_json(allowance));
   return json_reply(201, crew_json(c.store, crew, max_running(c)));
 }
 
@@ -67,10 +81,26 @@ Response get_crew(Ctx& c) {
 Response reload_crew(Ctx& c) {
   const Body b(c.body, {});
   Crew crew = own_crew(c.store, c.caller, c.params.at(0));
-  const functions::Declaration d = functions::load_declaration(crew.dir);
+  const functions::Declaration d =
+      functions::load_declaration(crew.dir, functions::allowance_from_json(crew.allowance_json), crew.name);
   crew.declaration_json = functions::declaration_to_json(d);
   set_declaration(c.store, crew.crew_id, crew.declaration_json);
   sweep(c, crew);
+  return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
+}
+
+// Sets what the Crew's agent functions may use; refused (nothing changes) while the declaration in force asks for more.
+Response allow_crew(Ctx& c) {
+  const Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  const functions::AgentAllowance allowance = allowance_from(c.body, functions::allowance_from_json(crew.allowance_json));
+  if (auto breach = functions::declaration_breach(allowance, functions::declaration_from_json(crew.declaration_json),
+                                                  crew.name)) {
+    throw Error(ErrorCode::invalid_declaration,
+                "the new allowance is narrower than the declaration in force: function '" + breach->first + "': " +
+                    breach->second.what + " under it; change .agentworks/functions.json and run `agentworks crews reload " +
+                    crew.name + "` first, or allow it; the allowance is unchanged");
+  }
+  set_allowance(c.store, crew.crew_id, functions::allowance_to_json(allowance));
   return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
 }
 

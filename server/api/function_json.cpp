@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "functions/agent_allowance.hpp"
 #include "functions/call_files.hpp"
 #include "functions/declaration.hpp"
 #include "store/calls_store.hpp"
@@ -32,11 +33,13 @@ json function_json(const functions::FunctionDecl& f) {
 json crew_json(Store& store, const Crew& crew, int max_running) {
   json fns = json::array();
   for (const auto& f : functions::declaration_from_json(crew.declaration_json).functions) fns.push_back(function_json(f));
+  const functions::AgentAllowance allow = functions::allowance_from_json(crew.allowance_json);
   return json{{"crew_id", crew.crew_id},       {"crew_name", crew.name},
               {"account_id", crew.account_id}, {"dir", crew.dir},
               {"running", running_calls(store, crew.crew_id)}, {"max_running", max_running},
-              {"functions", fns},              {"created_at", crew.created_at},
-              {"reloaded_at", crew.reloaded_at}};
+              {"functions", fns},
+              {"allow", {{"claude_tools", allow.claude_tools}, {"codex_sandbox", allow.codex_sandbox}}},
+              {"created_at", crew.created_at}, {"reloaded_at", crew.reloaded_at}};
 }
 
 json call_json(Store& store, const CallRow& call, const CallView& view) {

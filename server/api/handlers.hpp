@@ -34,6 +34,7 @@ Response register_crew(Ctx& c);
 Response list_crews(Ctx& c);
 Response get_crew(Ctx& c);
 Response reload_crew(Ctx& c);
+Response allow_crew(Ctx& c);
 Response unregister_crew(Ctx& c);
 Response list_functions(Ctx& c);
 

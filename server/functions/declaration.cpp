@@ -137,7 +137,8 @@ std::optional<std::string> agent_run_problem(const json& a, Runner runner, const
 }
 
 FunctionDecl parse_function(const json& f, std::size_t index, const std::string& text,
-                            const std::filesystem::path& crew_dir, const std::string& shown_path) {
+                            const std::filesystem::path& crew_dir, const std::string& shown_path,
+                            const AgentAllowance& allowance, const std::string& crew_name) {
   const std::string where = "functions[" + std::to_string(index) + "]";
   if (!f.is_object()) refuse(shown_path, line_of(text, "", "functions"), where + " must be an object");
   FunctionDecl d;
@@ -183,6 +184,8 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
     d.runner = run.contains("claude") ? Runner::claude : Runner::codex;
     const std::string key = runner_name(d.runner);
     if (auto p = agent_run_problem(run[key], d.runner, d.inputs_json, d.agent)) fail(key, "run." + key + ": " + *p);
+    if (auto breach = allowance_breach(allowance, d, crew_name))
+      fail(breach->key, breach->what + "; widen it with " + breach->fix + " or remove it");
     d.idle_timeout_seconds = kDefaultAgentIdleSeconds;
   }
   if (f.contains("timeout_seconds")) {
@@ -224,7 +227,8 @@ std::filesystem::path declaration_path(const std::filesystem::path& crew_dir) {
   return crew_dir / ".agentworks" / "functions.json";
 }
 
-Declaration load_declaration(const std::filesystem::path& crew_dir) {
+Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentAllowance& allowance,
+                             const std::string& crew_name) {
   const auto path = declaration_path(crew_dir);
   std::ifstream in(path, std::ios::binary);
   if (!in) refuse(path.string(), 0, "cannot read it (create it; docs/functions.md shows the format)");
@@ -232,11 +236,12 @@ Declaration load_declaration(const std::filesystem::path& crew_dir) {
   buf << in.rdbuf();
   const std::string text = buf.str();
   if (text.size() > kMaxDeclarationBytes) refuse(path.string(), 0, "the file is over 1 MiB");
-  return parse_declaration(text, crew_dir, path.string());
+  return parse_declaration(text, crew_dir, path.string(), allowance, crew_name);
 }
 
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
-                              const std::string& shown_path) {
+                              const std::string& shown_path, const AgentAllowance& allowance,
+                              const std::string& crew_name) {
   json doc;
   try {
     doc = json::parse(text);
@@ -255,7 +260,7 @@ Declaration parse_declaration(const std::string& text, const std::filesystem::pa
   std::set<std::string> names;
   std::size_t i = 0;
   for (const auto& f : doc["functions"]) {
-    FunctionDecl fn = parse_function(f, i++, text, crew_dir, shown_path);
+    FunctionDecl fn = parse_function(f, i++, text, crew_dir, shown_path, allowance, crew_name);
     if (!names.insert(fold_name(fn.name)).second)
       refuse(shown_path, line_of(text, fn.name, "name"), "function '" + fn.name + "' is declared twice");
     d.functions.push_back(std::move(fn));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "functions/agent_allowance.hpp"
+
 namespace agentworks::server::functions {
 
 inline constexpr int kDefaultTimeoutSeconds = 600;
@@ -56,10 +58,14 @@ struct Declaration {
 std::filesystem::path declaration_path(const std::filesystem::path& crew_dir);
 
 // Reads and checks DIR/.agentworks/functions.json. Throws Error(invalid_declaration) with "PATH:LINE: reason".
-Declaration load_declaration(const std::filesystem::path& crew_dir);
+// An agent function that asks for more than `allowance` (agent_allowance.hpp) is refused the same way; the hint
+// names `crew_name`.
+Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentAllowance& allowance,
+                             const std::string& crew_name);
 // The same checks on text (tests; `crew_dir` resolves the commands).
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
-                              const std::string& shown_path);
+                              const std::string& shown_path, const AgentAllowance& allowance = {},
+                              const std::string& crew_name = "NAME");
 
 // The stored form (the crews row) and back; the stored form is always one that parse_declaration accepted.
 std::string declaration_to_json(const Declaration& d);

@@ -38,6 +38,8 @@ const std::vector<Route>& routes() {
       {"GET", "/v1/crews/{crew}", Auth::login, false, {}, api::get_crew, "show one Crew and its functions"},
       {"POST", "/v1/crews/{crew}/reload", Auth::login, true, {}, api::reload_crew,
        "read the Crew's functions.json again (a refused file changes nothing)"},
+      {"POST", "/v1/crews/{crew}/allow", Auth::login, true, {}, api::allow_crew,
+       "set what the Crew's agent functions may use (refused below the declaration in force)"},
       {"DELETE", "/v1/crews/{crew}", Auth::login, false, {}, api::unregister_crew, "unregister a Crew"},
       {"GET", "/v1/crews/{crew}/functions", Auth::any, false, {}, api::list_functions,
        "the functions of a Crew the caller may call"},

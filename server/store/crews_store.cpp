@@ -21,6 +21,7 @@ Crew crew_row(sql::Stmt& s) {
   c.created_at = s.int64(5);
   c.reloaded_at = s.int64(6);
   c.last_sweep_at = s.int64(7);
+  c.allowance_json = s.text(8);
   return c;
 }
 
@@ -34,7 +35,7 @@ bool nested(const std::string& a, const std::string& b) {
 }  // namespace
 
 Crew register_crew(Store& store, const Connection& caller, const std::string& name, const std::string& dir,
-                   const std::string& declaration_json) {
+                   const std::string& declaration_json, const std::string& allowance_json) {
   if (!valid_agent_name(name))
     throw Error(ErrorCode::invalid_name, "Crew name '" + name + "' breaks the name rules: 1-64 letters, digits, "
                                          "'.', '_', '-', starting with a letter or digit");
@@ -65,18 +66,19 @@ Crew register_crew(Store& store, const Connection& caller, const std::string& na
   c.name = name;
   c.dir = dir;
   c.declaration_json = declaration_json;
+  c.allowance_json = allowance_json;
   c.created_at = c.reloaded_at = now();
   Q q(store,
-      "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at)"
-      " VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at, allowance)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
   q->bind(1, c.crew_id).bind(2, c.account_id).bind(3, c.name).bind(4, fold_name(name)).bind(5, dir);
-  q->bind(6, declaration_json).bind(7, c.created_at).bind(8, c.reloaded_at).run();
+  q->bind(6, declaration_json).bind(7, c.created_at).bind(8, c.reloaded_at).bind(9, allowance_json).run();
   return c;
 }
 
 std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
       " WHERE crew_id = ? AND removed = 0");
   q->bind(1, crew_id);
   if (!q->step()) return std::nullopt;
@@ -86,7 +88,7 @@ std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
 std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, const std::string& name_or_id) {
   if (name_or_id.rfind("crw_", 0) == 0) return crew_by_id(store, name_or_id);
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
       " WHERE account_id = ? AND name_fold = ? AND removed = 0");
   q->bind(1, caller.account_id).bind(2, fold_name(name_or_id));
   if (!q->step()) return std::nullopt;
@@ -103,7 +105,7 @@ Crew own_crew(Store& store, const Connection& caller, const std::string& name_or
 std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
   std::vector<Crew> out;
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
       " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
   q->bind(1, account_id);
   while (q->step()) out.push_back(crew_row(*q));
@@ -113,6 +115,11 @@ std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
 void set_declaration(Store& store, const std::string& crew_id, const std::string& declaration_json) {
   Q q(store, "UPDATE crews SET declaration = ?, reloaded_at = ? WHERE crew_id = ?");
   q->bind(1, declaration_json).bind(2, now()).bind(3, crew_id).run();
+}
+
+void set_allowance(Store& store, const std::string& crew_id, const std::string& allowance_json) {
+  Q q(store, "UPDATE crews SET allowance = ? WHERE crew_id = ?");
+  q->bind(1, allowance_json).bind(2, crew_id).run();
 }
 
 void remove_crew(Store& store, const std::string& crew_id) {

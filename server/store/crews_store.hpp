@@ -17,7 +17,7 @@ inline constexpr int kMaxCrewsPerAccount = 100;
 // `dir` is canonical; refuses a taken name (conflict), a folder inside (or holding) another live Crew (conflict)
 // and the per-account cap (limit_reached).
 Crew register_crew(Store& store, const Connection& caller, const std::string& name, const std::string& dir,
-                   const std::string& declaration_json);
+                   const std::string& declaration_json, const std::string& allowance_json);
 // The caller's own Crew by name or crew_id (not_found otherwise).
 Crew own_crew(Store& store, const Connection& caller, const std::string& name_or_id);
 // A live Crew by the caller's own name or by crew_id of any account (the caller's admission is checked apart).
@@ -25,6 +25,7 @@ std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, cons
 std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id);
 std::vector<Crew> list_crews(Store& store, const std::string& account_id);
 void set_declaration(Store& store, const std::string& crew_id, const std::string& declaration_json);
+void set_allowance(Store& store, const std::string& crew_id, const std::string& allowance_json);
 void remove_crew(Store& store, const std::string& crew_id);
 void set_last_sweep(Store& store, const std::string& crew_id, std::int64_t at);
 int running_calls(Store& store, const std::string& crew_id);

@@ -13,6 +13,7 @@ struct Crew {
   std::string name;
   std::string dir;               // canonical absolute path on the server's computer
   std::string declaration_json;  // functions::declaration_to_json form
+  std::string allowance_json;    // what its agent functions may use: functions::allowance_to_json form ("" default)
   std::int64_t created_at = 0;
   std::int64_t reloaded_at = 0;
   std::int64_t last_sweep_at = 0;

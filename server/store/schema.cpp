@@ -1,8 +1,22 @@
 #include "store/schema.hpp"
 
+#include <string>
+
 #include "agentworks/sqlite.hpp"
 
 namespace agentworks::server {
+namespace {
+
+void add_column_if_missing(sql::Db& db, const std::string& table, const std::string& column, const std::string& type) {
+  bool present = false;
+  {
+    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'");
+    present = s.step();
+  }
+  if (!present) db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
+}
+
+}  // namespace
 
 void create_schema(sql::Db& db) {
   db.exec(R"sql(
@@ -52,7 +66,8 @@ CREATE INDEX IF NOT EXISTS attachments_creator ON attachments(created_by, state)
 CREATE TABLE IF NOT EXISTS crews(
   crew_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, name_fold TEXT NOT NULL,
   dir TEXT NOT NULL, declaration TEXT NOT NULL, created_at INTEGER NOT NULL, reloaded_at INTEGER NOT NULL,
-  last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0);
+  last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0,
+  allowance TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS crews_live_name ON crews(account_id, name_fold) WHERE removed = 0;
 CREATE TABLE IF NOT EXISTS calls(
   call_id TEXT PRIMARY KEY, crew_id TEXT NOT NULL, caller_account TEXT NOT NULL, caller_conn TEXT NOT NULL,
@@ -78,30 +93,12 @@ CREATE TABLE IF NOT EXISTS call_inputs(
   asked_at INTEGER NOT NULL, answered_at INTEGER, schema TEXT);
 CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
 )sql");
-  // Data directories from before rate_window existed (the column keeps per-minute send counts, R-M10).
-  bool has_rate_window = false;
-  {
-    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('conversations') WHERE name = 'rate_window'");
-    has_rate_window = s.step();
-  }
-  if (!has_rate_window) db.exec("ALTER TABLE conversations ADD COLUMN rate_window TEXT NOT NULL DEFAULT ''");
-  // Data directories from before the agent runners (the CLI, its session id and version of an agent call).
-  bool has_agent_session = false;
-  {
-    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('calls') WHERE name = 'agent_session'");
-    has_agent_session = s.step();
-  }
-  if (!has_agent_session) {
-    for (const char* column : {"agent_cli", "agent_session", "agent_version"})
-      db.exec(std::string("ALTER TABLE calls ADD COLUMN ") + column + " TEXT");
-  }
-  // Data directories from before questions could carry a schema for their answer.
-  bool has_input_schema = false;
-  {
-    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('call_inputs') WHERE name = 'schema'");
-    has_input_schema = s.step();
-  }
-  if (!has_input_schema) db.exec("ALTER TABLE call_inputs ADD COLUMN schema TEXT");
+  // Columns added since the first data directories; an older file gains them here.
+  add_column_if_missing(db, "conversations", "rate_window", "TEXT NOT NULL DEFAULT ''");  // per-minute sends (R-M10)
+  for (const char* column : {"agent_cli", "agent_session", "agent_version"})  // agent runners
+    add_column_if_missing(db, "calls", column, "TEXT");
+  add_column_if_missing(db, "call_inputs", "schema", "TEXT");                    // an answer's schema
+  add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
 }
 
 }  // namespace agentworks::server

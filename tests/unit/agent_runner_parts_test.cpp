@@ -61,7 +61,7 @@ TEST(AgentDeclaration, ClaudeAndCodexRunsAreReadAndStoredWhole_RF2) {
   const auto d = parse_declaration(
       decl_with_run(R"J({"claude":{"prompt":"Review {{pr_number}}","allowed_tools":["Read","Bash(git diff:*)"],)J"
                     R"J("permission_mode":"plan","model":"sonnet","max_turns":7}})J"),
-      fs::temp_directory_path(), "functions.json");
+      fs::temp_directory_path(), "functions.json", AgentAllowance{{"Read", "Bash"}, "workspace-write"}, "api");
   ASSERT_EQ(d.functions.size(), 1u);
   const FunctionDecl& f = d.functions[0];
   EXPECT_EQ(f.runner, Runner::claude);
@@ -269,7 +269,9 @@ TEST(AgentPrompt, TheContractIsAddedToTheTask_RF5) {
 
 TEST(AgentDeclaration, TheExampleCrewIsAValidDeclaration_RF1) {
   const fs::path dir = fs::path(AGENTWORKS_SOURCE_DIR) / "examples" / "review-crew";
-  const auto d = load_declaration(dir);
+  // With the allowance its README registers it with.
+  const auto d = load_declaration(
+      dir, AgentAllowance{{"Read", "Grep", "Glob", "Write", "Bash(git diff:*)", "Bash(git log:*)"}, "read-only"}, "myproject");
   ASSERT_EQ(d.functions.size(), 2u);
   EXPECT_EQ(d.functions[0].runner, Runner::claude);
   EXPECT_EQ(d.functions[1].runner, Runner::codex);

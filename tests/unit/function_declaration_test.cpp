@@ -127,7 +127,7 @@ TEST_F(DeclarationTest, NamesTimeoutsCallersAndDuplicates) {
 
 TEST_F(DeclarationTest, MissingFileIsRefusedWithItsPath) {
   try {
-    load_declaration(dir_);
+    load_declaration(dir_, AgentAllowance{}, "api");
     FAIL() << "a folder without .agentworks/functions.json was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::invalid_declaration);

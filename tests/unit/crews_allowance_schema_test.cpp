@@ -1,0 +1,38 @@
+// A data directory from before Crew allowances (issue 16, R-F1): opening it adds the crews.allowance column, and
+// its Crews read as the default allowance.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include "agentworks/sqlite.hpp"
+#include "functions/agent_allowance.hpp"
+#include "store/schema.hpp"
+
+namespace fs = std::filesystem;
+using namespace agentworks;
+
+TEST(CrewsAllowanceSchema, OldCrewsRowsGetTheDefaultAllowance) {
+  char templ[] = "/tmp/aw-allow-schema-XXXXXX";
+  ASSERT_NE(::mkdtemp(templ), nullptr);
+  const fs::path dir = templ;
+  {
+    sql::Db db((dir / "server.db").string());
+    // The crews table as it was before the allowance column.
+    db.exec(
+        "CREATE TABLE crews(crew_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, "
+        "name_fold TEXT NOT NULL, dir TEXT NOT NULL, declaration TEXT NOT NULL, created_at INTEGER NOT NULL, "
+        "reloaded_at INTEGER NOT NULL, last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0);"
+        "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at) "
+        "VALUES('crw_1', 'acc_1', 'api', 'api', '/x', '{\"functions\":[]}', 1, 1);");
+    server::create_schema(db);
+    server::create_schema(db);  // a second open finds the column and adds nothing
+    sql::Stmt s(db, "SELECT allowance FROM crews WHERE crew_id = 'crw_1'");
+    ASSERT_TRUE(s.step());
+    const auto a = server::functions::allowance_from_json(s.text(0));
+    EXPECT_EQ(a.claude_tools, server::functions::AgentAllowance{}.claude_tools);
+    EXPECT_EQ(a.codex_sandbox, "workspace-write");
+  }
+  fs::remove_all(dir);
+}
