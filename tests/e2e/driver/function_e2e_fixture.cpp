@@ -72,14 +72,11 @@ json FunctionE2eTest::ok_schema() {
 }
 
 testing::HttpResponse FunctionE2eTest::register_agent_crew(const std::string& name, const std::filesystem::path& dir) {
+  // Exactly what the agent functions declare: Bash for Claude, a workspace-write sandbox for Codex.
   const json body = {{"crew_name", name},
                      {"dir", dir.string()},
-                     {"allow", {{"claude_tools", json::array({"*"})}, {"codex_sandbox", "workspace-write"}}}};
-  testing::HttpResponse r = owner_http().post("/v1/crews", body.dump());
-  if (r.status == 400 && r.body.find("allow") != std::string::npos) {
-    r = owner_http().post("/v1/crews", json{{"crew_name", name}, {"dir", dir.string()}}.dump());
-  }
-  return r;
+                     {"allow", {{"claude_tools", json::array({"Bash"})}, {"codex_sandbox", "workspace-write"}}}};
+  return owner_http().post("/v1/crews", body.dump());
 }
 
 json FunctionE2eTest::make_agent_crew(const std::string& name, const json& functions) {

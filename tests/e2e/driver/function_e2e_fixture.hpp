@@ -41,8 +41,7 @@ class FunctionE2eTest : public testing::CrewTest {
   // {"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}
   static nlohmann::json ok_schema();
 
-  // POST /v1/crews with the allowance agent functions need (every Claude tool, Codex workspace-write). A server
-  // that does not know "allow" yet (400 naming it) gets the plain registration.
+  // POST /v1/crews with the allowance the agent functions need (Claude's Bash, Codex workspace-write).
   testing::HttpResponse register_agent_crew(const std::string& name, const std::filesystem::path& dir);
   // A Crew folder NAME declaring `functions`, registered with register_agent_crew (201 required).
   nlohmann::json make_agent_crew(const std::string& name, const nlohmann::json& functions);
