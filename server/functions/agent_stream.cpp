@@ -51,15 +51,19 @@ std::string plan_text(const json& items, const char* text_key, const char* done_
   return s;
 }
 
+// One stdout line as a JSON object; anything else marks the line malformed (and reads as an object of no type).
+json parse_event(const std::string& line, AgentLine& out) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_object()) return j;
+  out.malformed = true;
+  return json::object();
+}
+
 class ClaudeStream final : public AgentStream {
  public:
   AgentLine read(const std::string& line) override {
     AgentLine out;
-    const json j = json::parse(line, nullptr, false);
-    if (!j.is_object()) {
-      out.malformed = true;
-      return out;
-    }
+    const json j = parse_event(line, out);
     const std::string type = str(j, "type");
     if (type == "system" && str(j, "subtype") == "init") {
       out.session_id = str(j, "session_id");
@@ -136,11 +140,7 @@ class CodexStream final : public AgentStream {
  public:
   AgentLine read(const std::string& line) override {
     AgentLine out;
-    const json j = json::parse(line, nullptr, false);
-    if (!j.is_object()) {
-      out.malformed = true;
-      return out;
-    }
+    const json j = parse_event(line, out);
     const std::string type = str(j, "type");
     if (type == "thread.started") {
       out.session_id = str(j, "thread_id");
