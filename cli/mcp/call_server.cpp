@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kTool = "request_input";
 
-void log_line(const std::string& text) { std::cerr << "agentworks mcp --call: " << text << std::endl; }
+void log_call_server(const std::string& text) { std::cerr << "agentworks mcp --call: " << text << std::endl; }
 
 const char* const kDescription =
     "Ask the caller of this function (the person or agent who called it) a question and wait for the answer. Use "
@@ -87,15 +87,15 @@ json ask(const functions::ExecutionBinding& binding, const json& args) {
   try {
     std::optional<json> schema;
     const std::string question = read_arguments(args, schema);
-    log_line("asking the caller of " + binding.call_id);
+    log_call_server("asking the caller of " + binding.call_id);
     const auto answered = functions::ask_and_wait(binding, question, schema);
-    log_line("answered " + answered.request_id);
+    log_call_server("answered " + answered.request_id);
     return text_result(answered.answer, false);
   } catch (const Error& e) {
-    log_line(std::string("request_input: ") + e.what());
+    log_call_server(std::string("request_input: ") + e.what());
     return text_result(failure_text(binding, e), true);
   } catch (const std::exception& e) {
-    log_line(std::string("request_input: ") + e.what());
+    log_call_server(std::string("request_input: ") + e.what());
     return text_result(std::string("request_input failed: ") + e.what(), true);
   }
 }
@@ -129,7 +129,7 @@ void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionB
     std::atomic<int> waiting{0};
     RpcHandlers handlers;
     handlers.dispatch = dispatch;
-    handlers.log = log_line;
+    handlers.log = log_call_server;
     handlers.answer_later = [&](const json& id, const std::string& method, const json& params) {
       if (method != "tools/call" || !params.contains("name") || params["name"] != kTool) return false;
       const json args = params.contains("arguments") ? params["arguments"] : json::object();
@@ -144,12 +144,12 @@ void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionB
     while (std::getline(in, line)) handle_rpc_line(line, writer, handlers);
     if (waiting.load() > 0) {
       // The client is gone; its questions stay pending on the call, and nobody would read an answer.
-      log_line("stdin closed while a question waits; exiting");
+      log_call_server("stdin closed while a question waits; exiting");
       std::cerr.flush();
       std::_Exit(0);
     }
   } catch (const std::exception& e) {
-    log_line(std::string("stopped: ") + e.what());
+    log_call_server(std::string("stopped: ") + e.what());
   }
 }
 

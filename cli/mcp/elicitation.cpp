@@ -10,7 +10,7 @@ namespace agentworks::cli::mcp {
 using nlohmann::json;
 namespace {
 
-void log_line(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }
+void log_elicitation(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }
 
 bool primitive_property(const json& p) {
   if (!p.is_object() || !p.contains("type") || !p["type"].is_string()) return false;
@@ -74,12 +74,12 @@ bool Elicitations::on_response(const json& response) {
   const Asked asked = it->second;
   in_flight_.erase(it);
   if (!response.contains("result") || !response["result"].is_object()) {
-    log_line("the client refused the elicitation for " + asked.request_id + "; it stays pending");
+    log_elicitation("the client refused the elicitation for " + asked.request_id + "; it stays pending");
     return true;
   }
   const json& result = response["result"];
   if (result.value("action", "") != "accept" || !result.contains("content") || !result["content"].is_object()) {
-    log_line("the question " + asked.request_id + " was not answered in the elicitation; it stays pending");
+    log_elicitation("the question " + asked.request_id + " was not answered in the elicitation; it stays pending");
     return true;
   }
   const json& content = result["content"];
@@ -90,9 +90,9 @@ bool Elicitations::on_response(const json& response) {
     const Config config = login_();
     client_for(config).post(functions::call_path(asked.call_id) + "/replies",
                             {{"request_id", asked.request_id}, {"answer", answer}});
-    log_line("answered " + asked.request_id + " from the elicitation");
+    log_elicitation("answered " + asked.request_id + " from the elicitation");
   } catch (const Error& e) {
-    log_line("the elicitation's answer to " + asked.request_id + " was refused: " + e.what());
+    log_elicitation("the elicitation's answer to " + asked.request_id + " was refused: " + e.what());
   }
   return true;
 }
