@@ -25,6 +25,9 @@ struct Limits {
   int crew_max_running = 3;                           // running executions per Crew; one more is `busy`
   std::int64_t call_output_ttl_seconds = 604800;      // .calls/<id>/ removed this long after its last change
   std::int64_t call_sweep_interval_seconds = 3600;    // at most one sweep per Crew per interval
+  // Replicas: a call is run by the replica that committed it, which renews this lease on its open calls; a
+  // call whose lease lapsed (its replica died) is interrupted by any replica, never run again.
+  int call_lease_seconds = 30;
 };
 
 }  // namespace agentworks::server

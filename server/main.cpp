@@ -1,6 +1,7 @@
 // agentworks-server: the reference message server (docs/protocol.md, "Server command line").
-//   agentworks-server [--listen 127.0.0.1:PORT] --data DIR [limit flags]
-//   agentworks-server account add NAME --data DIR
+//   agentworks-server [--listen 127.0.0.1:PORT] --data DIR [--store postgresql://...] [limit flags]
+//   agentworks-server migrate (--data DIR | --store postgresql://...)
+//   agentworks-server account add NAME (--data DIR | --store postgresql://...)
 // CLI11 2.1's inlined std::string code trips GCC 12's -Wnull-dereference at -O2 (false positive).
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -21,7 +22,10 @@ int main(int argc, char** argv) {
   CLI::App app{"agentworks reference message server"};
   ServeOptions opt;
   app.add_option("--listen", opt.listen, "IPV4:PORT to listen on (PORT 0 picks a free port)")->capture_default_str();
-  app.add_option("--data", opt.data_dir, "data directory (created 0700)");
+  app.add_option("--data", opt.data_dir, "data directory (created 0700): the SQLite store and logs");
+  app.add_option("--store", opt.store_url,
+                 "postgresql://USER@HOST[:PORT]/DB: keep the store in PostgreSQL (shared by replicas) instead of "
+                 "SQLite in --data");
   Limits& l = opt.limits;
   app.add_option("--rate-limit-per-hour", l.rate_limit_per_hour, "messages per hour per conversation")
       ->capture_default_str()->check(CLI::PositiveNumber);
@@ -61,8 +65,19 @@ int main(int argc, char** argv) {
   std::string account_name;
   std::string account_data;
   add->add_option("name", account_name, "account name")->required();
-  add->add_option("--data", account_data, "data directory")->required();
+  std::string account_store;
+  auto* add_data = add->add_option("--data", account_data, "data directory of a SQLite store");
+  auto* add_store = add->add_option("--store", account_store, "postgresql:// URL of the store");
+  add_data->excludes(add_store);
   account->require_subcommand(1);
+
+  auto* migrate_cmd = app.add_subcommand("migrate", "create or upgrade the store's schema (PostgreSQL: before the "
+                                                    "first start and after each upgrade of the server)");
+  std::string migrate_data;
+  std::string migrate_store;
+  auto* migrate_data_opt = migrate_cmd->add_option("--data", migrate_data, "data directory of a SQLite store");
+  auto* migrate_store_opt = migrate_cmd->add_option("--store", migrate_store, "postgresql:// URL of the store");
+  migrate_data_opt->excludes(migrate_store_opt);
 
   try {
     app.parse(argc, argv);
@@ -71,7 +86,19 @@ int main(int argc, char** argv) {
   }
   try {
     if (add->parsed()) {
-      std::cout << add_account(account_data, account_name) << std::endl;
+      if (account_data.empty() && account_store.empty()) {
+        std::cerr << "agentworks-server: account add needs --data DIR or --store URL\n";
+        return exit_usage;
+      }
+      std::cout << add_account(account_data, account_store, account_name) << std::endl;
+      return exit_ok;
+    }
+    if (migrate_cmd->parsed()) {
+      if (migrate_data.empty() && migrate_store.empty()) {
+        std::cerr << "agentworks-server: migrate needs --data DIR or --store URL\n";
+        return exit_usage;
+      }
+      std::cout << migrate(migrate_data, migrate_store) << std::endl;
       return exit_ok;
     }
     if (opt.data_dir.empty()) {

@@ -11,11 +11,15 @@
 #include <cstring>
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "agentworks/error.hpp"
 #include "http/server.hpp"
 #include "store/calls_store.hpp"
 #include "store/checkpointer.hpp"
+#include "store/database/postgres_database.hpp"
+#include "store/schema.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -98,7 +102,10 @@ void ensure_owner(Store& store, const std::filesystem::path& dir) {
 void interrupt_calls_left_open(Store& store) {
   store.begin_batch();
   try {
-    const auto ids = interrupt_open_calls(store);
+    // SQLite has one server process, so every open call was its predecessor's; replicas of a PostgreSQL store
+    // leave the calls of the others alone until their leases lapse.
+    const auto ids = interrupt_open_calls(
+        store, store.engine() == db::Engine::sqlite ? OpenCalls::all : OpenCalls::lapsed_leases);
     store.commit_batch();
     if (!ids.empty()) spdlog::warn("{} function call(s) were running when the server stopped: now interrupted", ids.size());
   } catch (...) {
@@ -134,6 +141,23 @@ int connection_cap(rlim_t fd_limit, int flag) {
   return cap;
 }
 
+void check_store_url(const std::string& url) {
+  if (!url.empty() && !db::is_postgresql_url(url))
+    throw Error(ErrorCode::usage, "--store takes a postgresql:// URL (e.g. postgresql://agentworks@db.example/agentworks); "
+                                  "leave it out for the embedded SQLite store in --data");
+}
+
+// Opens the store, turning "cannot reach the database" into the retryable unavailable error.
+std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::string& url, const Limits& limits) {
+  check_store_url(url);
+  try {
+    return std::make_unique<Store>(StoreLocation{dir, url}, limits);
+  } catch (const db::DatabaseError& e) {
+    throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
+                std::string(e.what()) + "; check --store and that the database is running");
+  }
+}
+
 }  // namespace
 
 int serve(const ServeOptions& options) {
@@ -146,11 +170,13 @@ int serve(const ServeOptions& options) {
                  fd_limit, opt.limits.max_connections);
   const std::filesystem::path dir(opt.data_dir);
   prepare_data_dir(dir);
-  Store store(dir, opt.limits);
+  const auto opened = open_store(dir, opt.store_url, opt.limits);
+  Store& store = *opened;
   ensure_owner(store, dir);
   interrupt_calls_left_open(store);
   store.disable_autocheckpoint();
-  const Checkpointer checkpointer(store.db_path());
+  std::optional<Checkpointer> checkpointer;
+  if (store.engine() == db::Engine::sqlite) checkpointer.emplace(store.db_path());
 
   const auto colon = opt.listen.rfind(':');
   if (colon == std::string::npos) throw Error(ErrorCode::usage, "--listen must be IPV4:PORT, e.g. 127.0.0.1:0");
@@ -165,17 +191,18 @@ int serve(const ServeOptions& options) {
   HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port);
   std::printf("listening on http://%s:%d\n", opt.listen.substr(0, colon).c_str(), http.port());
   std::fflush(stdout);
-  spdlog::info("data in {}; at most {} open connections (open-file limit {})", dir.string(),
-               opt.limits.max_connections, fd_limit);
+  spdlog::info("store {}, logs in {}; at most {} open connections (open-file limit {})", store.describe(),
+               dir.string(), opt.limits.max_connections, fd_limit);
   http.run();
   return exit_ok;
 }
 
-std::string add_account(const std::string& data_dir, const std::string& name) {
+std::string add_account(const std::string& data_dir, const std::string& store_url, const std::string& name) {
   const std::filesystem::path dir(data_dir);
-  prepare_data_dir(dir);
-  Store store(dir, Limits{});
-  ensure_owner(store, dir);
+  if (store_url.empty()) prepare_data_dir(dir);
+  const auto opened = open_store(dir, store_url, Limits{});
+  Store& store = *opened;
+  if (store_url.empty()) ensure_owner(store, dir);
   store.begin_batch();
   try {
     std::string token = store.add_account(name);
@@ -184,6 +211,27 @@ std::string add_account(const std::string& data_dir, const std::string& name) {
   } catch (...) {
     store.rollback_batch();
     throw;
+  }
+}
+
+std::string migrate(const std::string& data_dir, const std::string& store_url) {
+  check_store_url(store_url);
+  if (store_url.empty()) {
+    // SQLite is upgraded in place whenever it is opened; migrate only makes that explicit.
+    const std::filesystem::path dir(data_dir);
+    prepare_data_dir(dir);
+    const auto opened = open_store(dir, store_url, Limits{});
+    return "the SQLite store in " + dir.string() + " is at the current schema";
+  }
+  try {
+    const auto database = db::open_postgresql(store_url);
+    const int before = migrate_postgresql_schema(*database);
+    const std::string now = std::to_string(kPostgresSchemaVersion);
+    if (before == kPostgresSchemaVersion) return database->describe() + " is at schema version " + now + " already";
+    return database->describe() + ": schema version " + std::to_string(before) + " -> " + now;
+  } catch (const db::DatabaseError& e) {
+    throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
+                std::string(e.what()) + "; check --store and that the database is running");
   }
 }
 

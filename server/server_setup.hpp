@@ -1,4 +1,5 @@
-// Process-level setup shared by `serve` and `account add`: data directory, owner account, file limits.
+// Process-level setup shared by `serve`, `migrate` and `account add`: data directory, store, owner account,
+// file limits.
 #pragma once
 
 #include <string>
@@ -10,13 +11,16 @@ namespace agentworks::server {
 struct ServeOptions {
   std::string listen = "127.0.0.1:0";
   std::string data_dir;
+  std::string store_url;  // --store postgresql://...; empty: SQLite in data_dir
   Limits limits;
   int max_connections = 0;  // --max-connections; 0: derived from the open-file limit alone
 };
 
 // Runs the server until SIGTERM/SIGINT; returns the exit code.
 int serve(const ServeOptions& opt);
-// Adds an account to the store in data_dir (a server may be running on it) and returns its login token.
-std::string add_account(const std::string& data_dir, const std::string& name);
+// Adds an account to the store (a server may be running on it) and returns its login token.
+std::string add_account(const std::string& data_dir, const std::string& store_url, const std::string& name);
+// Creates or upgrades the store's schema; returns a line saying what it did.
+std::string migrate(const std::string& data_dir, const std::string& store_url);
 
 }  // namespace agentworks::server

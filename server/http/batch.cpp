@@ -77,7 +77,14 @@ void Batch::flush() {
   }
   if (ok) {
     try {
-      hub_.on_events(events);
+      if (message_feed_) {
+        StoreEvents rest = events;
+        rest.messages.clear();
+        hub_.on_events(rest);
+        message_feed_();
+      } else {
+        hub_.on_events(events);
+      }
     } catch (const std::exception& e) {
       spdlog::error("waking streams and polls failed: {}", e.what());
     }

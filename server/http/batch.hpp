@@ -34,6 +34,9 @@ class Batch {
   void flush();
   // Runs after each successful commit, after the hub (the function runner starts executions here).
   void set_after_commit(std::function<void(const StoreEvents&)> f) { after_commit_ = std::move(f); }
+  // With replicas (replicas/replica_feed.hpp) committed messages reach the hub through the feed, in sequence
+  // order with the other replicas' ones; the batch hands the hub the rest and then calls the feed.
+  void set_message_feed(std::function<void()> f) { message_feed_ = std::move(f); }
 
  private:
   static void on_flush(int fd, short what, void* arg);
@@ -48,6 +51,7 @@ class Batch {
   bool scheduled_ = false;
   std::vector<Parked> parked_;
   std::function<void(const StoreEvents&)> after_commit_;
+  std::function<void()> message_feed_;
 };
 
 }  // namespace agentworks::server

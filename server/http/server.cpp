@@ -20,6 +20,8 @@
 #include "http/listener.hpp"
 #include "functions/agent_invocation.hpp"
 #include "functions/call_runner.hpp"
+#include "replicas/call_leases.hpp"
+#include "replicas/replica_feed.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 
@@ -34,6 +36,8 @@ struct HttpServer::Impl {
   std::unique_ptr<Batch> batch;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<functions::CallRunner> runner;
+  std::unique_ptr<ReplicaFeed> feed;   // PostgreSQL: other replicas' commits
+  std::unique_ptr<CallLeases> leases;  // PostgreSQL: the calls this replica runs
   event* sigterm = nullptr;
   event* sigint = nullptr;
   int port = 0;
@@ -118,6 +122,11 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
       "http://" + (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);
   s.batch->set_after_commit([&s](const StoreEvents& events) { s.runner->on_committed(events); });
+  if (store.engine() == db::Engine::postgresql) {
+    s.feed = std::make_unique<ReplicaFeed>(s.base, store, *s.hub, store.url());
+    s.batch->set_message_feed([&s] { s.feed->catch_up(); });
+    s.leases = std::make_unique<CallLeases>(s.base, store, [&s] { s.batch->schedule(); });
+  }
   s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });
   s.sigterm = evsignal_new(s.base, SIGTERM, &Impl::on_signal, &s);
   s.sigint = evsignal_new(s.base, SIGINT, &Impl::on_signal, &s);
@@ -133,7 +142,7 @@ HttpServer::~HttpServer() {
     // Stopping ends every execution (the keepers kill their trees); their calls read interrupted from now on.
     s.runner.reset();
     try {
-      s.store.in_request([&s] { interrupt_open_calls(s.store); });
+      s.store.in_request([&s] { interrupt_open_calls(s.store, OpenCalls::this_replica); });
       s.batch->flush();
     } catch (const std::exception& e) {
       spdlog::error("cannot record the interrupted calls (the next start will): {}", e.what());

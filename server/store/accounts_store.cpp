@@ -9,7 +9,7 @@
 namespace agentworks::server {
 namespace {
 
-Connection read_connection(sql::Stmt& s) {
+Connection read_connection(db::Statement& s) {
   Connection c;
   c.connection_id = s.text(0);
   c.account_id = s.text(1);
@@ -114,7 +114,7 @@ NewConnection Store::create_child(const Connection& caller, const std::string& a
     q->bind(5, label).bind(6, sha256_hex(out.token)).bind(7, c.created_at).run();
   }
   {
-    Q q(*this, "INSERT OR IGNORE INTO agent_allow(agent_id, connection_id) VALUES(?,?)");
+    Q q(*this, "INSERT INTO agent_allow(agent_id, connection_id) VALUES(?,?) ON CONFLICT DO NOTHING");
     q->bind(1, agent.agent_id).bind(2, c.connection_id).run();
   }
   return out;

@@ -10,7 +10,7 @@
 namespace agentworks::server {
 namespace {
 
-Agent read_agent(sql::Stmt& s) {
+Agent read_agent(db::Statement& s) {
   Agent a;
   a.agent_id = s.text(0);
   a.account_id = s.text(1);
@@ -132,7 +132,7 @@ std::pair<Agent, bool> Store::register_agent(const Connection& caller, const std
       q->bind(1, agent.agent_id).run();
     }
     for (const auto& id : list) {
-      Q q(*this, "INSERT OR IGNORE INTO agent_allow(agent_id, connection_id) VALUES(?,?)");
+      Q q(*this, "INSERT INTO agent_allow(agent_id, connection_id) VALUES(?,?) ON CONFLICT DO NOTHING");
       q->bind(1, agent.agent_id).bind(2, id).run();
     }
   }

@@ -12,7 +12,7 @@ namespace {
   "SELECT attachment_id, account_id, agent_id, agent_name, purpose, provider, native_session_id, state," \
   " created_by, created_at FROM attachments "
 
-Attachment read_attachment(sql::Stmt& s) {
+Attachment read_attachment(db::Statement& s) {
   Attachment a;
   a.attachment_id = s.text(0);
   a.account_id = s.text(1);

@@ -9,7 +9,7 @@
 namespace agentworks::server {
 namespace {
 
-CallRow call_row(sql::Stmt& s) {
+CallRow call_row(db::Statement& s) {
   CallRow c;
   c.call_id = s.text(0);
   c.crew_id = s.text(1);
@@ -45,7 +45,7 @@ CallRow call_row(sql::Stmt& s) {
 }
 
 // A call_inputs row in the column order of the SELECTs below.
-CallInput input_row(sql::Stmt& s) {
+CallInput input_row(db::Statement& s) {
   return CallInput{s.text(0), s.text(1), s.text(2), s.opt_text(3), s.int64(4), s.opt_int64(5), s.opt_text(6)};
 }
 
@@ -92,10 +92,11 @@ CallRow insert_call(Store& store, const NewCall& in) {
   {
     Q q(store,
         "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
-        " fingerprint, status, token_hash, created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)");
+        " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)");
     q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
     q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
-    q->bind(10, t).bind(11, t).run();
+    q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds).run();
   }
   add_call_event(store, call_id, "started", "");
   store.note_call_started(call_id, in.token);
@@ -270,17 +271,28 @@ void answer_call_input(Store& store, const std::string& call_id, const std::stri
   add_call_event(store, call_id, "input_answered", request_id);
 }
 
-std::vector<std::string> interrupt_open_calls(Store& store) {
+std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which) {
   std::vector<std::string> ids;
-  {
+  if (which == OpenCalls::all) {
     Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input')");
+    while (q->step()) ids.push_back(q->text(0));
+  } else if (which == OpenCalls::this_replica) {
+    Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND runner = ?");
+    q->bind(1, store.replica_id());
+    while (q->step()) ids.push_back(q->text(0));
+  } else {
+    Q q(store,
+        "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND (runner IS NULL OR runner != ?)"
+        " AND (lease_expires_at IS NULL OR lease_expires_at < ?)");
+    q->bind(1, store.replica_id()).bind(2, now());
     while (q->step()) ids.push_back(q->text(0));
   }
   for (const auto& id : ids) {
     CallOutcome o;
     o.status = kCallInterrupted;
     o.error_code = "interrupted";
-    o.error_message = "the server stopped while this call ran; its saved messages and files remain, and it is not "
+    o.error_message = "the server (or its replica) stopped while this call ran; its saved messages and files remain, "
+                      "and it is not "
                       "started again (call again with a new submission_id to run it anew)";
     finish_call(store, id, o);
   }
@@ -299,6 +311,11 @@ std::vector<std::string> finished_calls_with_files(Store& store, const std::stri
 void mark_files_expired(Store& store, const std::string& call_id) {
   Q q(store, "UPDATE calls SET files_expired = 1 WHERE call_id = ?");
   q->bind(1, call_id).run();
+}
+
+void renew_call_leases(Store& store) {
+  Q q(store, "UPDATE calls SET lease_expires_at = ? WHERE runner = ? AND status IN ('running', 'waiting_input')");
+  q->bind(1, now() + store.limits().call_lease_seconds).bind(2, store.replica_id()).run();
 }
 
 }  // namespace agentworks::server

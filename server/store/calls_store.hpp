@@ -68,8 +68,16 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
 void answer_call_input(Store& store, const std::string& call_id, const std::string& request_id,
                        const std::string& answer);
 
-// At start: every call left open by a previous server process becomes interrupted (never restarted). Returns ids.
-std::vector<std::string> interrupt_open_calls(Store& store);
+// Which open calls interrupt_open_calls ends.
+enum class OpenCalls {
+  all,            // SQLite at start: one server process owns the store, so any open call was its predecessor's
+  this_replica,   // at shutdown: the calls this process runs
+  lapsed_leases,  // PostgreSQL: calls whose replica stopped renewing their lease (it died)
+};
+// Open calls become interrupted (never restarted). Returns their ids.
+std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which);
+// Extends the lease of every open call this replica runs by Limits::call_lease_seconds.
+void renew_call_leases(Store& store);
 // Finished calls of a Crew whose folders still exist (cleanup candidates).
 std::vector<std::string> finished_calls_with_files(Store& store, const std::string& crew_id);
 void mark_files_expired(Store& store, const std::string& call_id);

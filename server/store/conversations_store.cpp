@@ -4,10 +4,12 @@
 #include "clock.hpp"
 #include "store/store.hpp"
 
+#include <limits>
+
 namespace agentworks::server {
 namespace {
 
-Conversation read_conversation(sql::Stmt& s) {
+Conversation read_conversation(db::Statement& s) {
   Conversation c;
   c.conversation_id = s.text(0);
   c.inbox_id = s.text(1);
@@ -95,8 +97,8 @@ void Store::sweep_before_new_conversation(const std::string& account_id) {
   {
     Q q(*this,
         "DELETE FROM conversations WHERE conversation_id IN (SELECT conversation_id FROM conversations"
-        " WHERE state = 'expired' ORDER BY expired_at DESC, rowid DESC LIMIT -1 OFFSET ?)");
-    q->bind(1, limits_.max_expired_remembered).run();
+        " WHERE state = 'expired' ORDER BY expired_at DESC, rowid DESC LIMIT ? OFFSET ?)");
+    q->bind(1, std::numeric_limits<std::int64_t>::max()).bind(2, limits_.max_expired_remembered).run();
   }
   {
     Q q(*this, "DELETE FROM submissions WHERE created_at < ?");

@@ -11,7 +11,7 @@ namespace {
 
 
 
-Crew crew_row(sql::Stmt& s) {
+Crew crew_row(db::Statement& s) {
   Crew c;
   c.crew_id = s.text(0);
   c.account_id = s.text(1);

@@ -15,7 +15,7 @@ namespace {
   " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"     \
   " created_at, state, admitted_at, processed_at, via FROM messages "
 
-Message read_message(sql::Stmt& s) {
+Message read_message(db::Statement& s) {
   Message m;
   m.seq = s.int64(0);
   m.inbox_seq = s.int64(1);
@@ -175,12 +175,14 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
     Q q(*this,
         "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
         " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"
-        " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq");
     q->bind(1, m.message_id).bind(2, m.account_id).bind(3, m.conversation_id).bind(4, m.inbox_id);
     q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
     q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
-    q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at).run();
-    m.seq = last_insert_rowid();
+    q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at);
+    if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
+    m.seq = q->int64(0);
+    q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end
   }
   Q q(*this,
       "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
@@ -291,6 +293,19 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   Q q(*this, "UPDATE messages SET state = ?, admitted_at = ?, processed_at = ?, via = ? WHERE seq = ?");
   q->bind(1, m->state).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
   return *m;
+}
+
+std::vector<Message> Store::messages_after(std::int64_t seq, int limit) {
+  std::vector<Message> out;
+  Q q(*this, AW_MESSAGE_COLUMNS "WHERE seq > ? ORDER BY seq LIMIT ?");
+  q->bind(1, seq).bind(2, limit);
+  while (q->step()) out.push_back(read_message(*q));
+  return out;
+}
+
+std::int64_t Store::last_message_seq() {
+  Q q(*this, "SELECT COALESCE(MAX(seq), 0) FROM messages");
+  return q->step() ? q->int64(0) : 0;
 }
 
 }  // namespace agentworks::server

@@ -1,15 +1,29 @@
 #include "store/store.hpp"
 
-#include <sqlite3.h>
-
+#include "agentworks/random.hpp"
+#include "replicas/replica_notice.hpp"
+#include "store/database/postgres_database.hpp"
+#include "store/database/sqlite_database.hpp"
 #include "store/schema.hpp"
 #include "store/store_failure.hpp"
 
 namespace agentworks::server {
 
-Store::Store(const std::filesystem::path& data_dir, Limits limits)
-    : limits_(limits), path_(data_dir / "server.db"), db_(std::make_unique<sql::Db>(path_.string())) {
-  create_schema(*db_);
+namespace {
+std::unique_ptr<db::Database> open_database(const StoreLocation& where) {
+  if (!where.url.empty()) return db::open_postgresql(where.url);
+  return db::open_sqlite(where.data_dir / "server.db");
+}
+}  // namespace
+
+Store::Store(const StoreLocation& where, Limits limits)
+    : limits_(limits), replica_id_(new_id("rep")), url_(where.url), path_(where.url.empty() ? where.data_dir / "server.db" : std::filesystem::path()),
+      db_(open_database(where)) {
+  if (db_->engine() == db::Engine::sqlite) {
+    prepare_sqlite_schema(*db_);
+  } else {
+    check_postgresql_schema(*db_);
+  }
 }
 
 Store::~Store() {
@@ -22,30 +36,40 @@ Store::~Store() {
   stmts_.clear();  // finalize statements before the database closes
 }
 
-sql::Stmt& Store::stmt(const char* sql) {
+db::Statement& Store::stmt(const char* sql) {
   auto it = stmts_.find(sql);
-  if (it == stmts_.end()) it = stmts_.emplace(sql, std::make_unique<sql::Stmt>(*db_, sql)).first;
+  if (it == stmts_.end()) it = stmts_.emplace(sql, db_->prepare(sql)).first;
   return *it->second;
 }
 
 void Store::begin_batch() {
   if (in_batch_) return;
-  db_->exec("BEGIN IMMEDIATE");
+  db_->begin_write();
   in_batch_ = true;
 }
 
-bool Store::transaction_open() const { return sqlite3_get_autocommit(db_->handle()) == 0; }
+bool Store::transaction_open() const { return db_->transaction_open(); }
 
 void Store::commit_batch() {
   if (batch_lost_) {
-    // SQLite rolled the whole batch back under a failing request: the requests answered "ok" so far in this
+    // The engine rolled the whole batch back under a failing request: the requests answered "ok" so far in this
     // batch are parked and must not be told they were stored.
     batch_lost_ = false;
     throw Error(ErrorCode::unavailable, "the batch's transaction was rolled back by a failed write");
   }
   if (!in_batch_) return;
+  notify_replicas();
   db_->exec("COMMIT");
   in_batch_ = false;
+}
+
+// PostgreSQL delivers a NOTIFY only when its transaction commits: other replicas hear of exactly what is stored.
+void Store::notify_replicas() {
+  if (db_->engine() != db::Engine::postgresql || events_.empty()) return;
+  for (const auto& payload : notice_payloads(replica_id_, events_)) {
+    Q q(*this, "SELECT pg_notify(?, ?)");
+    q->bind(1, kNoticeChannel).bind(2, payload).run();
+  }
 }
 
 void Store::rollback_batch() {
@@ -77,7 +101,8 @@ void Store::in_request(const std::function<void()>& f) {
   } catch (...) {
     request_events_ = StoreEvents{};
     if (!transaction_open()) {
-      // SQLite rolled back the whole batch (it may on SQLITE_FULL / SQLITE_IOERR): every request of this batch
+      // The engine rolled back the whole batch (SQLite may on SQLITE_FULL / SQLITE_IOERR; PostgreSQL when the
+      // connection is lost): every request of this batch
       // is lost, and the batch must fail instead of committing nothing and answering "stored".
       in_batch_ = false;
       batch_lost_ = true;

@@ -1,4 +1,4 @@
-// The server's SQLite store. One Store per process, used only from the event-loop thread.
+// The server's store, on SQLite (the embedded default) or PostgreSQL (store/database/). One Store per process, used only from the event-loop thread.
 // Methods take the authenticated caller and check names/allow-lists themselves, so the HTTP
 // handlers stay free of permission code and every rule is testable without sockets.
 // Writes happen inside the group-commit batch (begin_batch/commit_batch); what a commit makes
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "agentworks/sqlite.hpp"
+#include "store/database/database.hpp"
 #include "limits.hpp"
 #include "store/records.hpp"
 
@@ -66,17 +66,33 @@ struct NewConnection {
   std::string token;
 };
 
+// Where the store lives: PostgreSQL when url is set (--store), else SQLite in data_dir/server.db.
+struct StoreLocation {
+  std::filesystem::path data_dir;
+  std::string url;
+};
+
 class Store {
  public:
-  Store(const std::filesystem::path& data_dir, Limits limits);
+  // SQLite is created or upgraded in place; PostgreSQL must be at this binary's schema version (migrate).
+  Store(const StoreLocation& where, Limits limits);
+  Store(const std::filesystem::path& data_dir, Limits limits) : Store(StoreLocation{data_dir, {}}, limits) {}
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const Limits& limits() const { return limits_; }
+  db::Engine engine() const { return db_->engine(); }
+  // This server process among the replicas of one store: it names the calls it runs and its notices.
+  const std::string& replica_id() const { return replica_id_; }
+  const std::string& url() const { return url_; }  // PostgreSQL's; empty for SQLite
+  std::string describe() const { return db_->describe(); }
+  // The SQLite file (empty on PostgreSQL).
   std::filesystem::path db_path() const { return path_; }
-  // The server checkpoints on a background thread (store/checkpointer.hpp) instead.
-  void disable_autocheckpoint() { db_->exec("PRAGMA wal_autocheckpoint=0"); }
+  // SQLite: the server checkpoints on a background thread (store/checkpointer.hpp) instead.
+  void disable_autocheckpoint() {
+    if (db_->engine() == db::Engine::sqlite) db_->exec("PRAGMA wal_autocheckpoint=0");
+  }
 
   // --- group commit (store.cpp) ---
   void begin_batch();                 // BEGIN IMMEDIATE unless already open
@@ -123,6 +139,9 @@ class Store {
                       const std::optional<std::string>& via);
   Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
   std::optional<Message> message_by_id(const std::string& message_id);
+  // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
+  std::vector<Message> messages_after(std::int64_t seq, int limit);
+  std::int64_t last_message_seq();
 
   // --- attachments (attachments_store.cpp) ---
   Attachment create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,
@@ -141,9 +160,8 @@ class Store {
   void note_call_changed(const std::string& call_id) { request_events_.calls_changed.push_back(call_id); }
 
   // Cached prepared statement (sql must be a string literal: the cache is keyed by its address).
-  sql::Stmt& stmt(const char* sql);
+  db::Statement& stmt(const char* sql);
   int sql_changes() const { return db_->changes(); }
-  std::int64_t last_insert_rowid() const { return db_->last_insert_rowid(); }
 
  private:
   // messages_store.cpp: the steps of send()
@@ -175,13 +193,17 @@ class Store {
   void revoke_attachments_of(const std::string& connection_id);
   void detach_attachments_of_agent(const std::string& agent_id);
 
+  void notify_replicas();
+
   Limits limits_;
+  std::string replica_id_;
+  std::string url_;
   std::filesystem::path path_;
-  std::unique_ptr<sql::Db> db_;
-  std::unordered_map<const char*, std::unique_ptr<sql::Stmt>> stmts_;
+  std::unique_ptr<db::Database> db_;
+  std::unordered_map<const char*, std::unique_ptr<db::Statement>> stmts_;
   bool transaction_open() const;
   bool in_batch_ = false;
-  bool batch_lost_ = false;  // SQLite rolled the open batch back under a failed request: its commit must fail
+  bool batch_lost_ = false;  // the engine rolled the open batch back under a failed request: its commit must fail
   int savepoint_depth_ = 0;
   StoreEvents events_;          // this batch, committed ones
   StoreEvents request_events_;  // current request, merged into events_ when its savepoint is released
@@ -194,11 +216,11 @@ class Q {
   ~Q() { s_.reset(); }
   Q(const Q&) = delete;
   Q& operator=(const Q&) = delete;
-  sql::Stmt* operator->() { return &s_; }
-  sql::Stmt& operator*() { return s_; }
+  db::Statement* operator->() { return &s_; }
+  db::Statement& operator*() { return s_; }
 
  private:
-  sql::Stmt& s_;
+  db::Statement& s_;
 };
 
 }  // namespace agentworks::server

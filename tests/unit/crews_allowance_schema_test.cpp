@@ -8,6 +8,7 @@
 
 #include "agentworks/sqlite.hpp"
 #include "functions/agent_allowance.hpp"
+#include "store/database/sqlite_database.hpp"
 #include "store/schema.hpp"
 
 namespace fs = std::filesystem;
@@ -26,8 +27,14 @@ TEST(CrewsAllowanceSchema, OldCrewsRowsGetTheDefaultAllowance) {
         "reloaded_at INTEGER NOT NULL, last_sweep_at INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0);"
         "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at) "
         "VALUES('crw_1', 'acc_1', 'api', 'api', '/x', '{\"functions\":[]}', 1, 1);");
-    server::create_schema(db);
-    server::create_schema(db);  // a second open finds the column and adds nothing
+  }
+  {
+    const auto store_db = server::db::open_sqlite(dir / "server.db");
+    server::prepare_sqlite_schema(*store_db);
+    server::prepare_sqlite_schema(*store_db);  // a second open finds the column and adds nothing
+  }
+  {
+    sql::Db db((dir / "server.db").string());
     sql::Stmt s(db, "SELECT allowance FROM crews WHERE crew_id = 'crw_1'");
     ASSERT_TRUE(s.step());
     const auto a = server::functions::allowance_from_json(s.text(0));

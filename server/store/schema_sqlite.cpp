@@ -2,23 +2,22 @@
 
 #include <string>
 
-#include "agentworks/sqlite.hpp"
 
 namespace agentworks::server {
 namespace {
 
-void add_column_if_missing(sql::Db& db, const std::string& table, const std::string& column, const std::string& type) {
+void add_column_if_missing(db::Database& db, const std::string& table, const std::string& column, const std::string& type) {
   bool present = false;
   {
-    sql::Stmt s(db, "SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'");
-    present = s.step();
+    const auto s = db.prepare("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'");
+    present = s->step();
   }
   if (!present) db.exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
 }
 
 }  // namespace
 
-void create_schema(sql::Db& db) {
+void prepare_sqlite_schema(db::Database& db) {
   db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS accounts(
   account_id TEXT PRIMARY KEY, name TEXT NOT NULL, name_fold TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
@@ -95,8 +94,9 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
 )sql");
   // Columns added since the first data directories; an older file gains them here.
   add_column_if_missing(db, "conversations", "rate_window", "TEXT NOT NULL DEFAULT ''");  // per-minute sends (R-M10)
-  for (const char* column : {"agent_cli", "agent_session", "agent_version"})  // agent runners
+  for (const char* column : {"agent_cli", "agent_session", "agent_version", "runner"})  // agent runners, replicas
     add_column_if_missing(db, "calls", column, "TEXT");
+  add_column_if_missing(db, "calls", "lease_expires_at", "INTEGER");             // replicas
   add_column_if_missing(db, "call_inputs", "schema", "TEXT");                    // an answer's schema
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
 }

@@ -1,0 +1,42 @@
+#include "replicas/call_leases.hpp"
+
+#include <event2/event.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "store/calls_store.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server {
+
+CallLeases::CallLeases(event_base* base, Store& store, std::function<void()> schedule_commit)
+    : store_(store), schedule_commit_(std::move(schedule_commit)) {
+  timer_ = event_new(base, -1, EV_PERSIST, &CallLeases::tick_cb, this);
+  // Renewed three times per lease: one slow round does not let a live replica's calls lapse.
+  const int period_ms = std::max(100, store_.limits().call_lease_seconds * 1000 / 3);
+  const timeval tv{period_ms / 1000, (period_ms % 1000) * 1000};
+  event_add(timer_, &tv);
+}
+
+CallLeases::~CallLeases() {
+  if (timer_ != nullptr) event_free(timer_);
+}
+
+void CallLeases::tick_cb(int, short, void* arg) { static_cast<CallLeases*>(arg)->tick(); }
+
+void CallLeases::tick() {
+  try {
+    std::size_t lapsed = 0;
+    store_.in_request([&] {
+      renew_call_leases(store_);
+      lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_leases).size();
+    });
+    if (lapsed > 0) spdlog::warn("{} function call(s) of a replica that stopped are now interrupted", lapsed);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot renew the leases of running calls (retrying): {}", e.what());
+  }
+  schedule_commit_();
+}
+
+}  // namespace agentworks::server

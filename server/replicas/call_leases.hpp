@@ -1,0 +1,30 @@
+// Replicas of a PostgreSQL store: each renews the lease of the calls it runs, and interrupts the calls of a
+// replica that stopped renewing (it died: its executions died with it, and a call never runs twice).
+#pragma once
+
+#include <functional>
+
+struct event;
+struct event_base;
+
+namespace agentworks::server {
+
+class Store;
+
+class CallLeases {
+ public:
+  // schedule_commit: makes the batch flush (the renewals and interruptions are written in it).
+  CallLeases(event_base* base, Store& store, std::function<void()> schedule_commit);
+  ~CallLeases();
+  CallLeases(const CallLeases&) = delete;
+  CallLeases& operator=(const CallLeases&) = delete;
+
+ private:
+  void tick();
+  static void tick_cb(int fd, short what, void* arg);
+  Store& store_;
+  std::function<void()> schedule_commit_;
+  event* timer_ = nullptr;
+};
+
+}  // namespace agentworks::server
