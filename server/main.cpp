@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
                  "call folders of a Crew are swept at most this often")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
 
+  app.add_option("--call-lease-seconds", l.call_lease_seconds,
+                 "PostgreSQL replicas: a call whose replica stopped renewing its lease this long is interrupted")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
+
   auto* account = app.add_subcommand("account", "manage accounts");
   auto* add = account->add_subcommand("add", "add an account and print its login token");
   std::string account_name;
