@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "testing/binaries.hpp"
+#include "testing/test_store.hpp"
 #include "testing/wait.hpp"
 
 namespace agentworks::testing {
@@ -31,16 +32,23 @@ ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options
     data_dir_ = options_.data_dir;
     log_dir_ = data_dir_.parent_path();
   }
+  if (store_is_postgresql()) store_url_ = test_store_url(data_dir_);
   start();
 }
 
-ServerProcess::~ServerProcess() { child_.kill_and_wait(); }
+ServerProcess::~ServerProcess() {
+  child_.kill_and_wait();
+  // A directory of its own goes with this object, so its database goes too; a caller's directory may get another
+  // server (a restart by a new ServerProcess), which must find the data: test_store drops that one later.
+  if (!store_url_.empty() && own_dir_) release_test_store(data_dir_);
+}
 
 void ServerProcess::start() {
   if (child_.started() && child_.running()) return;
   ++runs_;
   const std::string binary = options_.binary.empty() ? server_binary() : options_.binary;
   std::vector<std::string> argv = {binary, "--listen", options_.listen, "--data", data_dir_.string()};
+  if (!store_url_.empty()) argv.insert(argv.end(), {"--store", store_url_});
   argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
   const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
   const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
@@ -102,8 +110,13 @@ std::string ServerProcess::owner_token() const {
 }
 
 std::string ServerProcess::add_account(const std::string& name) const {
-  const ProcessResult r = run_process({server_binary(), "account", "add", name, "--data", data_dir_.string()},
-                                      RunOptions{options_.env, std::nullopt, std::chrono::seconds(20), {}});
+  std::vector<std::string> argv = {server_binary(), "account", "add", name};
+  if (store_url_.empty()) {
+    argv.insert(argv.end(), {"--data", data_dir_.string()});
+  } else {
+    argv.insert(argv.end(), {"--store", store_url_});
+  }
+  const ProcessResult r = run_process(argv, RunOptions{options_.env, std::nullopt, std::chrono::seconds(20), {}});
   if (r.exit_code != 0) {
     throw std::runtime_error("account add " + name + " failed (exit " + std::to_string(r.exit_code) + "): " +
                              r.out + r.err);

@@ -1,6 +1,8 @@
 // One agentworks-server for one test: started on 127.0.0.1 port 0 with its own data directory, its URL learned
 // from the first stdout line ("listening on http://127.0.0.1:PORT") within a deadline. It can be killed
 // (SIGKILL, like a crash) and started again on the same data directory. Destruction SIGKILLs it.
+// With AGENTWORKS_TEST_STORE=postgresql it runs with `--store URL`, a PostgreSQL database of its data directory
+// (testing/test_store.hpp); the logs stay in the data directory's parent as with SQLite.
 #pragma once
 
 #include <chrono>
@@ -40,11 +42,14 @@ class ServerProcess {
   const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
   int port() const { return port_; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
+  // The PostgreSQL URL it runs on; empty on SQLite.
+  const std::string& store_url() const { return store_url_; }
   pid_t pid() const { return child_.pid(); }
 
   // DIR/owner.token, trimmed; waits briefly for the file to appear.
   std::string owner_token() const;
-  // `agentworks-server account add NAME --data DIR`; returns the printed token (last word of stdout).
+  // `agentworks-server account add NAME --data DIR` (`--store URL` on PostgreSQL); returns the printed token (last
+  // word of stdout).
   std::string add_account(const std::string& name) const;
   // Everything the server wrote to stdout and stderr in all its runs (for failure messages).
   std::string log() const;
@@ -54,6 +59,7 @@ class ServerProcess {
   std::unique_ptr<TempDir> own_dir_;
   std::filesystem::path data_dir_;
   std::filesystem::path log_dir_;
+  std::string store_url_;
   Child child_;
   int runs_ = 0;
   std::string url_;
