@@ -11,6 +11,8 @@ packages=(
   tmux  # the end-to-end tests drive the Claude Code and Codex TUIs in it
   clang libclang-rt-14-dev  # the libFuzzer targets (fuzz/README.md)
   libfiu-dev fiu-utils      # the fault tests inject failing fdatasync/pwrite with libfiu's preload (tests/fault)
+  libpq-dev      # the server's PostgreSQL store and the test harness's cluster control (testing/pg_admin.cpp)
+  postgresql-15  # initdb, pg_ctl and postgres for the pg.* integration tests (tests/integration/README.md)
 )
 
 missing=()

@@ -116,7 +116,7 @@ ProcessResult run_pg_program(const std::optional<PgOsUser>& user, std::vector<st
   return run_process(argv, options);
 }
 
-std::string describe(const std::string& what, const ProcessResult& r) {
+std::string describe_pg_failure(const std::string& what, const ProcessResult& r) {
   return what + " failed (exit " + std::to_string(r.exit_code) + (r.timed_out ? ", timed out" : "") + "):\n" +
          r.out + r.err;
 }
@@ -174,7 +174,7 @@ PgCluster PgCluster::start(const fs::path& dir_in) {
   if (init.exit_code != 0) {
     std::string hint;
     if (user) hint = "\n(initdb runs as " + user->name + ": every parent of " + dir.string() + " must be searchable by it)";
-    throw std::runtime_error(describe("initdb in " + data.string(), init) + hint);
+    throw std::runtime_error(describe_pg_failure("initdb in " + data.string(), init) + hint);
   }
   write_test_settings(data, dir);
 
@@ -188,7 +188,7 @@ PgCluster PgCluster::start(const fs::path& dir_in) {
         {(bindir / "pg_ctl").string(), "-D", data.string(), "-l", log.string(), "-o", "-p " + std::to_string(port),
          "-W", "start"},
         dir, std::chrono::seconds(30));
-    if (started.exit_code != 0) throw std::runtime_error(describe("pg_ctl start in " + data.string(), started));
+    if (started.exit_code != 0) throw std::runtime_error(describe_pg_failure("pg_ctl start in " + data.string(), started));
 
     PgCluster cluster(dir, port);
     PgStartOutcome outcome = PgStartOutcome::timed_out;
@@ -262,7 +262,7 @@ void stop_pg_cluster(const fs::path& dir_in) {
     const ProcessResult status =
         run_pg_program(os_user_owning(data), {(pg_bindir() / "pg_ctl").string(), "-D", data.string(), "status"},
                        dir, std::chrono::seconds(30));
-    if (status.exit_code == 0) throw std::runtime_error(describe("pg_ctl stop in " + data.string(), r));
+    if (status.exit_code == 0) throw std::runtime_error(describe_pg_failure("pg_ctl stop in " + data.string(), r));
   }
 }
 

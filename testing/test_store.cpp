@@ -131,7 +131,7 @@ class TestStoreRegistry {
   std::unique_ptr<PgCluster> private_cluster_;
 };
 
-TestStoreRegistry& registry() {
+TestStoreRegistry& test_store_registry() {
   static TestStoreRegistry r;
   return r;
 }
@@ -145,11 +145,11 @@ bool store_is_postgresql() {
   throw std::invalid_argument("AGENTWORKS_TEST_STORE=" + store + " is not a store: use postgresql, or sqlite / unset");
 }
 
-std::string test_store_url(const fs::path& data_dir) { return registry().url_for(data_dir); }
+std::string test_store_url(const fs::path& data_dir) { return test_store_registry().url_for(data_dir); }
 
-void release_test_store(const fs::path& data_dir) { registry().release(data_dir); }
+void release_test_store(const fs::path& data_dir) { test_store_registry().release(data_dir); }
 
-std::string test_pg_server_url() { return registry().server_url(); }
+std::string test_pg_server_url() { return test_store_registry().server_url(); }
 
 void create_pg_template_database(const std::string& server_url) {
   pg_drop_database(server_url, kPgTemplateDatabase);  // one left by an earlier run

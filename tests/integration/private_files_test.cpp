@@ -15,6 +15,7 @@
 #include "testing/process.hpp"
 #include "testing/server_process.hpp"
 #include "testing/temp_home.hpp"
+#include "testing/test_store.hpp"
 
 namespace agentworks::testing {
 namespace {
@@ -65,7 +66,12 @@ TEST(PrivateFiles, ReadableDataDirAndLoosenedOwnerTokenAreTightened) {
   EXPECT_EQ(mode_of(data), 0700u);
   ASSERT_FALSE(server.owner_token().empty());
   EXPECT_EQ(mode_of(data / "owner.token"), 0600u);
-  EXPECT_EQ(mode_of(data / "server.db"), 0600u);
+  if (store_is_postgresql()) {
+    // pg.* run: the store is a PostgreSQL database, and a SQLite file beside it would be a silent second store.
+    EXPECT_FALSE(fs::exists(data / "server.db")) << "--store postgresql://... creates no server.db";
+  } else {
+    EXPECT_EQ(mode_of(data / "server.db"), 0600u);
+  }
   server.kill();
   ASSERT_EQ(::chmod((data / "owner.token").c_str(), 0644), 0);
   server.start();
