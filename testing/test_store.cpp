@@ -59,8 +59,10 @@ class TestStoreRegistry {
     const std::lock_guard lock(mutex_);
     const fs::path key = fs::absolute(data_dir).lexically_normal();
     const std::string server = server_url_locked();
-    if (const auto it = databases_.find(key); it != databases_.end() && it->second.server_url == server) {
-      return pg_url_with_database(server, it->second.name);
+    if (const auto it = databases_.find(key); it != databases_.end()) {
+      if (it->second.server_url == server) return pg_url_with_database(server, it->second.name);
+      drop_quietly(it->second);  // made on a cluster the environment no longer names
+      databases_.erase(it);
     }
     drop_gone_directories_locked(key);
     static std::atomic<int> counter{0};
@@ -96,8 +98,10 @@ class TestStoreRegistry {
       private_dir_ = std::make_unique<TempDir>("aw-pg-");
       // As root, initdb and postgres run as another user, which must be able to reach the cluster inside.
       fs::permissions(private_dir_->path(), fs::perms::others_exec, fs::perm_options::add);
-      private_cluster_ = std::make_unique<PgCluster>(PgCluster::start(private_dir_->path() / "cluster"));
-      create_pg_template_database(private_cluster_->url());
+      // Kept only with its template: when migrate fails, the cluster stops here and the next server tries again.
+      auto cluster = std::make_unique<PgCluster>(PgCluster::start(private_dir_->path() / "cluster"));
+      create_pg_template_database(cluster->url());
+      private_cluster_ = std::move(cluster);
     }
     return private_cluster_->url();
   }

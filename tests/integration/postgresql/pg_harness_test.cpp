@@ -221,6 +221,47 @@ TEST(PgFixture, FailedMigrateFailsTheStartAndLeavesNoCluster) {
   EXPECT_FALSE(fs::exists(pg_dir / "data" / "postmaster.pid")) << "the cluster was stopped again";
 }
 
+// True when a process's command line mentions `text` (a postgres started with -D under a directory).
+bool some_process_mentions(const std::string& text) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = read_file(entry.path() / "cmdline");
+    for (char& c : cmdline) c = (c == '\0') ? ' ' : c;
+    if (cmdline.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Run by the next test in a child of its own, whose exit must stop the cluster it started.
+TEST(TestStore, DISABLED_ServerOnAPrivateCluster) {
+  const ServerProcess server;
+  ASSERT_FALSE(server.store_url().empty());
+  EXPECT_EQ(pg_query_value(server.store_url(), "SELECT v FROM migrated"), "42");
+}
+
+TEST(TestStore, PrivateClusterWithoutTheFixtureStopsAtExit) {
+  const ClusterParentDir tmp;
+  RunOptions options;
+  options.env = {{"TMPDIR", tmp.path().string()},
+                 {"AGENTWORKS_TEST_STORE", "postgresql"},
+                 {"AGENTWORKS_TEST_PG_DIR", std::nullopt},
+                 {"AGENTWORKS_TEST_SERVER_BIN", write_stand_in_server(tmp.path()).string()},
+                 {"AW_FAKE_SERVER_CALLS", (tmp.path() / "calls").string()}};
+  options.timeout = std::chrono::seconds(180);
+  const ProcessResult r = run_process({fs::read_symlink("/proc/self/exe").string(),
+                                       "--gtest_filter=TestStore.DISABLED_ServerOnAPrivateCluster",
+                                       "--gtest_also_run_disabled_tests"},
+                                      options);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out;
+  EXPECT_NE(read_file(tmp.path() / "calls").find("migrate --store postgresql://"), std::string::npos);
+  for (const auto& entry : fs::directory_iterator(tmp.path())) {
+    EXPECT_NE(entry.path().filename().string().rfind("aw-pg-", 0), 0u) << entry.path() << " is left behind";
+  }
+  EXPECT_FALSE(some_process_mentions(tmp.path().string())) << "a postgres of the private cluster still runs";
+}
+
 TEST(PgFixture, BadCommandLineIsExit2) {
   const ProcessResult r = run_process({AGENTWORKS_TEST_PG_BIN, "begin"});
   EXPECT_EQ(r.exit_code, 2);
