@@ -173,7 +173,9 @@ PgCluster PgCluster::start(const fs::path& dir_in) {
       dir, std::chrono::seconds(120));
   if (init.exit_code != 0) {
     std::string hint;
-    if (user) hint = "\n(initdb runs as " + user->name + ": every parent of " + dir.string() + " must be searchable by it)";
+    if (user) {
+      hint = "\n(initdb runs as " + user->name + ": every parent of " + dir.string() + " must be searchable by it)";
+    }
     throw std::runtime_error(describe_pg_failure("initdb in " + data.string(), init) + hint);
   }
   write_test_settings(data, dir);
@@ -188,7 +190,9 @@ PgCluster PgCluster::start(const fs::path& dir_in) {
         {(bindir / "pg_ctl").string(), "-D", data.string(), "-l", log.string(), "-o", "-p " + std::to_string(port),
          "-W", "start"},
         dir, std::chrono::seconds(30));
-    if (started.exit_code != 0) throw std::runtime_error(describe_pg_failure("pg_ctl start in " + data.string(), started));
+    if (started.exit_code != 0) {
+      throw std::runtime_error(describe_pg_failure("pg_ctl start in " + data.string(), started));
+    }
 
     PgCluster cluster(dir, port);
     PgStartOutcome outcome = PgStartOutcome::timed_out;

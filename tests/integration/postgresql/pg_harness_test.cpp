@@ -122,7 +122,8 @@ TEST(PgCluster, NamesThatAreNotPlainIdentifiersAreRefused) {
   EXPECT_THROW(check_pg_database_name("x\"; DROP DATABASE y; --"), std::invalid_argument);
   EXPECT_THROW(check_pg_database_name(std::string(64, 'a')), std::invalid_argument);
   EXPECT_NO_THROW(check_pg_database_name("aw_test_12_3"));
-  EXPECT_EQ(pg_url_with_database("postgresql://u@127.0.0.1:5/old?host=/s", "new"), "postgresql://u@127.0.0.1:5/new?host=/s");
+  EXPECT_EQ(pg_url_with_database("postgresql://u@127.0.0.1:5/old?host=/s", "new"),
+            "postgresql://u@127.0.0.1:5/new?host=/s");
 }
 
 TEST(TestStore, UnknownStoreIsRefused) {
