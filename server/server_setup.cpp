@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <optional>
 
 #include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
 #include "http/server.hpp"
 #include "store/calls_store.hpp"
 #include "store/checkpointer.hpp"
@@ -84,6 +86,51 @@ void write_owner_token(const std::filesystem::path& dir, const std::string& toke
   if (!ok) throw Error(ErrorCode::internal, "cannot write " + path.string());
 }
 
+// One server process per data directory, held for the process's life (the kernel drops it when the process dies,
+// kill -9 included). The directory's replica id outlives the process: a restarted server knows the calls its
+// predecessor ran as its own, and interrupts them at once instead of waiting for their leases to lapse.
+class DataDirClaim {
+ public:
+  explicit DataDirClaim(const std::filesystem::path& dir) {
+    const std::filesystem::path lock = dir / "server.lock";
+    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd_ < 0) throw Error(ErrorCode::internal, "cannot open " + lock.string() + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw Error(ErrorCode::conflict, "another agentworks-server runs on --data " + dir.string() +
+                                           "; stop it, or give this one a data directory of its own");
+    }
+    replica_id_ = read_or_create_replica_id(dir / "replica.id");
+  }
+  ~DataDirClaim() { ::close(fd_); }
+  DataDirClaim(const DataDirClaim&) = delete;
+  DataDirClaim& operator=(const DataDirClaim&) = delete;
+  const std::string& replica_id() const { return replica_id_; }
+
+ private:
+  static std::string read_or_create_replica_id(const std::filesystem::path& path) {
+    std::string id;
+    if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); fd >= 0) {
+      char buf[128];
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      ::close(fd);
+      if (n > 0) id.assign(buf, static_cast<std::size_t>(n));
+      while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+    }
+    if (id.rfind("rep_", 0) == 0) return id;
+    id = new_id("rep");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const std::string line = id + "\n";
+    const bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                    ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!ok) throw Error(ErrorCode::internal, "cannot write " + path.string() + ": " + std::strerror(errno));
+    return id;
+  }
+  int fd_ = -1;
+  std::string replica_id_;
+};
+
 // Creates the owner account on the first start and writes its login token to DIR/owner.token.
 void ensure_owner(Store& store, const std::filesystem::path& dir) {
   tighten_owner_token(dir);
@@ -102,10 +149,15 @@ void ensure_owner(Store& store, const std::filesystem::path& dir) {
 void interrupt_calls_left_open(Store& store) {
   store.begin_batch();
   try {
-    // SQLite has one server process, so every open call was its predecessor's; replicas of a PostgreSQL store
-    // leave the calls of the others alone until their leases lapse.
-    const auto ids = interrupt_open_calls(
-        store, store.engine() == db::Engine::sqlite ? OpenCalls::all : OpenCalls::lapsed_leases);
+    // SQLite has one server process, so every open call was its predecessor's; on a PostgreSQL store this
+    // replica's own calls were its predecessor's (same data directory), and the other replicas' calls are left
+    // alone until their leases lapse.
+    auto ids = interrupt_open_calls(store, store.engine() == db::Engine::sqlite ? OpenCalls::all
+                                                                                : OpenCalls::this_replica);
+    if (store.engine() == db::Engine::postgresql) {
+      const auto lapsed = interrupt_open_calls(store, OpenCalls::lapsed_leases);
+      ids.insert(ids.end(), lapsed.begin(), lapsed.end());
+    }
     store.commit_batch();
     if (!ids.empty()) spdlog::warn("{} function call(s) were running when the server stopped: now interrupted", ids.size());
   } catch (...) {
@@ -148,10 +200,11 @@ void check_store_url(const std::string& url) {
 }
 
 // Opens the store, turning "cannot reach the database" into the retryable unavailable error.
-std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::string& url, const Limits& limits) {
+std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::string& url, const Limits& limits,
+                                  const std::string& replica_id = "") {
   check_store_url(url);
   try {
-    return std::make_unique<Store>(StoreLocation{dir, url}, limits);
+    return std::make_unique<Store>(StoreLocation{dir, url, replica_id}, limits);
   } catch (const db::DatabaseError& e) {
     throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
                 std::string(e.what()) + "; check --store and that the database is running");
@@ -170,7 +223,8 @@ int serve(const ServeOptions& options) {
                  fd_limit, opt.limits.max_connections);
   const std::filesystem::path dir(opt.data_dir);
   prepare_data_dir(dir);
-  const auto opened = open_store(dir, opt.store_url, opt.limits);
+  const DataDirClaim claim(dir);
+  const auto opened = open_store(dir, opt.store_url, opt.limits, claim.replica_id());
   Store& store = *opened;
   ensure_owner(store, dir);
   interrupt_calls_left_open(store);

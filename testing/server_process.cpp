@@ -32,7 +32,11 @@ ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options
     data_dir_ = options_.data_dir;
     log_dir_ = data_dir_.parent_path();
   }
-  if (store_is_postgresql()) store_url_ = test_store_url(data_dir_);
+  if (!options_.store_url.empty()) {
+    store_url_ = options_.store_url;  // a replica on another server's database
+  } else if (store_is_postgresql()) {
+    store_url_ = test_store_url(data_dir_);
+  }
   start();
 }
 
@@ -40,7 +44,7 @@ ServerProcess::~ServerProcess() {
   child_.kill_and_wait();
   // A directory of its own goes with this object, so its database goes too; a caller's directory may get another
   // server (a restart by a new ServerProcess), which must find the data: test_store drops that one later.
-  if (!store_url_.empty() && own_dir_) release_test_store(data_dir_);
+  if (!store_url_.empty() && own_dir_ && options_.store_url.empty()) release_test_store(data_dir_);
 }
 
 void ServerProcess::start() {

@@ -23,6 +23,7 @@ struct ServerOptions {
   std::vector<std::string> extra_args;   // limit flags, e.g. {"--rate-limit-per-hour", "3"}
   EnvOverrides env;                      // e.g. a TempHome's env()
   std::string listen = "127.0.0.1:0";
+  std::string store_url;                 // a PostgreSQL database to share (a replica); empty: the test store
   std::chrono::milliseconds start_timeout{20'000};
 };
 

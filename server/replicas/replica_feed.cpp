@@ -28,7 +28,10 @@ ReplicaFeed::~ReplicaFeed() {
 }
 
 void ReplicaFeed::listen() {
-  listener_ = PQconnectdb(url_.c_str());
+  // Named, so an operator (and the tests) can find the replicas' listening connections in pg_stat_activity.
+  const char* keys[] = {"dbname", "application_name", nullptr};
+  const char* values[] = {url_.c_str(), kReplicaFeedApplicationName, nullptr};
+  listener_ = PQconnectdbParams(keys, values, 1);
   if (PQstatus(listener_) == CONNECTION_OK) {
     PGresult* r = PQexec(listener_, (std::string("LISTEN ") + kNoticeChannel).c_str());
     const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;

@@ -18,6 +18,7 @@ class Hub;
 class Store;
 
 inline constexpr int kReplicaSafetyPollMs = 1000;
+inline constexpr const char* kReplicaFeedApplicationName = "agentworks-replica-feed";
 
 class ReplicaFeed {
  public:

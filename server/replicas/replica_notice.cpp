@@ -2,6 +2,8 @@
 // "c CALL".
 #include "replicas/replica_notice.hpp"
 
+#include <set>
+
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -24,7 +26,9 @@ std::vector<std::string> notice_payloads(const std::string& replica, const Store
   if (!events.messages.empty()) lines.emplace_back("m");
   for (const auto& [attachment, reason] : events.fenced) lines.push_back("f " + one_line(attachment) + " " + one_line(reason));
   for (const auto& id : events.revoked_connections) lines.push_back("r " + one_line(id));
-  for (const auto& id : events.calls_changed) lines.push_back("c " + one_line(id));
+  // A chatty call notes itself changed once per message: once per commit is news enough.
+  std::set<std::string> calls(events.calls_changed.begin(), events.calls_changed.end());
+  for (const auto& id : calls) lines.push_back("c " + one_line(id));
   std::vector<std::string> out;
   const std::string head = kNoticeVersion + one_line(replica);
   std::string current;

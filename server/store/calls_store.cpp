@@ -145,22 +145,33 @@ std::optional<CallInput> call_input(Store& store, const std::string& call_id, co
   return input_row(*q);
 }
 
+// One round trip claims the slot and touches the call (a chatty execution writes thousands of these, and on a
+// PostgreSQL store every statement is a round trip).
 void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text) {
   std::int64_t next = 0;
+  bool claimed = false;
   {
-    Q q(store, "SELECT next_message FROM calls WHERE call_id = ?");
-    q->bind(1, call_id);
-    if (!q->step()) return;
-    next = q->int64(0);
+    Q q(store,
+        "UPDATE calls SET next_message = next_message + 1, updated_at = ? WHERE call_id = ? AND next_message < ?"
+        " RETURNING next_message - 1");
+    q->bind(1, now()).bind(2, call_id).bind(3, kMaxCallMessages);
+    if (q->step()) {
+      claimed = true;
+      next = q->int64(0);
+    }
+    q->run();  // SQLite finishes the UPDATE when RETURNING's rows are read to the end
   }
-  if (next >= kMaxCallMessages) {
-    // The last slot is one "dropped" message whose text counts what did not fit.
-    Q d(store, "UPDATE calls SET dropped_messages = dropped_messages + 1 WHERE call_id = ?");
-    d->bind(1, call_id).run();
+  if (!claimed) {
+    // Past the limit (or no such call: then nothing matches): the last slot is one "dropped" message whose text
+    // counts what did not fit.
+    Q d(store, "UPDATE calls SET dropped_messages = dropped_messages + 1, updated_at = ? WHERE call_id = ?");
+    d->bind(1, now()).bind(2, call_id).run();
+    if (store.sql_changes() == 0) return;
     Q u(store,
         "UPDATE call_messages SET text = (SELECT dropped_messages FROM calls WHERE call_id = ?1) || ' more messages"
         " were not kept (the limit is 10,000 per call)' WHERE call_id = ?1 AND seq = ?2");
     u->bind(1, call_id).bind(2, kMaxCallMessages - 1).run();
+    store.note_call_changed(call_id);
     return;
   }
   std::string body = text.size() > kMaxCallMessageBytes ? text.substr(0, kMaxCallMessageBytes) : text;
@@ -171,20 +182,16 @@ void append_call_message(Store& store, const std::string& call_id, const std::st
     Q d(store, "UPDATE calls SET dropped_messages = 1 WHERE call_id = ?");
     d->bind(1, call_id).run();
   }
-  {
-    Q q(store, "INSERT INTO call_messages(call_id, seq, kind, text, created_at) VALUES(?, ?, ?, ?, ?)");
-    q->bind(1, call_id).bind(2, next).bind(3, k).bind(4, body).bind(5, now()).run();
-  }
-  Q u(store, "UPDATE calls SET next_message = next_message + 1 WHERE call_id = ?");
-  u->bind(1, call_id).run();
-  touch(store, call_id);
+  Q q(store, "INSERT INTO call_messages(call_id, seq, kind, text, created_at) VALUES(?, ?, ?, ?, ?)");
+  q->bind(1, call_id).bind(2, next).bind(3, k).bind(4, body).bind(5, now()).run();
+  store.note_call_changed(call_id);
 }
 
 void set_call_progress(Store& store, const std::string& call_id, const std::string& progress) {
-  Q q(store, "UPDATE calls SET progress = ? WHERE call_id = ?");
+  Q q(store, "UPDATE calls SET progress = ?, updated_at = ? WHERE call_id = ?");
   q->bind(1, progress.size() > kMaxCallMessageBytes ? progress.substr(0, kMaxCallMessageBytes) : progress);
-  q->bind(2, call_id).run();
-  touch(store, call_id);
+  q->bind(2, now()).bind(3, call_id).run();
+  store.note_call_changed(call_id);
 }
 
 void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail) {

@@ -17,7 +17,7 @@ std::unique_ptr<db::Database> open_database(const StoreLocation& where) {
 }  // namespace
 
 Store::Store(const StoreLocation& where, Limits limits)
-    : limits_(limits), replica_id_(new_id("rep")), url_(where.url), path_(where.url.empty() ? where.data_dir / "server.db" : std::filesystem::path()),
+    : limits_(limits), replica_id_(where.replica_id.empty() ? new_id("rep") : where.replica_id), url_(where.url), path_(where.url.empty() ? where.data_dir / "server.db" : std::filesystem::path()),
       db_(open_database(where)) {
   if (db_->engine() == db::Engine::sqlite) {
     prepare_sqlite_schema(*db_);

@@ -70,13 +70,14 @@ struct NewConnection {
 struct StoreLocation {
   std::filesystem::path data_dir;
   std::string url;
+  std::string replica_id;  // empty: a fresh one (tools that run no calls)
 };
 
 class Store {
  public:
   // SQLite is created or upgraded in place; PostgreSQL must be at this binary's schema version (migrate).
   Store(const StoreLocation& where, Limits limits);
-  Store(const std::filesystem::path& data_dir, Limits limits) : Store(StoreLocation{data_dir, {}}, limits) {}
+  Store(const std::filesystem::path& data_dir, Limits limits) : Store(StoreLocation{data_dir, {}, {}}, limits) {}
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

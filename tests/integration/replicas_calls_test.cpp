@@ -1,0 +1,94 @@
+// Function calls with several replicas on one PostgreSQL store (issue 17, R-F6): a call is run by the replica that
+// committed it, under a lease; another replica starting leaves it alone, and when its replica dies the call is
+// interrupted once the lease lapses, never run again. Runs in the pg.* registration only.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "support/crew_fixture.hpp"
+#include "testing/process.hpp"
+#include "testing/test_store.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class ReplicaCalls : public CrewTest {
+ protected:
+  void SetUp() override {
+    if (!store_is_postgresql()) GTEST_SKIP() << "replicas share a PostgreSQL store: run as pg.ReplicaCalls.*";
+  }
+  ServerProcess& start_replica(const std::vector<std::string>& extra_args) {
+    ServerOptions o;
+    o.env = server_env();
+    o.extra_args = extra_args;
+    o.store_url = server_->store_url();
+    replicas_.push_back(std::make_unique<ServerProcess>(o));
+    return *replicas_.back();
+  }
+  void make_hold_crew() {
+    make_crew("api", json::array({function_decl("hold"), function_decl("quick")}),
+              {{"tools/hold.sh",
+                "echo run >> counter\n"
+                "echo $$ > \"$FUNCTION_OUTPUT_DIR/self.pid\"\n"
+                "while [ ! -e gate/open ]; do sleep 0.02; done\n"
+                "echo released"},
+               {"tools/quick.sh", "echo quick"}});
+  }
+  json wait_status_at(const HttpClient& http, const std::string& id, const std::string& wanted) {
+    json last;
+    const bool reached = wait_until(
+        [&] {
+          const HttpResponse r = status_as(http, id);
+          if (r.status != 200) return false;
+          last = parse_json(r.body);
+          return last.at("status") == wanted;
+        },
+        std::chrono::seconds(40));
+    if (!reached) throw std::runtime_error("call " + id + " never reached " + wanted + ": " + last.dump());
+    return last;
+  }
+  std::vector<std::unique_ptr<ServerProcess>> replicas_;
+};
+
+// A replica that starts while another runs a call leaves that call running; it completes on its own replica.
+TEST_F(ReplicaCalls, StartingReplicaLeavesAnotherReplicasCallRunning_Issue17) {
+  start_server({"--call-lease-seconds", "2"});
+  make_hold_crew();
+  const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_lines(crew_dir("api") / "counter", 1));
+  ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
+  const HttpClient at_b(b.url(), owner_token());
+  // B has started (it answers, and runs calls of its own) and A's call is still running.
+  const HttpResponse quick = call(at_b, "api", "quick", json::object());
+  ASSERT_EQ(quick.status, 201) << describe(quick);
+  wait_status_at(at_b, parse_json(quick.body).at("call_id").get<std::string>(), "completed");
+  EXPECT_EQ(parse_json(status_as(at_b, id).body).at("status"), "running");
+  write_text(crew_dir("api") / "gate/open", "1");
+  const json done = wait_status_at(at_b, id, "completed");
+  EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << done.dump();
+}
+
+// kill -9 of the replica running a call: its execution dies with it, another replica interrupts the call when the
+// lease lapses, and nothing runs it again.
+TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_Issue17) {
+  start_server({"--call-lease-seconds", "2"});
+  ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
+  make_hold_crew();
+  const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_file(call_dir("api", id) / "self.pid"));
+  const pid_t self = read_pid(call_dir("api", id) / "self.pid");
+  server_->kill();
+  EXPECT_TRUE(wait_until([&] { return !process_alive(self); }, std::chrono::seconds(20)))
+      << "the execution outlived its replica";
+  const HttpClient at_b(b.url(), owner_token());
+  const json interrupted = wait_status_at(at_b, id, "interrupted");
+  EXPECT_EQ(interrupted.at("error").value("code", ""), "interrupted") << interrupted.dump();
+  const HttpResponse quick = call(at_b, "api", "quick", json::object());
+  ASSERT_EQ(quick.status, 201) << describe(quick);
+  wait_status_at(at_b, parse_json(quick.body).at("call_id").get<std::string>(), "completed");
+  EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << "the interrupted call ran again";
+}
+
+}  // namespace
+}  // namespace agentworks::testing
