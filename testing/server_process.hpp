@@ -1,6 +1,7 @@
 // One agentworks-server for one test: started on 127.0.0.1 port 0 with its own data directory, its URL learned
-// from the first stdout line ("listening on http://127.0.0.1:PORT") within a deadline. It can be killed
-// (SIGKILL, like a crash) and started again on the same data directory. Destruction SIGKILLs it.
+// from the first stdout line ("listening on http://127.0.0.1:PORT", https with --tls-cert in extra_args) within a
+// deadline. It can be killed (SIGKILL, like a crash) and started again on the same data directory. Destruction
+// SIGKILLs it.
 #pragma once
 
 #include <chrono>
@@ -37,7 +38,7 @@ class ServerProcess {
   void restart();  // kill() then start() on the same data directory (a new port)
   bool running();
 
-  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT (https:// with TLS)
   int port() const { return port_; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
   pid_t pid() const { return child_.pid(); }
