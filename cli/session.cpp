@@ -28,7 +28,11 @@ Config require_login(const Context& ctx) {
   return *config;
 }
 
-ServerClient client_for(const Config& config) { return ServerClient(config.server_url, config.token); }
+ServerClient client_for(const Config& config) {
+  ServerClientOptions options;
+  options.ca_file = config.ca_file;
+  return ServerClient(config.server_url, config.token, options);
+}
 
 bool previous_native_setting(const std::filesystem::path& path) {
   try {
@@ -51,7 +55,7 @@ json public_login_json(const Config& c) {
   return json{{"server_url", c.server_url},     {"connection_id", c.connection_id},
               {"account_id", c.account_id},     {"account_name", c.account_name},
               {"kind", null_if_empty(c.kind)},  {"agent_name", null_if_empty(c.agent_name)},
-              {"embedded", c.embedded}};
+              {"embedded", c.embedded},         {"ca_file", null_if_empty(c.ca_file)}};
 }
 
 }  // namespace agentworks::cli

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libuv1-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libspdlog-dev
   libgtest-dev libevent-dev sqlite3 curl procps
+  libssl-dev openssl  # the server's TLS; the tests make their certificates with the openssl command
   libvalijson-dev  # JSON Schema draft-07 validation of function inputs and results (docs/decisions/)
   tmux  # the end-to-end tests drive the Claude Code and Codex TUIs in it
   clang libclang-rt-14-dev  # the libFuzzer targets (fuzz/README.md)

@@ -1,5 +1,6 @@
 // agentworks-server: the reference message server (docs/protocol.md, "Server command line").
-//   agentworks-server [--listen 127.0.0.1:PORT] --data DIR [--store postgresql://...] [limit flags]
+//   agentworks-server [--listen 127.0.0.1:PORT] [--tls-cert FILE --tls-key FILE | --behind-proxy] --data DIR
+//                     [--store postgresql://...] [limit flags]
 //   agentworks-server migrate (--data DIR | --store postgresql://...)
 //   agentworks-server account add NAME (--data DIR | --store postgresql://...)
 // CLI11 2.1's inlined std::string code trips GCC 12's -Wnull-dereference at -O2 (false positive).
@@ -26,6 +27,10 @@ int main(int argc, char** argv) {
   app.add_option("--store", opt.store_url,
                  "postgresql://USER@HOST[:PORT]/DB: keep the store in PostgreSQL (shared by replicas) instead of "
                  "SQLite in --data");
+  app.add_option("--tls-cert", opt.tls_cert, "serve HTTPS with this PEM certificate (chain); needs --tls-key");
+  app.add_option("--tls-key", opt.tls_key, "the PEM private key of --tls-cert (unencrypted)");
+  app.add_flag("--behind-proxy", opt.behind_proxy,
+               "allow plaintext --listen beyond loopback: a TLS-terminating proxy is in front (only it may reach us)");
   Limits& l = opt.limits;
   app.add_option("--rate-limit-per-hour", l.rate_limit_per_hour, "messages per hour per conversation")
       ->capture_default_str()->check(CLI::PositiveNumber);

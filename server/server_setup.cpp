@@ -17,7 +17,9 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/random.hpp"
+#include "http/listen_policy.hpp"
 #include "http/server.hpp"
+#include "http/tls_context.hpp"
 #include "store/calls_store.hpp"
 #include "store/checkpointer.hpp"
 #include "store/database/postgres_database.hpp"
@@ -216,6 +218,7 @@ std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::s
 int serve(const ServeOptions& options) {
   ::umask(077);  // the store, its WAL and everything else the server creates stay private
   ServeOptions opt = options;
+  const auto tls = prepare_listen_security({opt.listen, opt.tls_cert, opt.tls_key, opt.behind_proxy});
   const rlim_t fd_limit = raise_fd_limit();
   opt.limits.max_connections = connection_cap(fd_limit, opt.max_connections);
   if (opt.max_connections > opt.limits.max_connections)
@@ -242,8 +245,8 @@ int serve(const ServeOptions& options) {
   } catch (const std::exception&) {
     port = -1;
   }
-  HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port);
-  std::printf("listening on http://%s:%d\n", opt.listen.substr(0, colon).c_str(), http.port());
+  HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port, tls.get(), opt.tls_cert);
+  std::printf("listening on %s://%s:%d\n", tls ? "https" : "http", opt.listen.substr(0, colon).c_str(), http.port());
   std::fflush(stdout);
   spdlog::info("store {}, logs in {}; at most {} open connections (open-file limit {})", store.describe(),
                dir.string(), opt.limits.max_connections, fd_limit);

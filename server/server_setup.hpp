@@ -14,6 +14,9 @@ struct ServeOptions {
   std::string store_url;  // --store postgresql://...; empty: SQLite in data_dir
   Limits limits;
   int max_connections = 0;  // --max-connections; 0: derived from the open-file limit alone
+  std::string tls_cert;      // --tls-cert/--tls-key: PEM files; both or neither
+  std::string tls_key;
+  bool behind_proxy = false;  // --behind-proxy: plaintext beyond loopback, a TLS-terminating proxy in front
 };
 
 // Runs the server until SIGTERM/SIGINT; returns the exit code.

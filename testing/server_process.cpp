@@ -59,7 +59,7 @@ void ServerProcess::start() {
   child_ = Child::start(argv, options_.env, out, err);
 
   // The first stdout line carries the URL; poll the file until it has a full line or the server dies.
-  const std::regex pattern(R"(^listening on (http://127\.0\.0\.1:([0-9]+))\s*$)");
+  const std::regex pattern(R"(^listening on (https?://127\.0\.0\.1:([0-9]+))\s*$)");
   std::string first_line;
   const bool ready = wait_until(
       [&] {

@@ -1,6 +1,7 @@
 // One agentworks-server for one test: started on 127.0.0.1 port 0 with its own data directory, its URL learned
-// from the first stdout line ("listening on http://127.0.0.1:PORT") within a deadline. It can be killed
-// (SIGKILL, like a crash) and started again on the same data directory. Destruction SIGKILLs it.
+// from the first stdout line ("listening on http://127.0.0.1:PORT", https with --tls-cert in extra_args) within a
+// deadline. It can be killed (SIGKILL, like a crash) and started again on the same data directory. Destruction
+// SIGKILLs it.
 // With AGENTWORKS_TEST_STORE=postgresql it runs with `--store URL`, a PostgreSQL database of its data directory
 // (testing/test_store.hpp); the logs stay in the data directory's parent as with SQLite.
 #pragma once
@@ -40,7 +41,7 @@ class ServerProcess {
   void restart();  // kill() then start() on the same data directory (a new port)
   bool running();
 
-  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT (https:// with TLS)
   int port() const { return port_; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
   // The PostgreSQL URL it runs on; empty on SQLite.

@@ -47,7 +47,7 @@ class FunctionsCall final : public Command {
     check_range("--wait", wait_, 0, kMaxWaitSeconds);
     const json body = functions::call_body(function_, arguments, submission_id_, wait_);
     Config config = require_login(ctx);
-    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait_);
+    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait_, config.ca_file);
     return client.post(functions::crew_path(crew_) + "/calls", body);
   }
 

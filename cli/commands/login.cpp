@@ -1,8 +1,10 @@
-// agentworks login --server URL --token-stdin: verify the token with /v1/whoami, then save it (0600).
+// agentworks login --server URL [--ca-file FILE] --token-stdin: verify the token with /v1/whoami, then save it
+// (0600) with the CA bundle every later request to that server is verified with.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/server_trust.hpp"
 #include "checks.hpp"
 #include "command.hpp"
 #include "output.hpp"
@@ -22,7 +24,8 @@ std::string trim(std::string s) {
 class Login final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--server", server_, "Server URL, e.g. http://127.0.0.1:7787").required();
+    options.option("--server", server_, "Server URL, e.g. http://127.0.0.1:7787 or https://HOST:PORT").required();
+    options.option("--ca-file", ca_file_, "PEM CA bundle to verify the https server with (default: the system store)");
     options.flag("--token-stdin", token_stdin_, "Read the login token from stdin (it is never printed)");
   }
 
@@ -31,13 +34,16 @@ class Login final : public Command {
       throw Error(ErrorCode::usage,
                   "pass the token on stdin with --token-stdin (tokens are never taken as arguments)");
     }
+    Config config;
+    if (!ca_file_.empty()) config.ca_file = checked_ca_file(ca_file_);
     std::string token = trim(read_all_stdin());
     if (token.empty()) throw Error(ErrorCode::usage, "no token on stdin; pipe it in: ... | agentworks login --server URL --token-stdin");
-    Config config;
     config.token = token;
     // The person's own setting outlives a new login.
     config.native = previous_native_setting(ctx.config_path);
-    ServerClient client(server_, token);
+    ServerClientOptions client_options;
+    client_options.ca_file = config.ca_file;
+    ServerClient client(server_, token, client_options);
     config.server_url = client.base_url();
     apply_whoami(config, client.get("/v1/whoami"));
     save_config(ctx.config_path, config);
@@ -53,6 +59,7 @@ class Login final : public Command {
 
  private:
   std::string server_;
+  std::string ca_file_;
   bool token_stdin_ = false;
 };
 

@@ -51,7 +51,9 @@ class Status final : public Command {
                   "`agentworks login --server URL --token-stdin`");
     }
     const std::string url = logged_in ? config->server_url : record->url;
-    ServerClient client(url, logged_in ? config->token : std::string());
+    ServerClientOptions options;
+    if (logged_in) options.ca_file = config->ca_file;
+    ServerClient client(url, logged_in ? config->token : std::string(), options);
     json health;
     try {
       health = client.get("/v1/health");  // unreachable -> exit 6

@@ -135,7 +135,7 @@ SpawnedServer spawn_server(const fs::path& binary, const fs::path& data, int por
 }
 
 bool wait_healthy(const std::string& url, std::chrono::milliseconds timeout) {
-  ServerClient client(url, {}, ServerClientOptions{1000, 2000});
+  ServerClient client(url, {}, ServerClientOptions{1000, 2000, {}});
   auto deadline = clock_type::now() + timeout;
   while (true) {
     try {

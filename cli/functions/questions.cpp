@@ -33,12 +33,15 @@ ExecutionBinding execution_binding(std::string_view who) {
   b.server = required_env(env::Var::execution_server, who);
   b.call_id = required_env(env::Var::execution_call_id, who);
   b.token = required_env(env::Var::execution_call_token, who);
+  if (const char* ca = env::get(env::Var::execution_server_ca_file)) b.ca_file = ca;
   return b;
 }
 
 Answered ask_and_wait(const ExecutionBinding& binding, const std::string& question,
                       const std::optional<json>& schema) {
-  ServerClient client(binding.server, binding.token);
+  ServerClientOptions options;
+  options.ca_file = binding.ca_file;
+  ServerClient client(binding.server, binding.token, options);
   const std::string questions = call_path(binding.call_id) + "/questions";
   json body = {{"question", question}};
   if (schema) body["schema"] = *schema;

@@ -17,6 +17,7 @@ struct ExecutionBinding {
   std::string server;
   std::string call_id;
   std::string token;
+  std::string ca_file;  // AGENTWORKS_SERVER_CA_FILE: set by a TLS server (its own certificate)
 };
 
 // Reads the binding; a missing variable is Error(usage) naming it and `who` ("`agentworks functions ask`").

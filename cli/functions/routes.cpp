@@ -104,8 +104,10 @@ json allow_body(const std::optional<std::string>& claude_tools, const std::optio
   return body;
 }
 
-ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds) {
+ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds,
+                              const std::string& ca_file) {
   ServerClientOptions options;
+  options.ca_file = ca_file;
   options.request_timeout_ms += static_cast<long>(wait_seconds) * 1000;
   return ServerClient(base_url, token, options);
 }

@@ -47,7 +47,8 @@ nlohmann::json allow_body(const std::optional<std::string>& claude_tools, const 
                           std::string_view flag);
 
 // A client whose request timeout covers a long poll of `wait_seconds` on any method (a call's wait is a POST).
-ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds);
+ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds,
+                              const std::string& ca_file = {});
 
 // completed, failed, interrupted: the only states that are an outcome.
 bool is_terminal(std::string_view status);

@@ -52,7 +52,7 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     const json body = functions::call_body(args.string("function"), args.value("arguments"),
                                            args.opt_string("submission_id"), wait);
     const Config config = login();
-    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait);
+    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait, config.ca_file);
     const json call = client.post(functions::crew_path(target) + "/calls", body);
     text = (call.value("accepted", false) ? "accepted " : "") + functions::describe_call(call, functions::Surface::mcp);
     return call;

@@ -26,7 +26,7 @@ json config_to_json(const Config& c) {
               {"connection_id", c.connection_id}, {"account_id", c.account_id},
               {"account_name", c.account_name},   {"kind", c.kind},
               {"agent_name", c.agent_name},       {"embedded", c.embedded},
-              {"native", c.native}};
+              {"native", c.native},               {"ca_file", c.ca_file}};
 }
 
 Config config_from_json(const json& j) {
@@ -34,6 +34,7 @@ Config config_from_json(const json& j) {
   Config c;
   read_string(j, "server_url", c.server_url);
   read_string(j, "token", c.token);
+  read_string(j, "ca_file", c.ca_file);
   read_string(j, "connection_id", c.connection_id);
   read_string(j, "account_id", c.account_id);
   read_string(j, "account_name", c.account_name);

@@ -1,5 +1,7 @@
 #include "agentworks/server_client.hpp"
 
+#include "agentworks/server_trust.hpp"
+
 #include <curl/curl.h>
 
 #include <cstdlib>
@@ -107,6 +109,7 @@ ServerClient::ServerClient(std::string base_url, std::string token, ServerClient
     throw Error(ErrorCode::bad_request,
                 "server URL \"" + base_url_ + "\" must start with http:// or https:// (e.g. http://127.0.0.1:7787)");
   }
+  check_server_url_security(base_url_);
   ensure_curl_initialized();
   handle_ = std::make_unique<Handle>();
   handle_->curl = curl_easy_init();
@@ -161,6 +164,7 @@ json ServerClient::request(const char* method, std::string_view path, const std:
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "agentworks/0.1.0");
+  apply_server_trust(curl, options_.ca_file);
   if (body != nullptr) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
@@ -170,6 +174,7 @@ json ServerClient::request(const char* method, std::string_view path, const std:
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {
     std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
+    if (is_certificate_failure(rc)) throw certificate_error(base_url_, detail);
     if (rc == CURLE_OPERATION_TIMEDOUT) detail = "no answer in time (" + detail + ")";
     throw unreachable_error(base_url_, detail);
   }

@@ -29,7 +29,8 @@ std::string toml_array(const std::vector<std::string>& items) {
 }
 
 const std::vector<std::string>& call_variables() {
-  static const std::vector<std::string> names = {"AGENTWORKS_CALL_ID", "AGENTWORKS_CALL_TOKEN", "AGENTWORKS_SERVER"};
+  static const std::vector<std::string> names = {"AGENTWORKS_CALL_ID", "AGENTWORKS_CALL_TOKEN", "AGENTWORKS_SERVER",
+                                                 "AGENTWORKS_SERVER_CA_FILE"};
   return names;
 }
 

@@ -17,6 +17,7 @@ std::vector<std::string> environment_of(const CallEnvironment& c) {
   env.push_back("AGENTWORKS_CALL_ID=" + c.call_id);
   env.push_back("AGENTWORKS_CALL_TOKEN=" + c.call_token);
   env.push_back("AGENTWORKS_SERVER=" + c.server_url);
+  if (!c.server_ca_file.empty()) env.push_back("AGENTWORKS_SERVER_CA_FILE=" + c.server_ca_file);
   if (c.correction) env.push_back("FUNCTION_CORRECTION=" + *c.correction);
   return env;
 }

@@ -12,6 +12,7 @@ struct CallEnvironment {
   std::string call_id;
   std::string call_token;
   std::string server_url;
+  std::string server_ca_file;  // empty unless the server serves TLS
   std::string inputs_json;
   std::string output_dir;   // <crew>/.calls/<call_id>
   std::string crew_output;  // <crew>/outputs

@@ -237,6 +237,7 @@ ExecutionSpec CallRunner::turn_spec(Running& r, const std::optional<std::string>
   env.call_id = r.call_id;
   env.call_token = r.token;
   env.server_url = config_.server_url;
+  env.server_ca_file = config_.server_ca_file;
   env.inputs_json = r.arguments_json;
   env.output_dir = r.call_dir;
   env.crew_output = r.crew_dir + "/outputs";

@@ -26,6 +26,7 @@ struct ExecutionSpec;
 struct RunnerConfig {
   std::string keeper;          // agentworks-keeper (beside agentworks-server)
   std::string server_url;      // AGENTWORKS_SERVER for `agentworks functions ask`
+  std::string server_ca_file;  // AGENTWORKS_SERVER_CA_FILE: the server's own certificate when it serves TLS
   std::string agentworks_cli;  // `agentworks`, the agent executions' MCP server ("" when not found)
 };
 

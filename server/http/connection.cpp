@@ -2,6 +2,8 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <openssl/ssl.h>
 #include <event2/event.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 
 #include "agentworks/validation.hpp"
 #include "http/response.hpp"
+#include "http/tls_context.hpp"
 
 namespace agentworks::server {
 namespace {
@@ -138,12 +141,15 @@ void HttpConnection::on_write(bufferevent*, void* arg) {
   // Everything is sent: shut our side and linger for the client's EOF, so unread request bytes cannot turn our
   // answer into a reset.
   self->shut_ = true;
+  // Over TLS the end is said first (close_notify), so the client can tell it from a cut connection.
+  if (SSL* ssl = bufferevent_openssl_get_ssl(self->bev_)) SSL_shutdown(ssl);
   ::shutdown(bufferevent_getfd(self->bev_), SHUT_WR);
   self->arm_timer(kLingerSeconds);
 }
 
 void HttpConnection::on_event(bufferevent*, short what, void* arg) {
   auto* self = static_cast<HttpConnection*>(arg);
+  if (what == BEV_EVENT_CONNECTED) return;  // a TLS handshake completed: the request comes next
   if ((what & BEV_EVENT_EOF) != 0 && self->state_ == State::handling && !self->on_close_) {
     // Half-closed after sending its request: the answer still goes out, then the connection closes.
     self->peer_closed_ = true;
@@ -302,7 +308,17 @@ void ConnectionTable::adopt(int fd) {
       return;
     }
   }
-  bufferevent* bev = bufferevent_socket_new(base_, fd, BEV_OPT_CLOSE_ON_FREE);
+  bufferevent* bev = nullptr;
+  if (settings_.tls != nullptr) {
+    SSL* ssl = settings_.tls->new_session();
+    // From here the bufferevent owns the session: freed with it.
+    if (ssl != nullptr)
+      bev = bufferevent_openssl_socket_new(base_, fd, ssl, BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+    // A client that closes without TLS's close_notify has still just closed: EOF, as over plain TCP.
+    if (bev != nullptr) bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+  } else {
+    bev = bufferevent_socket_new(base_, fd, BEV_OPT_CLOSE_ON_FREE);
+  }
   if (bev == nullptr) {
     ::close(fd);
     return;

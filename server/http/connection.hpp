@@ -25,11 +25,14 @@ namespace agentworks::server {
 inline constexpr std::size_t kMaxUnsentStreamBytes = 1024 * 1024;  // per stream, beyond its catch-up
 inline constexpr int kRefusingAtOnce = 16;                          // refusals in flight; more are just closed
 
+class TlsContext;
+
 struct ConnectionSettings {
   int max_connections = 1000;
   int request_deadline_seconds = 15;  // accept (or first byte) to complete request
   int idle_seconds = 60;              // a kept-alive connection waiting for its next request
   int write_timeout_seconds = 60;     // a client that does not read an answer
+  const TlsContext* tls = nullptr;    // set: every accepted connection is TLS (the handshake counts in the deadline)
 };
 
 class ConnectionTable;

@@ -92,7 +92,8 @@ int bound_port(int fd) {
 
 }  // namespace
 
-HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& host, int port)
+HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& host, int port, const TlsContext* tls,
+                       const std::string& tls_cert)
     : impl_(std::make_unique<Impl>(store)) {
   std::signal(SIGPIPE, SIG_IGN);
   Impl& s = *impl_;
@@ -101,6 +102,7 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
   ConnectionSettings settings;
   settings.max_connections = limits.max_connections;
   settings.request_deadline_seconds = limits.request_deadline_seconds;
+  settings.tls = tls;
   s.connections = std::make_unique<ConnectionTable>(s.base, settings,
                                                     [&s](HttpConnection& c) { s.dispatcher->handle(c); });
   s.hub = std::make_unique<Hub>(s.base, store, limits);
@@ -118,8 +120,9 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
     throw Error(ErrorCode::internal, runner_config.keeper + " is missing: it is installed with agentworks-server "
                                      "and runs every function call; reinstall agentworks");
   runner_config.agentworks_cli = functions::find_agentworks_cli(self.parent_path());
-  runner_config.server_url =
-      "http://" + (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
+  runner_config.server_url = std::string(tls != nullptr ? "https://" : "http://") +
+                             (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
+  if (tls != nullptr) runner_config.server_ca_file = std::filesystem::absolute(tls_cert).string();
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);
   s.batch->set_after_commit([&s](const StoreEvents& events) { s.runner->on_committed(events); });
   if (store.engine() == db::Engine::postgresql) {

@@ -9,11 +9,14 @@
 namespace agentworks::server {
 
 class Store;
+class TlsContext;
 
 class HttpServer {
  public:
-  // Binds host:port (port 0 picks a free one); throws agentworks::Error on failure.
-  HttpServer(Store& store, const Limits& limits, const std::string& host, int port);
+  // Binds host:port (port 0 picks a free one); throws agentworks::Error on failure. With `tls` (kept alive by the
+  // caller) every connection is TLS; `tls_cert` is then what function executions trust for their own requests.
+  HttpServer(Store& store, const Limits& limits, const std::string& host, int port, const TlsContext* tls = nullptr,
+             const std::string& tls_cert = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -33,7 +33,10 @@ std::map<std::string, DocRow> protocol_doc_error_rows() {
   return rows;
 }
 
-bool client_side_only(aw::ErrorCode code) { return code == aw::ErrorCode::unreachable || code == aw::ErrorCode::usage; }
+bool client_side_only(aw::ErrorCode code) {
+  return code == aw::ErrorCode::unreachable || code == aw::ErrorCode::usage ||
+         code == aw::ErrorCode::untrusted_certificate;
+}
 
 }  // namespace
 

@@ -83,7 +83,7 @@ TEST(ServerClient, SilentServerTimesOutAsUnreachable) {
   socklen_t len = sizeof addr;
   ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   aw::ServerClient client("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "",
-                          aw::ServerClientOptions{500, 300});
+                          aw::ServerClientOptions{500, 300, {}});
   try {
     client.get("/v1/health");
     FAIL() << "expected unreachable";

@@ -14,6 +14,7 @@ namespace agentworks {
 struct Config {
   std::string server_url;     // e.g. http://127.0.0.1:7787 (no trailing slash)
   std::string token;          // bearer token: secret, never printed
+  std::string ca_file;        // CA bundle (PEM) that https to server_url is verified with; empty: the system store
   std::string connection_id;  // conn_… of the token
   std::string account_id;
   std::string account_name;

@@ -22,6 +22,7 @@ enum class Var {
   bridge_max_messages_per_session,
   failpoint,
   execution_server,
+  execution_server_ca_file,
   execution_call_id,
   execution_call_token,
   codex_bin,

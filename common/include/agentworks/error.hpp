@@ -32,6 +32,7 @@ namespace agentworks {
   X(busy, 503, exit_limit, "temporarily unable (retry later)")                                            \
   X(unavailable, 503, exit_unreachable, "the server cannot store right now (disk full, store down)")      \
   X(internal, 500, exit_failure, "server-side failure")                                                   \
+  X(untrusted_certificate, 502, exit_unreachable, "client side: the server's TLS certificate is not trusted") \
   X(unreachable, 503, exit_unreachable, "client side: server or bridge cannot be reached")                \
   X(usage, 400, exit_usage, "client side: bad command line")
 

@@ -17,12 +17,14 @@ namespace agentworks {
 struct ServerClientOptions {
   long connect_timeout_ms = 3000;   // a dead or black-holed server fails fast
   long request_timeout_ms = 15000;  // per request; long polls add their wait on top
+  std::string ca_file;              // CA bundle for https (the login's --ca-file); empty: the system store
 };
 
 class ServerClient {
  public:
   // base_url: "http://host:port" (a trailing '/' is dropped). token: bearer token, empty for none.
-  // Throws Error(bad_request) when base_url is not an http:// or https:// URL.
+  // Throws Error(bad_request) when base_url is not an http:// or https:// URL, Error(usage) for plain http beyond
+  // loopback. A refused server certificate is Error(untrusted_certificate).
   explicit ServerClient(std::string base_url, std::string token = {}, ServerClientOptions options = {});
   ~ServerClient();
   ServerClient(ServerClient&&) noexcept;

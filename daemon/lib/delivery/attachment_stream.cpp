@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/server_trust.hpp"
+#include "platform/log.hpp"
+#include "platform/login_trust.hpp"
+
 namespace agentworks::bridge {
 namespace {
 
@@ -108,6 +112,9 @@ void AttachmentStream::connect() {
   curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, 10000L);  // no CURLOPT_TIMEOUT: streams are long-lived
   curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy_, CURLOPT_PROTOCOLS_STR, "http,https");
+  apply_server_trust(easy_, ca_file_for(url_));
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, curl_error_);
+  curl_error_[0] = '\0';
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &AttachmentStream::on_write);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
   // Large reads during catch-up hand the journal big batches (one commit each).
@@ -158,8 +165,14 @@ void AttachmentStream::handle_event(const SseEvent& event) {
   }
 }
 
-void AttachmentStream::on_done(CURLcode) {
+void AttachmentStream::on_done(CURLcode result) {
   if (state_ == State::stopped) return;
+  if (is_certificate_failure(result) && !certificate_reported_) {
+    // Retried with backoff like any failure (the certificate may be fixed), but said once, with the fix.
+    certificate_reported_ = true;
+    log::warn(certificate_error(url_, curl_error_[0] != '\0' ? curl_error_ : curl_easy_strerror(result)).what());
+  }
+  if (result == CURLE_OK) certificate_reported_ = false;
   uv_timer_stop(watchdog_);
   if (http_status_ == 0 && easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http_status_);
   cleanup_easy();

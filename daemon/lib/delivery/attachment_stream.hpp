@@ -85,6 +85,8 @@ class AttachmentStream {
   std::string error_body_;
   std::string stop_reason_;  // set inside the write callback; acted on when the transfer ends
   bool watchdog_fired_ = false;
+  char curl_error_[CURL_ERROR_SIZE] = {};  // CURLOPT_ERRORBUFFER of the current transfer
+  bool certificate_reported_ = false;
 };
 
 }  // namespace agentworks::bridge

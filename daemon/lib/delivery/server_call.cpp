@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/server_client.hpp"
+#include "agentworks/server_trust.hpp"
 #include "platform/http_client.hpp"
 #include "services/server_calls.hpp"
 
@@ -23,7 +24,8 @@ void call_server(ServerCalls& bridge, const std::string& method, const std::stri
         a.status = r.status;
         a.body = &answer;
         if (!r.reached()) {
-          const Error e = unreachable_error(server_url, r.transport_error);
+          const Error e = r.certificate_failure ? certificate_error(server_url, r.transport_error)
+                                                : unreachable_error(server_url, r.transport_error);
           a.error = &e;
           done(a);
           return;

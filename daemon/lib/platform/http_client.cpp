@@ -2,6 +2,9 @@
 
 #include <memory>
 
+#include "agentworks/server_trust.hpp"
+#include "platform/login_trust.hpp"
+
 namespace agentworks::bridge {
 namespace {
 
@@ -14,6 +17,7 @@ struct Transfer {
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = {};
   HttpClient::Callback callback;
+  std::string refusal;  // plain http beyond loopback: never sent
   ~Transfer() {
     curl_slist_free_all(headers);
     curl_easy_cleanup(easy);
@@ -50,7 +54,15 @@ void HttpClient::request(const std::string& method, const std::string& url, cons
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_write);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  try {
+    check_server_url_security(url);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  } catch (const Error& refused) {
+    // Failed through curl like any transport error, so the callback still runs later, never inside this call.
+    t->refusal = refused.what();
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+  }
+  apply_server_trust(e, ca_file_for(url));
   if (!token.empty()) t->headers = curl_slist_append(t->headers, ("Authorization: Bearer " + token).c_str());
   t->headers = curl_slist_append(t->headers, "Accept: application/json");
   if (method == "POST") {
@@ -66,6 +78,8 @@ void HttpClient::request(const std::string& method, const std::string& url, cons
   multi_.add(e, [owned = t](CURLcode result) {
     if (result != CURLE_OK) {
       owned->response.transport_error = owned->error[0] != '\0' ? owned->error : curl_easy_strerror(result);
+      if (!owned->refusal.empty()) owned->response.transport_error = owned->refusal;
+      owned->response.certificate_failure = is_certificate_failure(result);
       owned->response.status = 0;
     } else {
       curl_easy_getinfo(owned->easy, CURLINFO_RESPONSE_CODE, &owned->response.status);

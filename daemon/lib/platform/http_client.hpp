@@ -12,6 +12,7 @@ struct HttpResponse {
   long status = 0;         // 0 when no HTTP answer arrived
   std::string body;        // the answer body (bounded)
   std::string transport_error;  // set when the server could not be reached or the transfer failed
+  bool certificate_failure = false;  // of which: the server's TLS certificate was refused
   bool reached() const { return transport_error.empty() && status != 0; }
   bool ok() const { return reached() && status >= 200 && status < 300; }
 };

@@ -1,0 +1,27 @@
+// Which listeners the server accepts: plaintext only on loopback, unless TLS is on (--tls-cert/--tls-key) or a
+// TLS-terminating proxy is declared in front (--behind-proxy). Checked before anything is opened or created.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace agentworks::server {
+
+class TlsContext;
+
+struct ListenSecurity {
+  std::string listen;  // --listen HOST:PORT
+  std::string tls_cert;
+  std::string tls_key;
+  bool behind_proxy = false;
+};
+
+// 127.0.0.0/8 and ::1 (0.0.0.0 is every address, so not loopback).
+bool is_loopback_address(std::string_view host);
+
+// Throws Error(usage) for a lone --tls-cert/--tls-key or a plaintext listener beyond loopback; returns the
+// loaded TLS context when TLS is on (nullptr for plaintext).
+std::unique_ptr<TlsContext> prepare_listen_security(const ListenSecurity& security);
+
+}  // namespace agentworks::server
