@@ -52,7 +52,7 @@ class ReplicaCalls : public CrewTest {
 };
 
 // A replica that starts while another runs a call leaves that call running; it completes on its own replica.
-TEST_F(ReplicaCalls, StartingReplicaLeavesAnotherReplicasCallRunning_Issue17) {
+TEST_F(ReplicaCalls, StartingReplicaLeavesAnotherReplicasCallRunning_R_T4) {
   start_server({"--call-lease-seconds", "2"});
   make_hold_crew();
   const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
@@ -69,9 +69,25 @@ TEST_F(ReplicaCalls, StartingReplicaLeavesAnotherReplicasCallRunning_Issue17) {
   EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << done.dump();
 }
 
+// A Crew's running-call limit counts the calls every replica runs: one more through another replica is busy.
+TEST_F(ReplicaCalls, BusyLimitCountsCallsOfEveryReplica_R_T3) {
+  start_server({"--crew-max-running", "1"});
+  ServerProcess& b = start_replica({"--crew-max-running", "1"});
+  make_hold_crew();
+  const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_lines(crew_dir("api") / "counter", 1));
+  const HttpClient at_b(b.url(), owner_token());
+  const HttpResponse second = call(at_b, "api", "hold", json::object());
+  EXPECT_EQ(second.status, 503) << describe(second);
+  EXPECT_EQ(error_code_of(second.body), "busy") << describe(second);
+  write_text(crew_dir("api") / "gate/open", "1");
+  wait_status_at(at_b, id, "completed");
+  EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << "the busy call never ran";
+}
+
 // kill -9 of the replica running a call: its execution dies with it, another replica interrupts the call when the
 // lease lapses, and nothing runs it again.
-TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_Issue17) {
+TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_R_T4) {
   start_server({"--call-lease-seconds", "2"});
   ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
   make_hold_crew();

@@ -51,7 +51,7 @@ class Replicas : public MessagingTest {
 };
 
 // A message sent through replica A reaches an SSE stream held by replica B.
-TEST_F(Replicas, SendThroughAReachesAStreamHeldByB_Issue17) {
+TEST_F(Replicas, SendThroughAReachesAStreamHeldByB_R_T2) {
   start_server();
   ServerProcess& b = start_replica();
   register_agent(owner(), "reviewer");
@@ -69,7 +69,7 @@ TEST_F(Replicas, SendThroughAReachesAStreamHeldByB_Issue17) {
 }
 
 // A long poll parked on replica B wakes when replica A commits a message for it.
-TEST_F(Replicas, LongPollOnBWakesForASendThroughA_Issue17) {
+TEST_F(Replicas, LongPollOnBWakesForASendThroughA_R_T2) {
   start_server();
   ServerProcess& b = start_replica();
   register_agent(owner(), "reviewer");
@@ -88,7 +88,7 @@ TEST_F(Replicas, LongPollOnBWakesForASendThroughA_Issue17) {
 }
 
 // The same submission id sent through A and B at the same moment is one message (dedupe across replicas).
-TEST_F(Replicas, SameSubmissionThroughBothAtOnceIsOneMessage_Issue17) {
+TEST_F(Replicas, SameSubmissionThroughBothAtOnceIsOneMessage_R_T3) {
   start_server({"--rate-limit-per-hour", "1000"});
   ServerProcess& b = start_replica({"--rate-limit-per-hour", "1000"});
   register_agent(owner(), "reviewer");
@@ -111,8 +111,24 @@ TEST_F(Replicas, SameSubmissionThroughBothAtOnceIsOneMessage_Issue17) {
   EXPECT_EQ(page.at("messages").size(), static_cast<std::size_t>(kRounds)) << page.dump();
 }
 
+// The per-conversation rate limit counts the sends of every replica.
+TEST_F(Replicas, RateLimitCountsSendsThroughEveryReplica_R_T3) {
+  start_server({"--rate-limit-per-hour", "3"});
+  ServerProcess& b = start_replica({"--rate-limit-per-hour", "3"});
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  const Identity at_b = login_at(b, owner_token(), "owner-at-b");
+  send_as(owner(), "worker", "agent:reviewer", "one (A)");
+  send_as(at_b.cli, "worker", "agent:reviewer", "two (B)");
+  send_as(owner(), "worker", "agent:reviewer", "three (A)");
+  const CliResult fourth =
+      at_b.cli.json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", "four (B)"});
+  EXPECT_EQ(fourth.error_code(), "rate_limited") << fourth.describe();
+  EXPECT_EQ(read_mailbox(owner(), "reviewer").at("messages").size(), 3u);
+}
+
 // An attachment made through A fences the older attachment's stream held by B.
-TEST_F(Replicas, AttachThroughAFencesTheStreamOnB_Issue17) {
+TEST_F(Replicas, AttachThroughAFencesTheStreamOnB_R_T1) {
   start_server();
   ServerProcess& b = start_replica();
   register_agent(owner(), "reviewer");
@@ -129,7 +145,7 @@ TEST_F(Replicas, AttachThroughAFencesTheStreamOnB_Issue17) {
 
 // With every replica's LISTEN connection killed, deliveries resume: the listener reconnects and the safety poll
 // reads the rows, so a lost notification delays a delivery but never loses it.
-TEST_F(Replicas, ListenerKilledDeliveriesResume_Issue17) {
+TEST_F(Replicas, ListenerKilledDeliveriesResume_R_T2) {
   start_server();
   ServerProcess& b = start_replica();
   register_agent(owner(), "reviewer");
@@ -150,7 +166,7 @@ TEST_F(Replicas, ListenerKilledDeliveriesResume_Issue17) {
 // kill -9 of a replica while clients send through it: every send it accepted is readable exactly once through the
 // other replica, and a client that retries through the other replica with the same submission id stores nothing
 // twice.
-TEST_F(Replicas, KilledReplicaLosesNoAcceptedSendAndDoublesNone_Issue17) {
+TEST_F(Replicas, KilledReplicaLosesNoAcceptedSendAndDoublesNone_R_T4) {
   start_server({"--rate-limit-per-hour", "100000"});
   ServerProcess& b = start_replica({"--rate-limit-per-hour", "100000"});
   register_agent(owner(), "reviewer");
@@ -187,7 +203,7 @@ TEST_F(Replicas, KilledReplicaLosesNoAcceptedSendAndDoublesNone_Issue17) {
 }
 
 // A replica that loses its database answers `unavailable` (nothing accepted) and recovers by itself.
-TEST_F(Replicas, LostDatabaseIsUnavailableThenRecovers_Issue17) {
+TEST_F(Replicas, LostDatabaseIsUnavailableThenRecovers_R_T1) {
   start_server();
   register_agent(owner(), "reviewer");
   register_agent(owner(), "worker");
