@@ -1,4 +1,5 @@
-// Server store rules without sockets: sends, reads, limits, receipts, identities, revocation.
+// Server store rules without sockets: sends, reads, limits, receipts, identities, revocation. Run on SQLite and,
+// as pg.StoreTest.*, on PostgreSQL (R-T1).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@
 #include "agentworks/sqlite.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
+#include "testing/test_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentworks;
@@ -26,10 +28,16 @@ class StoreTest : public ::testing::Test {
   }
   void TearDown() override {
     store_.reset();
+    if (agentworks::testing::store_is_postgresql()) agentworks::testing::release_test_store(dir_);
     fs::remove_all(dir_);
   }
+  // SQLite in the directory, or (pg.StoreTest.*) a PostgreSQL database of the directory.
+  StoreLocation location() const {
+    const bool pg = agentworks::testing::store_is_postgresql();
+    return StoreLocation{dir_, pg ? agentworks::testing::test_store_url(dir_) : "", ""};
+  }
   Store& open(Limits limits = {}) {
-    store_ = std::make_unique<Store>(dir_, limits);
+    store_ = std::make_unique<Store>(location(), limits);
     owner_token_ = *run<std::optional<std::string>>([&] { return store_->ensure_owner(); });
     owner_ = *store_->authenticate(owner_token_);
     return *store_;
@@ -322,6 +330,8 @@ TEST_F(StoreTest, FailedRequestRollsBackItsSavepoint) {
 // A data directory from before questions carried a schema: its call_inputs gains the column at open, old rows read
 // without a schema, new ones keep theirs.
 TEST_F(StoreTest, OldCallInputsGainTheSchemaColumn) {
+  if (agentworks::testing::store_is_postgresql())
+    GTEST_SKIP() << "SQLite upgrades its file in place; PostgreSQL changes schema only by migrate";
   open();
   store_.reset();
   {
