@@ -1,0 +1,86 @@
+// `agentworks-server migrate` and the schema version of a PostgreSQL store (issue 17, R-T1): migrate creates the
+// schema and is idempotent; a server refuses a database that migrate did not prepare, naming the command, and both
+// refuse a database newer than the binary. Runs in the pg.* registration only.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "testing/binaries.hpp"
+#include "testing/pg_admin.hpp"
+#include "testing/process.hpp"
+#include "testing/temp_home.hpp"
+#include "testing/test_store.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class StoreMigrate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!store_is_postgresql()) GTEST_SKIP() << "the schema version is PostgreSQL's: run as pg.StoreMigrate.*";
+    name_ = "aw_migrate_" + std::to_string(::getpid());
+    pg_drop_database(test_pg_server_url(), name_);
+    pg_create_database(test_pg_server_url(), name_);
+    url_ = pg_url_with_database(test_pg_server_url(), name_);
+  }
+  void TearDown() override {
+    if (!name_.empty()) pg_drop_database(test_pg_server_url(), name_);
+  }
+  ProcessResult server(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {server_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+  }
+  // Starts a server on the database; it must refuse before listening.
+  ProcessResult start_refused() {
+    return server({"--listen", "127.0.0.1:0", "--data", (dir_.path() / "data").string(), "--store", url_});
+  }
+
+  TempDir dir_{"aw-migrate-"};
+  std::string name_;
+  std::string url_;
+};
+
+TEST_F(StoreMigrate, MigrateCreatesTheSchemaOnceAndTheServerNeedsIt_R_T1) {
+  const ProcessResult before = start_refused();
+  EXPECT_EQ(before.exit_code, 2) << before.out << before.err;
+  EXPECT_NE(before.err.find("agentworks-server migrate --store"), std::string::npos) << before.err;
+
+  const ProcessResult first = server({"migrate", "--store", url_});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("schema version 0 -> 1"), std::string::npos) << first.out;
+  const ProcessResult again = server({"migrate", "--store", url_});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("already"), std::string::npos) << again.out;
+  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "1");
+  EXPECT_EQ(pg_query_value(url_, "SELECT COUNT(*) FROM agentworks_schema"), "1");
+
+  const ProcessResult account = server({"account", "add", "alice", "--store", url_});
+  ASSERT_EQ(account.exit_code, 0) << account.out << account.err;
+  EXPECT_EQ(pg_query_value(url_, "SELECT name FROM accounts WHERE name_fold = 'alice'"), "alice");
+}
+
+TEST_F(StoreMigrate, ADatabaseNewerThanTheBinaryIsRefused_R_T1) {
+  ASSERT_EQ(server({"migrate", "--store", url_}).exit_code, 0);
+  pg_execute(url_, "UPDATE agentworks_schema SET version = 99");
+  const ProcessResult start = start_refused();
+  EXPECT_EQ(start.exit_code, 2) << start.err;
+  EXPECT_NE(start.err.find("newer than this agentworks-server"), std::string::npos) << start.err;
+  const ProcessResult migrate = server({"migrate", "--store", url_});
+  EXPECT_EQ(migrate.exit_code, 2) << migrate.err;
+  EXPECT_NE(migrate.err.find("newer than this agentworks-server"), std::string::npos) << migrate.err;
+  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "99") << "a refused migrate changed it";
+}
+
+TEST_F(StoreMigrate, BadStoreUrlsAreUsageErrors_R_T1) {
+  const ProcessResult not_pg = server({"migrate", "--store", "mysql://db/x"});
+  EXPECT_EQ(not_pg.exit_code, 2) << not_pg.err;
+  EXPECT_NE(not_pg.err.find("postgresql://"), std::string::npos) << not_pg.err;
+  // Nothing listens on this port: the database is unreachable, which is retryable (exit 6), not a crash.
+  const ProcessResult unreachable = server({"migrate", "--store", "postgresql://agentworks@127.0.0.1:1/x"});
+  EXPECT_EQ(unreachable.exit_code, 6) << unreachable.err;
+  EXPECT_NE(unreachable.err.find("check --store"), std::string::npos) << unreachable.err;
+}
+
+}  // namespace
+}  // namespace agentworks::testing
