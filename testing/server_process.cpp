@@ -143,4 +143,12 @@ std::string ServerProcess::log() const {
   return ss.str();
 }
 
+ServerOptions replica_options(const ServerProcess& primary, EnvOverrides env, std::vector<std::string> extra_args) {
+  ServerOptions o;
+  o.env = std::move(env);
+  o.extra_args = std::move(extra_args);
+  o.store_url = primary.store_url();
+  return o;
+}
+
 }  // namespace agentworks::testing

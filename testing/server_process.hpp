@@ -68,4 +68,7 @@ class ServerProcess {
   int port_ = 0;
 };
 
+// Options for another replica of `primary`'s PostgreSQL store: the same database, a data directory of its own.
+ServerOptions replica_options(const ServerProcess& primary, EnvOverrides env, std::vector<std::string> extra_args);
+
 }  // namespace agentworks::testing

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -18,6 +20,9 @@ namespace agentworks::server::functions {
 namespace {
 
 constexpr std::size_t kMaxPartialLine = 64 * 1024;
+// What one readable event takes from a pipe: an execution that floods its stderr has each line stored (a round
+// trip per statement on PostgreSQL), and must not keep the loop from the requests waiting meanwhile.
+constexpr std::size_t kReadBudget = 4096;
 // An agent's event lines carry whole tool results: kept whole up to this size, so a JSON line is never split.
 constexpr std::size_t kMaxEventLine = 16 * 1024 * 1024;
 
@@ -149,23 +154,24 @@ void Execution::terminate() {
 
 void Execution::on_stdout(int, short, void* arg) {
   auto* self = static_cast<Execution*>(arg);
-  if (!self->drain_stdout()) {
+  if (!self->drain_stdout(kReadBudget)) {
     event_del(self->out_ev_);
   }
 }
 
 void Execution::on_stderr(int, short, void* arg) {
   auto* self = static_cast<Execution*>(arg);
-  if (!self->drain_stderr()) {
+  if (!self->drain_stderr(kReadBudget)) {
     event_del(self->err_ev_);
   }
 }
 
-// Reads what is there; false at end of file or error (the pipe is done).
-bool Execution::drain_stdout() {
+// Reads what is there, up to `budget` bytes; false at end of file or error (the pipe is done).
+bool Execution::drain_stdout(std::size_t budget) {
   char buf[16384];
-  for (;;) {
-    const ssize_t n = ::read(out_fd_, buf, sizeof buf);
+  for (std::size_t taken = 0; taken < budget;) {
+    const ssize_t n = ::read(out_fd_, buf, std::min(sizeof buf, budget - taken));
+    if (n > 0) taken += static_cast<std::size_t>(n);
     if (n > 0) {
       if (on_stdout_line_) {
         stdout_partial_.append(buf, static_cast<std::size_t>(n));
@@ -182,6 +188,7 @@ bool Execution::drain_stdout() {
     if (!open && on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
     return open;
   }
+  return true;  // more may be there: the next loop iteration reads on, after the requests waiting meanwhile
 }
 
 void Execution::deliver_lines(std::string& partial, const LineHandler& handler, bool flush, std::size_t limit) {
@@ -195,10 +202,11 @@ void Execution::deliver_lines(std::string& partial, const LineHandler& handler, 
   }
 }
 
-bool Execution::drain_stderr() {
+bool Execution::drain_stderr(std::size_t budget) {
   char buf[16384];
-  for (;;) {
-    const ssize_t n = ::read(err_fd_, buf, sizeof buf);
+  for (std::size_t taken = 0; taken < budget;) {
+    const ssize_t n = ::read(err_fd_, buf, std::min(sizeof buf, budget - taken));
+    if (n > 0) taken += static_cast<std::size_t>(n);
     if (n > 0) {
       stderr_partial_.append(buf, static_cast<std::size_t>(n));
       deliver_lines(stderr_partial_, on_line_, false, kMaxPartialLine);
@@ -209,6 +217,7 @@ bool Execution::drain_stderr() {
     if (!open) deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
     return open;
   }
+  return true;
 }
 
 void Execution::on_exit(int, short, void* arg) { static_cast<Execution*>(arg)->finish(); }

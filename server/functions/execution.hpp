@@ -54,8 +54,8 @@ class Execution {
   static void on_stdout(int fd, short what, void* arg);
   static void on_stderr(int fd, short what, void* arg);
   static void on_exit(int fd, short what, void* arg);
-  bool drain_stdout();
-  bool drain_stderr();
+  bool drain_stdout(std::size_t budget = SIZE_MAX);
+  bool drain_stderr(std::size_t budget = SIZE_MAX);
   void finish();
 
   // Splits `partial` into whole lines for `handler`; `flush` (or a rest over `limit`) delivers the unterminated rest.

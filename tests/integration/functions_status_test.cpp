@@ -81,7 +81,8 @@ TEST_F(FunctionsStatus, MessagesAreBounded_R_F3) {
   make_crew("api", json::array({function_decl("flood")}),
             {{"tools/flood.sh", "head -c 5000 /dev/zero | tr '\\0' x >&2\necho >&2\nseq 1 10100 >&2\necho flooded"}});
   const std::string id = call_ok("api", "flood").at("call_id").get<std::string>();
-  const json done = wait_terminal(id, std::chrono::seconds(60));
+  // 10,101 stored lines: on PostgreSQL each is a few round trips, so this takes tens of seconds there.
+  const json done = wait_terminal(id, std::chrono::seconds(200));
   ASSERT_EQ(done.at("status"), "completed") << done.dump().substr(0, 2000);
   const json first = status(id, "after=-1&message_limit=1");
   ASSERT_EQ(first.at("messages").size(), 1u);

@@ -19,11 +19,7 @@ class ReplicaCalls : public CrewTest {
     if (!store_is_postgresql()) GTEST_SKIP() << "replicas share a PostgreSQL store: run as pg.ReplicaCalls.*";
   }
   ServerProcess& start_replica(const std::vector<std::string>& extra_args) {
-    ServerOptions o;
-    o.env = server_env();
-    o.extra_args = extra_args;
-    o.store_url = server_->store_url();
-    replicas_.push_back(std::make_unique<ServerProcess>(o));
+    replicas_.push_back(std::make_unique<ServerProcess>(replica_options(*server_, server_env(), extra_args)));
     return *replicas_.back();
   }
   void make_hold_crew() {

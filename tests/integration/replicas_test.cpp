@@ -25,11 +25,7 @@ class Replicas : public MessagingTest {
 
   // Replica A is the fixture's server_; B (and C) run on the same database with data directories of their own.
   ServerProcess& start_replica(const std::vector<std::string>& extra_args = {}) {
-    ServerOptions o;
-    o.env = server_env();
-    o.extra_args = extra_args;
-    o.store_url = server_->store_url();
-    replicas_.push_back(std::make_unique<ServerProcess>(o));
+    replicas_.push_back(std::make_unique<ServerProcess>(replica_options(*server_, server_env(), extra_args)));
     return *replicas_.back();
   }
   Identity login_at(const ServerProcess& replica, const std::string& token, const std::string& tag) {
@@ -41,6 +37,15 @@ class Replicas : public MessagingTest {
   }
   static std::string stream_path(const json& attachment) {
     return "/v1/attachments/" + attachment.at("attachment_id").get<std::string>() + "/stream";
+  }
+  // Registers reviewer and worker, attaches reviewer and opens its stream on `replica`; null unless it is ready.
+  std::unique_ptr<SseStream> reviewer_stream_on(const ServerProcess& replica) {
+    register_agent(owner(), "reviewer");
+    register_agent(owner(), "worker");
+    const json attachment = attach_over_http("reviewer", "session-1");
+    auto stream = std::make_unique<SseStream>(replica.url(), stream_path(attachment), owner_token());
+    if (stream->status() != 200 || !stream->next_event_named("ready")) return nullptr;
+    return stream;
   }
   // Runs SQL as the cluster's superuser in the maintenance database (it works while the replicas' is closed).
   static void sql(const std::string& statement) {
@@ -54,12 +59,9 @@ class Replicas : public MessagingTest {
 TEST_F(Replicas, SendThroughAReachesAStreamHeldByB_R_T2) {
   start_server();
   ServerProcess& b = start_replica();
-  register_agent(owner(), "reviewer");
-  register_agent(owner(), "worker");
-  const json attachment = attach_over_http("reviewer", "session-1");
-  SseStream stream(b.url(), stream_path(attachment), owner_token());
-  ASSERT_EQ(stream.status(), 200) << stream.error_body();
-  ASSERT_TRUE(stream.next_event_named("ready"));
+  const auto stream_holder = reviewer_stream_on(b);
+  ASSERT_TRUE(stream_holder) << "no ready stream on B\n" << b.log();
+  SseStream& stream = *stream_holder;
   for (int i = 0; i < 5; ++i) send_as(owner(), "worker", "agent:reviewer", "through A " + std::to_string(i));
   for (int i = 0; i < 5; ++i) {
     const auto ev = stream.next_event_named("message");
@@ -148,12 +150,9 @@ TEST_F(Replicas, AttachThroughAFencesTheStreamOnB_R_T1) {
 TEST_F(Replicas, ListenerKilledDeliveriesResume_R_T2) {
   start_server();
   ServerProcess& b = start_replica();
-  register_agent(owner(), "reviewer");
-  register_agent(owner(), "worker");
-  const json attachment = attach_over_http("reviewer", "session-1");
-  SseStream stream(b.url(), stream_path(attachment), owner_token());
-  ASSERT_EQ(stream.status(), 200) << stream.error_body();
-  ASSERT_TRUE(stream.next_event_named("ready"));
+  const auto stream_holder = reviewer_stream_on(b);
+  ASSERT_TRUE(stream_holder) << "no ready stream on B\n" << b.log();
+  SseStream& stream = *stream_holder;
   for (int round = 0; round < 3; ++round) {
     sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentworks-replica-feed'");
     send_as(owner(), "worker", "agent:reviewer", "after kill " + std::to_string(round));
