@@ -11,7 +11,22 @@
 
 namespace agentworks::bench {
 
-BenchPgStore::BenchPgStore(const std::string& server_binary, const std::filesystem::path& parent)
+namespace {
+
+void turn_fsync_on(const std::string& maintenance) {
+  testing::pg_execute(maintenance, "ALTER SYSTEM SET fsync = on");
+  testing::pg_execute(maintenance, "ALTER SYSTEM SET full_page_writes = on");
+  testing::pg_execute(maintenance, "SELECT pg_reload_conf()");
+  // The reload is asynchronous: wait until a new backend sees the setting.
+  for (int i = 0; i < 200 && testing::pg_query_value(maintenance, "SHOW fsync") != "on"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (testing::pg_query_value(maintenance, "SHOW fsync") != "on") throw std::runtime_error("fsync is still off");
+}
+
+}  // namespace
+
+BenchPgStore::BenchPgStore(const std::string& server_binary, const std::filesystem::path& parent, bool durable)
     : dir_(testing::make_temp_dir("aw-bench-pg-", parent)) {
   try {
     cluster_ = std::make_unique<testing::PgCluster>(testing::PgCluster::start(dir_));
@@ -20,14 +35,7 @@ BenchPgStore::BenchPgStore(const std::string& server_binary, const std::filesyst
   }
   const std::string maintenance = cluster_->url("postgres");
   try {
-    testing::pg_execute(maintenance, "ALTER SYSTEM SET fsync = on");
-    testing::pg_execute(maintenance, "ALTER SYSTEM SET full_page_writes = on");
-    testing::pg_execute(maintenance, "SELECT pg_reload_conf()");
-    // The reload is asynchronous: wait until this backend's view of the setting changed.
-    for (int i = 0; i < 200 && testing::pg_query_value(maintenance, "SHOW fsync") != "on"; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (testing::pg_query_value(maintenance, "SHOW fsync") != "on") throw std::runtime_error("fsync is still off");
+    if (durable) turn_fsync_on(maintenance);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("turning fsync on in the PostgreSQL cluster failed: ") + e.what());
   }

@@ -12,10 +12,11 @@ namespace agentworks::bench {
 
 class BenchPgStore {
  public:
-  // Starts the cluster, turns fsync and full-page writes back on (the test cluster turns them off; a benchmark
-  // against SQLite must not compare with a store that skips durability), creates the database and runs
-  // `server_binary migrate --store URL`. Throws std::runtime_error naming the step that failed.
-  BenchPgStore(const std::string& server_binary, const std::filesystem::path& parent);
+  // Starts the cluster, turns fsync and full-page writes back on unless `durable` is false (the test cluster turns
+  // them off; a benchmark against SQLite, which syncs every commit, must not compare with a store that skips
+  // durability; off is a diagnostic), creates the database and runs `server_binary migrate --store URL`. Throws
+  // std::runtime_error naming the step that failed.
+  BenchPgStore(const std::string& server_binary, const std::filesystem::path& parent, bool durable = true);
   BenchPgStore(const BenchPgStore&) = delete;
   BenchPgStore& operator=(const BenchPgStore&) = delete;
   ~BenchPgStore();

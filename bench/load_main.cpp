@@ -58,6 +58,7 @@ struct Options {
   std::string data_parent = "/tmp";
   std::string store = "sqlite";  // or "postgresql": a PostgreSQL cluster of the benchmark's own
   std::size_t replicas = 1;      // servers on that one database (postgresql only)
+  bool pg_fsync = true;          // false: a diagnostic without durability
 };
 
 
@@ -325,6 +326,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"sqlite", "postgresql"}));
   app.add_option("--replicas", opt.replicas, "servers (replicas) on the one PostgreSQL database; needs --store postgresql")
       ->check(CLI::Range(1, 3));
+  app.add_option("--pg-fsync", opt.pg_fsync,
+                 "postgresql: sync every commit like the SQLite store (default true); false is a diagnostic only");
   CLI11_PARSE(app, argc, argv);
   if (opt.replicas > 1 && opt.store != "postgresql") {
     std::fprintf(stderr, "--replicas %zu needs --store postgresql: SQLite servers cannot share a store\n", opt.replicas);
@@ -372,9 +375,10 @@ int main(int argc, char** argv) {
     const std::string binary = opt.server_binary.empty() ? bench::built_program("server", "agentworks-server") : opt.server_binary;
     try {
       if (opt.store == "postgresql") {
-        pg = std::make_unique<bench::BenchPgStore>(binary, opt.data_parent);
-        std::printf("postgresql: cluster in %s on 127.0.0.1:%d (fsync on), database %s migrated\n",
-                    pg->dir().c_str(), pg->port(), pg->url().c_str());
+        pg = std::make_unique<bench::BenchPgStore>(binary, opt.data_parent, opt.pg_fsync);
+        std::printf("postgresql: cluster in %s on 127.0.0.1:%d (fsync %s), database %s migrated\n",
+                    pg->dir().c_str(), pg->port(), opt.pg_fsync ? "on" : "OFF: a diagnostic, not durable",
+                    pg->url().c_str());
       }
       for (std::size_t r = 0; r < opt.replicas; ++r) {
         const std::string token = servers.empty() ? "" : servers.front()->token();

@@ -3,7 +3,7 @@
 # SQLite (1 server) and on PostgreSQL with 1, 2 and 3 replicas; prints sends/s, send -> SSE p50/p99 and each
 # PostgreSQL row's ratio to the SQLite row. Usage: bench/scripts/replicas.sh [SECONDS] [extra bench options...]
 # (default 10 s per run). AGENTWORKS_BUILD picks the build tree (default build/default), AGENTWORKS_SERVER the
-# server binary (default that tree's). Exits non-zero when any run fails (the bench fails when it measured nothing
+# server binary (default that tree's); AGENTWORKS_BENCH_KEEP_LOGS=1 keeps each run's full output. Exits non-zero when any run fails (the bench fails when it measured nothing
 # or lost deliveries); the failing run's output is printed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +19,11 @@ for program in "$bench" "$server"; do
   fi
 done
 out=$(mktemp -d /tmp/aw-replicas-XXXXXX)
-trap 'rm -rf "$out"' EXIT
+if [ -n "${AGENTWORKS_BENCH_KEEP_LOGS:-}" ]; then
+  echo "replicas.sh: each run's full output stays in $out" >&2
+else
+  trap 'rm -rf "$out"' EXIT
+fi
 
 runs=("sqlite 1" "postgresql 1" "postgresql 2" "postgresql 3")
 for run in "${runs[@]}"; do
