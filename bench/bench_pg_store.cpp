@@ -29,6 +29,15 @@ void turn_fsync_on(const std::string& maintenance) {
 BenchPgStore::BenchPgStore(const std::string& server_binary, const std::filesystem::path& parent, bool durable)
     : dir_(testing::make_temp_dir("aw-bench-pg-", parent)) {
   try {
+    set_up(server_binary, durable);
+  } catch (...) {
+    remove();  // a failed start leaves no cluster and no directory behind
+    throw;
+  }
+}
+
+void BenchPgStore::set_up(const std::string& server_binary, bool durable) {
+  try {
     cluster_ = std::make_unique<testing::PgCluster>(testing::PgCluster::start(dir_));
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("starting the PostgreSQL cluster failed: ") + e.what());
@@ -48,7 +57,9 @@ BenchPgStore::BenchPgStore(const std::string& server_binary, const std::filesyst
   }
 }
 
-BenchPgStore::~BenchPgStore() {
+BenchPgStore::~BenchPgStore() { remove(); }
+
+void BenchPgStore::remove() {
   try {
     if (cluster_) cluster_->stop();
   } catch (...) {

@@ -26,6 +26,9 @@ class BenchPgStore {
   int port() const { return cluster_->port(); }
 
  private:
+  void set_up(const std::string& server_binary, bool durable);
+  void remove();  // stops the cluster and removes dir_ (unless AGENTWORKS_BENCH_KEEP_DATA is set)
+
   std::filesystem::path dir_;
   std::unique_ptr<testing::PgCluster> cluster_;
   std::string url_;
