@@ -16,18 +16,20 @@ testing::EnvOverrides temp_home_env(const std::string& root) {
 }
 
 BenchServer::BenchServer(const std::string& binary, const std::vector<std::string>& args, const std::string& parent,
-                         std::chrono::milliseconds timeout)
+                         std::chrono::milliseconds timeout, const std::string& store_url,
+                         const std::string& owner_token)
     : dir_(testing::make_temp_dir("agentworks-bench-", parent).string()) {
   testing::ServerOptions options;
   options.binary = binary;
   options.data_dir = dir_ + "/data";
   options.extra_args = args;
   options.start_timeout = timeout;
+  options.store_url = store_url;
   std::filesystem::create_directories(options.data_dir);
   process_ = std::make_unique<testing::ServerProcess>(options);
   watch_process(pid());
   port_ = static_cast<std::uint16_t>(process_->port());
-  token_ = process_->owner_token();
+  token_ = owner_token.empty() ? process_->owner_token() : owner_token;
 }
 
 BenchServer::~BenchServer() {

@@ -27,9 +27,11 @@ testing::EnvOverrides temp_home_env(const std::string& root);
 class BenchServer {
  public:
   // Starts `binary --listen 127.0.0.1:0 --data <dir>/data ARGS`, waits for its URL and owner token; throws when it
-  // does not come up within `timeout`.
+  // does not come up within `timeout`. With `store_url` it runs on that PostgreSQL database (a replica); a replica
+  // that is not the first on its store writes no owner token, so pass the first one's as `owner_token`.
   BenchServer(const std::string& binary, const std::vector<std::string>& args, const std::string& parent,
-              std::chrono::milliseconds timeout);
+              std::chrono::milliseconds timeout, const std::string& store_url = "",
+              const std::string& owner_token = "");
   BenchServer(const BenchServer&) = delete;
   BenchServer& operator=(const BenchServer&) = delete;
   ~BenchServer();

@@ -4,6 +4,8 @@
 // threads POST messages to random receivers for D seconds; a paced reader reads named
 // mailboxes. Reports send rate and latency, read latency, send-to-SSE delivery latency
 // and server RSS.
+// With --store postgresql it starts a PostgreSQL cluster of its own and --replicas servers on one database; the
+// receivers' streams and the senders are spread round-robin over them, and each send crosses replicas.
 // Mode "streams" (--streams S): S agents each hold one SSE stream for --hold seconds;
 // reports server RSS while holding them, then checks every stream still delivers.
 //
@@ -24,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_pg_store.hpp"
 #include "bench_rig.hpp"
 #include "bench_run.hpp"
 #include "bench_setup.hpp"
@@ -53,6 +56,9 @@ struct Options {
   std::string prefix = "bench-r";
   std::vector<std::string> server_args;
   std::string data_parent = "/tmp";
+  std::string store = "sqlite";  // or "postgresql": a PostgreSQL cluster of the benchmark's own
+  std::size_t replicas = 1;      // servers on that one database (postgresql only)
+  bool pg_fsync = true;          // false: a diagnostic without durability
 };
 
 
@@ -98,64 +104,101 @@ std::vector<bench::StreamTarget> targets_of(const std::vector<bench::BenchAgent>
   return targets;
 }
 
-int run_load(const Options& opt, const bench::Endpoint& endpoint, pid_t server_pid) {
-  bench::HttpClient setup(endpoint.host, endpoint.port, endpoint.token);
+// Receiver j streams from replica j % N; sender i talks to replica i % N and, with N > 1, sends only to receivers
+// streaming from another replica, so every measured delivery crosses replicas.
+std::vector<std::string> sender_targets(const std::vector<std::string>& names, std::size_t sender, std::size_t replicas) {
+  if (replicas <= 1) return names;
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    if (j % replicas != sender % replicas) out.push_back(names[j]);
+  }
+  return out;
+}
+
+int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids) {
+  const std::size_t n = endpoints.size();
+  const bench::Endpoint& first = endpoints.front();
+  bench::HttpClient setup(first.host, first.port, first.token);
   std::vector<bench::BenchAgent> agents;
   std::string error;
   const auto setup_start = std::chrono::steady_clock::now();
   if (!bench::setup_agents(setup, opt.prefix, opt.receivers, &agents, &error)) {
-    std::fprintf(stderr, "setup failed: %s\n", error.c_str());
+    std::fprintf(stderr, "FAILED: setup: %s\n", error.c_str());
     return 1;
   }
-  bench::SseStreamPool pool(endpoint.host, endpoint.port, endpoint.token);
-  if (!pool.open(targets_of(agents), &error)) {
-    std::fprintf(stderr, "opening streams failed: %s\n", error.c_str());
-    return 1;
+  std::vector<std::vector<bench::StreamTarget>> targets(n);
+  for (std::size_t j = 0; j < agents.size(); ++j) targets[j % n].push_back({agents[j].attachment_id, agents[j].name});
+  std::vector<std::unique_ptr<bench::SseStreamPool>> pools;
+  for (std::size_t r = 0; r < n; ++r) {
+    pools.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token));
+    if (!targets[r].empty() && !pools[r]->open(targets[r], &error)) {
+      std::fprintf(stderr, "FAILED: opening streams on replica %zu: %s\n", r, error.c_str());
+      return 1;
+    }
+    pools[r]->start();
   }
-  pool.start();
-  if (!wait_for([&] { return pool.ready_streams() + pool.failed_streams() >= agents.size(); }, 30s) ||
-      pool.failed_streams() > 0) {
-    std::fprintf(stderr, "streams not ready: %zu ready, %zu failed of %zu\n", pool.ready_streams(),
-                 pool.failed_streams(), agents.size());
+  const auto total = [&](auto count) {
+    std::uint64_t sum = 0;
+    for (const auto& p : pools) sum += count(*p);
+    return sum;
+  };
+  const auto ready = [&] { return total([](const bench::SseStreamPool& p) { return p.ready_streams(); }); };
+  const auto failed = [&] { return total([](const bench::SseStreamPool& p) { return p.failed_streams(); }); };
+  const auto delivered = [&] { return total([](const bench::SseStreamPool& p) { return p.delivered(); }); };
+  if (!wait_for([&] { return ready() + failed() >= agents.size(); }, 30s) || failed() > 0) {
+    std::fprintf(stderr, "FAILED: streams not ready: %llu ready, %llu failed of %zu\n",
+                 static_cast<unsigned long long>(ready()), static_cast<unsigned long long>(failed()), agents.size());
     return 1;
   }
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
-  std::printf("setup: %zu receivers registered, attached and streaming in %.1f s\n", agents.size(), setup_s);
-  std::printf("server rss before load: %s; load average before: %s\n", bench::rss_text(server_pid).c_str(),
+  std::printf("setup: %zu receivers registered, attached and streaming (round-robin over %zu server%s) in %.1f s\n",
+              agents.size(), n, n == 1 ? "" : "s", setup_s);
+  std::printf("server rss before load: %s; load average before: %s\n", bench::rss_text(pids.front()).c_str(),
               bench::load_average().c_str());
 
   const auto names = names_of(agents);
   std::atomic<bool> stop{false};
-  bench::RssSampler sampler(server_pid);
-  const bench::CpuClock cpu(server_pid);
-  pool.set_measure_since(bench::steady_now_ns());
+  bench::RssSampler sampler(pids.front());
+  std::vector<bench::CpuClock> cpu;
+  for (const pid_t pid : pids) cpu.emplace_back(pid);
+  for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
   const auto start = std::chrono::steady_clock::now();
   std::vector<bench::RequestStats> send_stats(opt.senders);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < opt.senders; ++i) {
-    threads.emplace_back([&, i] {
-      send_stats[i] = bench::run_sender(endpoint, names, opt.message_bytes, static_cast<std::uint32_t>(1000 + i), stop);
+    threads.emplace_back([&, i, to = sender_targets(names, i, n)] {
+      send_stats[i] = bench::run_sender(endpoints[i % n], to, opt.message_bytes, static_cast<std::uint32_t>(1000 + i), stop);
     });
   }
   bench::RequestStats read_stats;
-  std::thread reader([&] { read_stats = bench::run_reader(endpoint, names, opt.reads_per_second, 7, stop); });
+  std::thread reader([&] { read_stats = bench::run_reader(first, names, opt.reads_per_second, 7, stop); });
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.duration_s));
   stop.store(true);
   for (auto& t : threads) t.join();
   reader.join();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string cpu_text = cpu.report(elapsed);
+  std::vector<std::string> cpu_text;
+  for (const auto& c : cpu) cpu_text.push_back(c.report(elapsed));
 
   bench::RequestStats sends;
   for (auto& s : send_stats) sends.merge(std::move(s));
   // Let in-flight deliveries arrive (bounded).
-  const bool all_delivered = wait_for([&] { return pool.delivered() >= sends.ok; }, 5s);
+  const bool all_delivered = wait_for([&] { return delivered() >= sends.ok; }, 10s);
   sampler.stop();
-  const auto delivery = bench::summarize(pool.take_latencies());
-  pool.stop();
+  std::vector<std::int64_t> latencies;
+  for (auto& p : pools) {
+    auto l = p->take_latencies();
+    latencies.insert(latencies.end(), l.begin(), l.end());
+  }
+  const auto delivery = bench::summarize(std::move(latencies));
+  const std::uint64_t delivered_count = delivered();
+  const std::uint64_t failed_count = failed();
+  for (auto& p : pools) p->stop();
 
   std::printf("run: %.1f s, %zu senders, %zu receivers, %zu-byte messages, reader paced at %.0f/s\n", elapsed,
               opt.senders, opt.receivers, opt.message_bytes, opt.reads_per_second);
+  std::printf("store: %s, %zu server%s%s\n", opt.store.c_str(), n, n == 1 ? "" : "s (replicas)",
+              n > 1 ? "; every send goes to a receiver streaming from another replica" : "");
   std::printf("accepted sends: %llu (%.0f/s), failed: %llu\n", static_cast<unsigned long long>(sends.ok),
               static_cast<double>(sends.ok) / elapsed, static_cast<unsigned long long>(sends.failures()));
   print_failures("send", sends);
@@ -164,19 +207,37 @@ int run_load(const Options& opt, const bench::Endpoint& endpoint, pid_t server_p
               static_cast<double>(read_stats.ok) / elapsed, static_cast<unsigned long long>(read_stats.failures()));
   print_failures("read", read_stats);
   print_latency("read latency", bench::summarize(std::move(read_stats.latencies_ns)));
-  std::printf("delivered over SSE: %llu of %llu accepted%s, streams failed: %zu\n",
-              static_cast<unsigned long long>(pool.delivered()), static_cast<unsigned long long>(sends.ok),
-              all_delivered ? "" : " (INCOMPLETE after 5 s)", pool.failed_streams());
+  std::printf("delivered over SSE: %llu of %llu accepted%s, streams failed: %llu\n",
+              static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
+              all_delivered ? "" : " (INCOMPLETE after 10 s)", static_cast<unsigned long long>(failed_count));
   print_latency("send-to-SSE latency", delivery);
-  std::printf("server rss: max during run %s, after %s\n", server_pid > 0 ? bench::mib_text(sampler.max_kib()).c_str() : "n/a",
-              bench::rss_text(server_pid).c_str());
-  std::printf("cpu during the run (2 cores shared by server and benchmark): %s\n", cpu_text.c_str());
+  std::printf("server rss: max during run %s, after %s%s\n",
+              pids.front() > 0 ? bench::mib_text(sampler.max_kib()).c_str() : "n/a",
+              bench::rss_text(pids.front()).c_str(), n > 1 ? " (replica 0)" : "");
+  for (std::size_t r = 0; r < cpu_text.size(); ++r) {
+    std::printf("cpu during the run, server %zu (2 cores shared by everything): %s\n", r, cpu_text[r].c_str());
+  }
   std::printf("load average at end: %s\n", bench::load_average().c_str());
   const double rate = static_cast<double>(sends.ok) / elapsed;
   std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
   std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
               delivery.p99_ms);
-  return all_delivered && pool.failed_streams() == 0 ? 0 : 1;
+  // One line for scripts (bench/scripts/replicas.sh).
+  std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu\n",
+              opt.store.c_str(), n, rate, delivery.p50_ms, delivery.p99_ms,
+              static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok));
+  // A run that measured nothing, or lost deliveries, is a failure, not a number.
+  if (sends.ok == 0) {
+    std::fprintf(stderr, "FAILED: no send was accepted (first failure: %s)\n", sends.first_failure.c_str());
+    return 1;
+  }
+  if (!all_delivered || delivery.count == 0 || failed_count > 0) {
+    std::fprintf(stderr, "FAILED: %llu of %llu accepted messages delivered over SSE, %llu measured, %llu streams failed\n",
+                 static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
+                 static_cast<unsigned long long>(delivery.count), static_cast<unsigned long long>(failed_count));
+    return 1;
+  }
+  return 0;
 }
 
 int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t server_pid) {
@@ -259,7 +320,27 @@ int main(int argc, char** argv) {
   app.add_option("--data-parent", opt.data_parent,
                  "directory for the started server's temporary data directory (default /tmp)");
   app.add_option("--server-arg", opt.server_args, "extra argument for the started server (repeatable)");
+  app.add_option("--store", opt.store,
+                 "sqlite (the server's default) or postgresql (a PostgreSQL cluster of the benchmark's own under /tmp, "
+                 "migrated, shared by --replicas servers)")
+      ->check(CLI::IsMember({"sqlite", "postgresql"}));
+  app.add_option("--replicas", opt.replicas, "servers (replicas) on the one PostgreSQL database; needs --store postgresql")
+      ->check(CLI::Range(1, 3));
+  app.add_option("--pg-fsync", opt.pg_fsync,
+                 "postgresql: sync every commit like the SQLite store (default true); false is a diagnostic only");
   CLI11_PARSE(app, argc, argv);
+  if (opt.replicas > 1 && opt.store != "postgresql") {
+    std::fprintf(stderr, "--replicas %zu needs --store postgresql: SQLite servers cannot share a store\n", opt.replicas);
+    return 2;
+  }
+  if (opt.store == "postgresql" && !opt.url.empty()) {
+    std::fprintf(stderr, "--store postgresql starts its own servers: drop --url\n");
+    return 2;
+  }
+  if (opt.replicas > 1 && opt.streams > 0) {
+    std::fprintf(stderr, "--streams measures one server: drop --replicas\n");
+    return 2;
+  }
 
   // Thousands of sockets on both ends: raise the descriptor limit (the server inherits it).
   rlimit lim{};
@@ -271,15 +352,19 @@ int main(int argc, char** argv) {
   const double budget = (opt.streams > 0 ? opt.hold_s : opt.duration_s) + 180;
   bench::arm_watchdog("agentworks-bench-load", static_cast<unsigned>(budget));
 
-  bench::Endpoint endpoint;
-  std::unique_ptr<bench::BenchServer> server;
-  pid_t server_pid = opt.server_pid;
+  std::vector<bench::Endpoint> endpoints;
+  std::vector<pid_t> pids;
+  std::unique_ptr<bench::BenchPgStore> pg;
+  std::vector<std::unique_ptr<bench::BenchServer>> servers;
   if (!opt.url.empty()) {
+    bench::Endpoint endpoint;
     if (!parse_url(opt.url, &endpoint) || opt.token.empty()) {
       std::fprintf(stderr, "--url must be http://127.0.0.1:PORT (loopback only) and needs --token\n");
       return 2;
     }
     endpoint.token = opt.token;
+    endpoints.push_back(endpoint);
+    pids.push_back(opt.server_pid);
   } else {
     // Raised limits: the contract's 40 messages/hour per conversation, 300 inboxes and
     // 100 agents per account would otherwise cap the benchmark, not the server's speed.
@@ -289,20 +374,31 @@ int main(int argc, char** argv) {
     args.insert(args.end(), opt.server_args.begin(), opt.server_args.end());
     const std::string binary = opt.server_binary.empty() ? bench::built_program("server", "agentworks-server") : opt.server_binary;
     try {
-      server = std::make_unique<bench::BenchServer>(binary, args, opt.data_parent, 15s);
+      if (opt.store == "postgresql") {
+        pg = std::make_unique<bench::BenchPgStore>(binary, opt.data_parent, opt.pg_fsync);
+        std::printf("postgresql: cluster in %s on 127.0.0.1:%d (fsync %s), database %s migrated\n",
+                    pg->dir().c_str(), pg->port(), opt.pg_fsync ? "on" : "OFF: a diagnostic, not durable",
+                    pg->url().c_str());
+      }
+      for (std::size_t r = 0; r < opt.replicas; ++r) {
+        const std::string token = servers.empty() ? "" : servers.front()->token();
+        servers.push_back(std::make_unique<bench::BenchServer>(binary, args, opt.data_parent, 15s,
+                                                               pg ? pg->url() : "", token));
+        const auto& server = *servers.back();
+        endpoints.push_back({"127.0.0.1", server.port(), server.token()});
+        pids.push_back(server.pid());
+        std::printf("server %zu: %s pid %d on 127.0.0.1:%u, data in %s\n", r, binary.c_str(),
+                    static_cast<int>(server.pid()), static_cast<unsigned>(server.port()), server.data_dir().c_str());
+      }
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "could not start %s: %s\n", binary.c_str(), e.what());
+      std::fprintf(stderr, "FAILED: could not start the %s store and %zu server(s) of %s: %s\n", opt.store.c_str(),
+                   opt.replicas, binary.c_str(), e.what());
       return 1;
     }
-    server_pid = server->pid();
-    endpoint.port = server->port();
-    endpoint.token = server->token();
-    std::printf("server: %s pid %d on 127.0.0.1:%u, data in %s\n", binary.c_str(), static_cast<int>(server->pid()),
-                static_cast<unsigned>(server->port()), server->data_dir().c_str());
   }
   std::fflush(stdout);
-  const int rc = opt.streams > 0 ? run_streams(opt, endpoint, server_pid) : run_load(opt, endpoint, server_pid);
+  const int rc = opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front()) : run_load(opt, endpoints, pids);
   std::fflush(stdout);
-  if (server) server->stop();
+  for (auto& server : servers) server->stop();
   return rc;
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Replicas on PostgreSQL (issue 17): agentworks-bench-load with 100 receivers, one after another in one go, on
+# SQLite (1 server) and on PostgreSQL with 1, 2 and 3 replicas; prints sends/s, send -> SSE p50/p99 and each
+# PostgreSQL row's ratio to the SQLite row. Usage: bench/scripts/replicas.sh [SECONDS] [extra bench options...]
+# (default 10 s per run). AGENTWORKS_BUILD picks the build tree (default build/default), AGENTWORKS_SERVER the
+# server binary (default that tree's); AGENTWORKS_BENCH_KEEP_LOGS=1 keeps each run's full output. Exits non-zero when any run fails (the bench fails when it measured nothing
+# or lost deliveries); the failing run's output is printed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-10}
+shift $(( $# > 1 ? 1 : $# ))
+build=${AGENTWORKS_BUILD:-$here/build/default}
+server=${AGENTWORKS_SERVER:-$build/server/agentworks-server}
+bench=$build/bench/agentworks-bench-load
+for program in "$bench" "$server"; do
+  if [ ! -x "$program" ]; then
+    echo "replicas.sh: $program is missing: build it (cmake --build $build --target agentworks-bench-load agentworks-server)" >&2
+    exit 1
+  fi
+done
+out=$(mktemp -d /tmp/aw-replicas-XXXXXX)
+if [ -n "${AGENTWORKS_BENCH_KEEP_LOGS:-}" ]; then
+  echo "replicas.sh: each run's full output stays in $out" >&2
+else
+  trap 'rm -rf "$out"' EXIT
+fi
+
+runs=("sqlite 1" "postgresql 1" "postgresql 2" "postgresql 3")
+for run in "${runs[@]}"; do
+  read -r store replicas <<<"$run"
+  log="$out/$store-$replicas.log"
+  echo "running: $store, $replicas server(s), ${seconds} s" >&2
+  if ! "$bench" --server "$server" --receivers 100 --duration "$seconds" --store "$store" --replicas "$replicas" \
+       "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "replicas.sh: the $store run with $replicas server(s) FAILED (output above)" >&2
+    exit 1
+  fi
+  if ! grep -q '^result: ' "$log"; then
+    cat "$log" >&2
+    echo "replicas.sh: the $store run with $replicas server(s) printed no result line" >&2
+    exit 1
+  fi
+done
+
+# The result lines: store=S replicas=N sends_per_s=X p50_ms=Y p99_ms=Z delivered=D accepted=A
+field() { sed -n "s/^result: .*\b$2=\([^ ]*\).*/\1/p" "$1"; }
+base="$out/sqlite-1.log"
+base_rate=$(field "$base" sends_per_s)
+base_p50=$(field "$base" p50_ms)
+base_p99=$(field "$base" p99_ms)
+printf '%-12s %8s %10s %9s %9s %12s %12s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" "p50/sqlite" "p99/sqlite"
+for run in "${runs[@]}"; do
+  read -r store replicas <<<"$run"
+  log="$out/$store-$replicas.log"
+  rate=$(field "$log" sends_per_s)
+  p50=$(field "$log" p50_ms)
+  p99=$(field "$log" p99_ms)
+  awk -v s="$store" -v n="$replicas" -v r="$rate" -v a="$p50" -v b="$p99" -v br="$base_rate" -v ba="$base_p50" \
+      -v bb="$base_p99" 'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f\n", s, n, r, a, b,
+                                 r / br, a / ba, b / bb }'
+done
+
+# The issue's goals: 2 replicas on PostgreSQL accept at least one SQLite server's sends/s; the cross-replica
+# send -> SSE p99 (2 and 3 replicas) is at most 50 ms.
+two_rate=$(field "$out/postgresql-2.log" sends_per_s)
+awk -v r="$two_rate" -v b="$base_rate" 'BEGIN { printf "goal 2 replicas on PostgreSQL >= 1 SQLite server sends/s: %s (%.0f vs %.0f)\n",
+                                                (r >= b ? "MET" : "MISSED"), r, b }'
+for replicas in 2 3; do
+  p99=$(field "$out/postgresql-$replicas.log" p99_ms)
+  awk -v n="$replicas" -v p="$p99" 'BEGIN { printf "goal cross-replica send -> SSE p99 <= 50 ms, %d replicas: %s (%.2f ms)\n",
+                                            n, (p <= 50 ? "MET" : "MISSED"), p }'
+done
