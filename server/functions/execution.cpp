@@ -130,6 +130,7 @@ Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on
   out_ev_ = event_new(base, out_fd_, EV_READ | EV_PERSIST, &Execution::on_stdout, this);
   err_ev_ = event_new(base, err_fd_, EV_READ | EV_PERSIST, &Execution::on_stderr, this);
   exit_ev_ = event_new(base, pidfd_, EV_READ, &Execution::on_exit, this);
+  after_exit_ev_ = event_new(base, -1, 0, &Execution::on_exit, this);
   event_add(out_ev_, nullptr);
   event_add(err_ev_, nullptr);
   event_add(exit_ev_, nullptr);
@@ -140,7 +141,7 @@ Execution::~Execution() {
     // The server is going away: the keeper must take the tree with it.
     ::kill(pid_, SIGTERM);
   }
-  for (event* e : {out_ev_, err_ev_, exit_ev_})
+  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_})
     if (e != nullptr) event_free(e);
   close_fd(out_fd_);
   close_fd(err_fd_);
@@ -154,20 +155,20 @@ void Execution::terminate() {
 
 void Execution::on_stdout(int, short, void* arg) {
   auto* self = static_cast<Execution*>(arg);
-  if (!self->drain_stdout(kReadBudget)) {
+  if (self->drain_stdout(kReadBudget) == Drained::closed) {
     event_del(self->out_ev_);
   }
 }
 
 void Execution::on_stderr(int, short, void* arg) {
   auto* self = static_cast<Execution*>(arg);
-  if (!self->drain_stderr(kReadBudget)) {
+  if (self->drain_stderr(kReadBudget) == Drained::closed) {
     event_del(self->err_ev_);
   }
 }
 
 // Reads what is there, up to `budget` bytes; false at end of file or error (the pipe is done).
-bool Execution::drain_stdout(std::size_t budget) {
+Execution::Drained Execution::drain_stdout(std::size_t budget) {
   char buf[16384];
   for (std::size_t taken = 0; taken < budget;) {
     const ssize_t n = ::read(out_fd_, buf, std::min(sizeof buf, budget - taken));
@@ -186,9 +187,9 @@ bool Execution::drain_stdout(std::size_t budget) {
     if (n < 0 && errno == EINTR) continue;
     const bool open = n < 0 && errno == EAGAIN;
     if (!open && on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
-    return open;
+    return open ? Drained::empty : Drained::closed;
   }
-  return true;  // more may be there: the next loop iteration reads on, after the requests waiting meanwhile
+  return Drained::more;  // the next loop turn reads on, after the requests waiting meanwhile
 }
 
 void Execution::deliver_lines(std::string& partial, const LineHandler& handler, bool flush, std::size_t limit) {
@@ -202,7 +203,7 @@ void Execution::deliver_lines(std::string& partial, const LineHandler& handler, 
   }
 }
 
-bool Execution::drain_stderr(std::size_t budget) {
+Execution::Drained Execution::drain_stderr(std::size_t budget) {
   char buf[16384];
   for (std::size_t taken = 0; taken < budget;) {
     const ssize_t n = ::read(err_fd_, buf, std::min(sizeof buf, budget - taken));
@@ -215,12 +216,23 @@ bool Execution::drain_stderr(std::size_t budget) {
     if (n < 0 && errno == EINTR) continue;
     const bool open = n < 0 && errno == EAGAIN;
     if (!open) deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
-    return open;
+    return open ? Drained::empty : Drained::closed;
   }
-  return true;
+  return Drained::more;
 }
 
-void Execution::on_exit(int, short, void* arg) { static_cast<Execution*>(arg)->finish(); }
+void Execution::on_exit(int, short, void* arg) { static_cast<Execution*>(arg)->drain_after_exit(); }
+
+void Execution::drain_after_exit() {
+  if (ended_) return;
+  const bool more_out = drain_stdout(kReadBudget) == Drained::more;
+  const bool more_err = drain_stderr(kReadBudget) == Drained::more;
+  if (more_out || more_err) {
+    event_active(after_exit_ev_, EV_TIMEOUT, 0);
+    return;
+  }
+  finish();
+}
 
 void Execution::finish() {
   if (ended_) return;
@@ -261,7 +273,7 @@ void Execution::finish() {
       end.detail = "cannot start the keeper process";
     }
   }
-  for (event* e : {out_ev_, err_ev_, exit_ev_}) event_del(e);
+  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_}) event_del(e);
   on_end_(end);  // may destroy this object: nothing after this line
 }
 

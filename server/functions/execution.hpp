@@ -54,8 +54,12 @@ class Execution {
   static void on_stdout(int fd, short what, void* arg);
   static void on_stderr(int fd, short what, void* arg);
   static void on_exit(int fd, short what, void* arg);
-  bool drain_stdout(std::size_t budget = SIZE_MAX);
-  bool drain_stderr(std::size_t budget = SIZE_MAX);
+  // What a drain left: the pipe closed, nothing more for now, or more than its budget.
+  enum class Drained { closed, empty, more };
+  Drained drain_stdout(std::size_t budget = SIZE_MAX);
+  Drained drain_stderr(std::size_t budget = SIZE_MAX);
+  // After the tree exited: what it wrote is read a budget per loop turn, then the execution finishes.
+  void drain_after_exit();
   void finish();
 
   // Splits `partial` into whole lines for `handler`; `flush` (or a rest over `limit`) delivers the unterminated rest.
@@ -73,6 +77,7 @@ class Execution {
   event* out_ev_ = nullptr;
   event* err_ev_ = nullptr;
   event* exit_ev_ = nullptr;
+  event* after_exit_ev_ = nullptr;
   std::string stdout_;
   bool stdout_truncated_ = false;
   std::string stderr_partial_;
