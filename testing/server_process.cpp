@@ -2,12 +2,14 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include "testing/binaries.hpp"
+#include "testing/tcp_balancer.hpp"
 #include "testing/test_store.hpp"
 #include "testing/wait.hpp"
 
@@ -37,39 +39,47 @@ ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options
   } else if (store_is_postgresql()) {
     store_url_ = test_store_url(data_dir_);
   }
+  if (store_has_replicas()) {
+    replicas_ = true;
+    replica_data_dir_ = fs::path(data_dir_.string() + "-r2");  // beside the first: it goes with the first's parent
+  }
   start();
 }
 
 ServerProcess::~ServerProcess() {
   child_.kill_and_wait();
+  replica_child_.kill_and_wait();
+  balancer_.reset();
   // A directory of its own goes with this object, so its database goes too; a caller's directory may get another
   // server (a restart by a new ServerProcess), which must find the data: test_store drops that one later.
   if (!store_url_.empty() && own_dir_ && options_.store_url.empty()) release_test_store(data_dir_);
 }
 
-void ServerProcess::start() {
-  if (child_.started() && child_.running()) return;
-  ++runs_;
+std::vector<std::string> ServerProcess::server_argv(const fs::path& data_dir, const std::string& listen) const {
   const std::string binary = options_.binary.empty() ? server_binary() : options_.binary;
-  std::vector<std::string> argv = {binary, "--listen", options_.listen, "--data", data_dir_.string()};
+  std::vector<std::string> argv = {binary, "--listen", listen, "--data", data_dir.string()};
   if (!store_url_.empty()) argv.insert(argv.end(), {"--store", store_url_});
   argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
-  const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
-  const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
-  child_ = Child::start(argv, options_.env, out, err);
+  return argv;
+}
+
+std::string ServerProcess::start_one(Child& child, const std::vector<std::string>& argv, const fs::path& out,
+                                     const fs::path& err, std::uintmax_t skip_bytes, int& port) {
+  child = Child::start(argv, options_.env, out, err);
 
   // The first stdout line carries the URL; poll the file until it has a full line or the server dies.
   const std::regex pattern(R"(^listening on (https?://127\.0\.0\.1:([0-9]+))\s*$)");
   std::string first_line;
   const bool ready = wait_until(
       [&] {
-        const std::string text = read_file(out);
+        std::string text = read_file(out);
+        text.erase(0, std::min<std::uintmax_t>(skip_bytes, text.size()));
         const auto nl = text.find('\n');
         if (nl != std::string::npos) {
           first_line = text.substr(0, nl);
           return true;
         }
-        return !child_.running();
+        return !child.running();
       },
       options_.start_timeout);
   std::smatch m;
@@ -77,20 +87,75 @@ void ServerProcess::start() {
     const std::string why = !ready ? "no first stdout line within the deadline"
                                    : (first_line.empty() ? "server exited before printing its URL"
                                                          : "unexpected first line: '" + first_line + "'");
-    child_.kill_and_wait();
+    child.kill_and_wait();
     throw std::runtime_error("agentworks-server did not start: " + why + "\n" + log());
   }
-  url_ = m[1].str();
-  port_ = std::stoi(m[2].str());
+  port = std::stoi(m[2].str());
+  return m[1].str();
 }
 
-void ServerProcess::kill() { child_.kill_and_wait(); }
+void ServerProcess::start() {
+  if (replicas_) {
+    start_replicas();
+    return;
+  }
+  if (child_.started() && child_.running()) return;
+  ++runs_;
+  const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
+  const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
+  url_ = start_one(child_, server_argv(data_dir_, options_.listen), out, err, 0, port_);
+}
+
+void ServerProcess::start_replicas() {
+  if (running() && balancer_) return;
+  kill();
+  // The balancer listens where the one server would; the servers behind it on ports of their own.
+  const std::regex listen_pattern(R"(^127\.0\.0\.1:([0-9]+)$)");
+  std::smatch listen;
+  if (!std::regex_match(options_.listen, listen, listen_pattern)) {
+    throw std::invalid_argument("listen " + options_.listen +
+                                ": with AGENTWORKS_TEST_STORE=postgresql-replicas only 127.0.0.1:PORT is supported");
+  }
+  // A new ServerProcess on the same directories appends to the earlier run's logs: read only what this run wrote.
+  const auto size_of = [](const fs::path& file) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    return ec ? std::uintmax_t{0} : size;
+  };
+  // One after the other: the first creates the owner account, whose token owner_token() reads from its directory.
+  ++runs_;
+  const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
+  const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
+  int first_port = 0;
+  const std::string first_url =
+      start_one(child_, server_argv(data_dir_, "127.0.0.1:0"), out, err, size_of(out), first_port);
+  ++replica_runs_;
+  const fs::path out2 = log_dir_ / ("server.r2." + std::to_string(replica_runs_) + ".stdout");
+  const fs::path err2 = log_dir_ / ("server.r2." + std::to_string(replica_runs_) + ".stderr");
+  int second_port = 0;
+  start_one(replica_child_, server_argv(replica_data_dir_, "127.0.0.1:0"), out2, err2, size_of(out2), second_port);
+  balancer_ = std::make_unique<TcpBalancer>(std::vector<int>{first_port, second_port}, std::stoi(listen[1].str()));
+  port_ = balancer_->port();
+  url_ = first_url.substr(0, first_url.find("://")) + "://127.0.0.1:" + std::to_string(port_);
+}
+
+void ServerProcess::kill() {
+  child_.kill_and_wait();
+  if (!replicas_) return;
+  replica_child_.kill_and_wait();
+  balancer_.reset();  // its port refuses connections, as a dead server's does
+}
 
 void ServerProcess::stop() {
   if (!child_.started()) return;
   child_.signal(SIGTERM);
+  if (replicas_ && replica_child_.started()) replica_child_.signal(SIGTERM);
   if (!child_.wait_exit(std::chrono::seconds(10))) child_.kill_and_wait();
   child_.kill_and_wait();
+  if (!replicas_) return;
+  if (replica_child_.started() && !replica_child_.wait_exit(std::chrono::seconds(10))) replica_child_.kill_and_wait();
+  replica_child_.kill_and_wait();
+  balancer_.reset();
 }
 
 void ServerProcess::restart() {
@@ -98,7 +163,11 @@ void ServerProcess::restart() {
   start();
 }
 
-bool ServerProcess::running() { return child_.started() && child_.running(); }
+bool ServerProcess::running() {
+  const bool first = child_.started() && child_.running();
+  if (!replicas_) return first;
+  return first && replica_child_.started() && replica_child_.running();
+}
 
 std::string ServerProcess::owner_token() const {
   const fs::path file = data_dir_ / "owner.token";
@@ -139,6 +208,12 @@ std::string ServerProcess::log() const {
        << read_file(log_dir_ / ("server." + std::to_string(i) + ".stdout")) << "--- server run " << i
        << " stderr ---\n"
        << read_file(log_dir_ / ("server." + std::to_string(i) + ".stderr"));
+  }
+  for (int i = 1; i <= replica_runs_; ++i) {
+    ss << "--- replica 2 run " << i << " stdout ---\n"
+       << read_file(log_dir_ / ("server.r2." + std::to_string(i) + ".stdout")) << "--- replica 2 run " << i
+       << " stderr ---\n"
+       << read_file(log_dir_ / ("server.r2." + std::to_string(i) + ".stderr"));
   }
   return ss.str();
 }

@@ -4,9 +4,13 @@
 // SIGKILLs it.
 // With AGENTWORKS_TEST_STORE=postgresql it runs with `--store URL`, a PostgreSQL database of its data directory
 // (testing/test_store.hpp); the logs stay in the data directory's parent as with SQLite.
+// With AGENTWORKS_TEST_STORE=postgresql-replicas it is two servers on that database (the second on DIR-r2, same
+// extra_args, logs server.r2.N.*) behind a round-robin TcpBalancer listening where one server would: url() and
+// port() are the balancer's, kill/stop/start act on both, pid() is the first's.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -16,6 +20,8 @@
 #include "testing/temp_home.hpp"
 
 namespace agentworks::testing {
+
+class TcpBalancer;
 
 struct ServerOptions {
   std::string binary;                    // empty: server_binary()
@@ -39,7 +45,7 @@ class ServerProcess {
   void kill();     // SIGKILL (a crash); the data directory stays
   void stop();     // SIGTERM, then SIGKILL if it does not exit within 10 s
   void restart();  // kill() then start() on the same data directory (a new port)
-  bool running();
+  bool running();  // with replicas: both are
 
   const std::string& url() const { return url_; }  // http://127.0.0.1:PORT (https:// with TLS)
   int port() const { return port_; }
@@ -57,6 +63,12 @@ class ServerProcess {
   std::string log() const;
 
  private:
+  // Starts `child` and learns its URL from the first stdout line written after `skip_bytes` of `out`.
+  std::string start_one(Child& child, const std::vector<std::string>& argv, const std::filesystem::path& out,
+                        const std::filesystem::path& err, std::uintmax_t skip_bytes, int& port);
+  void start_replicas();
+  std::vector<std::string> server_argv(const std::filesystem::path& data_dir, const std::string& listen) const;
+
   ServerOptions options_;
   std::unique_ptr<TempDir> own_dir_;
   std::filesystem::path data_dir_;
@@ -66,6 +78,12 @@ class ServerProcess {
   int runs_ = 0;
   std::string url_;
   int port_ = 0;
+  // postgresql-replicas only: the second server and the balancer in front of both.
+  bool replicas_ = false;
+  std::filesystem::path replica_data_dir_;
+  Child replica_child_;
+  int replica_runs_ = 0;
+  std::unique_ptr<TcpBalancer> balancer_;
 };
 
 // Options for another replica of `primary`'s PostgreSQL store: the same database, a data directory of its own.

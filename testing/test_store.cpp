@@ -145,9 +145,12 @@ TestStoreRegistry& test_store_registry() {
 bool store_is_postgresql() {
   const std::string store = env_value("AGENTWORKS_TEST_STORE");
   if (store.empty() || store == "sqlite") return false;
-  if (store == "postgresql") return true;
-  throw std::invalid_argument("AGENTWORKS_TEST_STORE=" + store + " is not a store: use postgresql, or sqlite / unset");
+  if (store == "postgresql" || store == "postgresql-replicas") return true;
+  throw std::invalid_argument("AGENTWORKS_TEST_STORE=" + store +
+                              " is not a store: use postgresql, postgresql-replicas, or sqlite / unset");
 }
+
+bool store_has_replicas() { return store_is_postgresql() && env_value("AGENTWORKS_TEST_STORE") == "postgresql-replicas"; }
 
 std::string test_store_url(const fs::path& data_dir) { return test_store_registry().url_for(data_dir); }
 

@@ -1,5 +1,5 @@
 // The store the servers under test use. By default SQLite in their data directory; with
-// AGENTWORKS_TEST_STORE=postgresql, a PostgreSQL database per data directory, cloned from the template database
+// AGENTWORKS_TEST_STORE=postgresql (or postgresql-replicas), a PostgreSQL database per data directory, cloned from the template database
 // agentworks_template (the schema `agentworks-server migrate` made) of the cluster whose directory
 // AGENTWORKS_TEST_PG_DIR names (the CTest fixture's: its URL is in DIR/url) or, when that is unset, of a private
 // cluster started in a temp directory on first use and stopped when this process exits.
@@ -12,8 +12,12 @@ namespace agentworks::testing {
 
 inline constexpr char kPgTemplateDatabase[] = "agentworks_template";
 
-// AGENTWORKS_TEST_STORE is postgresql (true), unset or sqlite (false); any other value throws.
+// AGENTWORKS_TEST_STORE is postgresql or postgresql-replicas (true), unset or sqlite (false); any other value
+// throws.
 bool store_is_postgresql();
+// AGENTWORKS_TEST_STORE is postgresql-replicas: every ServerProcess is two servers on one database behind a
+// round-robin balancer (testing/server_process.hpp).
+bool store_has_replicas();
 
 // The `--store` URL for a server on `data_dir`: the same database for every server started on that directory
 // (restarts keep their data), a fresh one from the template the first time. Databases whose directory is gone
