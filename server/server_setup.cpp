@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,7 +15,7 @@
 #include <optional>
 
 #include "agentworks/error.hpp"
-#include "agentworks/random.hpp"
+#include "data_dir_claim.hpp"
 #include "http/listen_policy.hpp"
 #include "http/server.hpp"
 #include "http/tls_context.hpp"
@@ -88,51 +87,6 @@ void write_owner_token(const std::filesystem::path& dir, const std::string& toke
   if (!ok) throw Error(ErrorCode::internal, "cannot write " + path.string());
 }
 
-// One server process per data directory, held for the process's life (the kernel drops it when the process dies,
-// kill -9 included). The directory's replica id outlives the process: a restarted server knows the calls its
-// predecessor ran as its own, and interrupts them at once instead of waiting for their leases to lapse.
-class DataDirClaim {
- public:
-  explicit DataDirClaim(const std::filesystem::path& dir) {
-    const std::filesystem::path lock = dir / "server.lock";
-    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd_ < 0) throw Error(ErrorCode::internal, "cannot open " + lock.string() + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd_);
-      throw Error(ErrorCode::conflict, "another agentworks-server runs on --data " + dir.string() +
-                                           "; stop it, or give this one a data directory of its own");
-    }
-    replica_id_ = read_or_create_replica_id(dir / "replica.id");
-  }
-  ~DataDirClaim() { ::close(fd_); }
-  DataDirClaim(const DataDirClaim&) = delete;
-  DataDirClaim& operator=(const DataDirClaim&) = delete;
-  const std::string& replica_id() const { return replica_id_; }
-
- private:
-  static std::string read_or_create_replica_id(const std::filesystem::path& path) {
-    std::string id;
-    if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW); fd >= 0) {
-      char buf[128];
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      ::close(fd);
-      if (n > 0) id.assign(buf, static_cast<std::size_t>(n));
-      while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-    }
-    if (id.rfind("rep_", 0) == 0) return id;
-    id = new_id("rep");
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    const std::string line = id + "\n";
-    const bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-                    ::fsync(fd) == 0;
-    if (fd >= 0) ::close(fd);
-    if (!ok) throw Error(ErrorCode::internal, "cannot write " + path.string() + ": " + std::strerror(errno));
-    return id;
-  }
-  int fd_ = -1;
-  std::string replica_id_;
-};
-
 // Creates the owner account on the first start and writes its login token to DIR/owner.token.
 void ensure_owner(Store& store, const std::filesystem::path& dir) {
   tighten_owner_token(dir);
@@ -201,15 +155,20 @@ void check_store_url(const std::string& url) {
                                   "leave it out for the embedded SQLite store in --data");
 }
 
-// Opens the store, turning "cannot reach the database" into the retryable unavailable error.
+// "Cannot reach the database" is the retryable unavailable error; anything else is internal.
+[[noreturn]] void throw_store_error(const db::DatabaseError& e) {
+  throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
+              std::string(e.what()) + "; check --store and that the database is running");
+}
+
+// Opens the store (SQLite in dir, or PostgreSQL at url).
 std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::string& url, const Limits& limits,
                                   const std::string& replica_id = "") {
   check_store_url(url);
   try {
     return std::make_unique<Store>(StoreLocation{dir, url, replica_id}, limits);
   } catch (const db::DatabaseError& e) {
-    throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
-                std::string(e.what()) + "; check --store and that the database is running");
+    throw_store_error(e);
   }
 }
 
@@ -287,8 +246,7 @@ std::string migrate(const std::string& data_dir, const std::string& store_url) {
     if (before == kPostgresSchemaVersion) return database->describe() + " is at schema version " + now + " already";
     return database->describe() + ": schema version " + std::to_string(before) + " -> " + now;
   } catch (const db::DatabaseError& e) {
-    throw Error(e.kind() == db::Failure::unavailable ? ErrorCode::unavailable : ErrorCode::internal,
-                std::string(e.what()) + "; check --store and that the database is running");
+    throw_store_error(e);
   }
 }
 
