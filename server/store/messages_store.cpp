@@ -170,25 +170,26 @@ void Store::fill_sent_message(const Connection& caller, const std::optional<Agen
   m.state = "stored";
 }
 
+// The conversation's counters first, queued: PostgreSQL sends them with the INSERT, one round trip for both.
 void Store::store_sent_message(const Conversation& conv, Message& m) {
   {
     Q q(*this,
-        "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
-        " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"
-        " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq");
-    q->bind(1, m.message_id).bind(2, m.account_id).bind(3, m.conversation_id).bind(4, m.inbox_id);
-    q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
-    q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
-    q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at);
-    if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
-    m.seq = q->int64(0);
-    q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end
+        "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
+        " rate_window = ? WHERE conversation_id = ?");
+    q->bind(1, m.created_at).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv));
+    q->bind(4, conv.conversation_id).run_soon();
   }
   Q q(*this,
-      "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
-      " rate_window = ? WHERE conversation_id = ?");
-  q->bind(1, m.created_at).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv));
-  q->bind(4, conv.conversation_id).run();
+      "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
+      " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"
+      " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq");
+  q->bind(1, m.message_id).bind(2, m.account_id).bind(3, m.conversation_id).bind(4, m.inbox_id);
+  q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
+  q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
+  q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at);
+  if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
+  m.seq = q->int64(0);
+  q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end
 }
 
 void Store::record_submission(const Connection& caller, const std::string& submission_id,
@@ -197,7 +198,7 @@ void Store::record_submission(const Connection& caller, const std::string& submi
       "INSERT INTO submissions(account_id, submission_id, fingerprint, message_id, conversation_id, inbox_id,"
       " created_at) VALUES(?,?,?,?,?,?,?)");
   q->bind(1, caller.account_id).bind(2, submission_id).bind(3, fingerprint).bind(4, m.message_id);
-  q->bind(5, m.conversation_id).bind(6, m.inbox_id).bind(7, m.created_at).run();
+  q->bind(5, m.conversation_id).bind(6, m.inbox_id).bind(7, m.created_at).run_soon();
 }
 
 ReadTarget Store::resolve_read(const Connection& caller, const ReadInput& in) {

@@ -46,6 +46,7 @@ void Store::begin_batch() {
   if (in_batch_) return;
   db_->begin_write();
   in_batch_ = true;
+  batch_requests_ = 0;
 }
 
 bool Store::transaction_open() const { return db_->transaction_open(); }
@@ -59,7 +60,7 @@ void Store::commit_batch() {
   }
   if (!in_batch_) return;
   notify_replicas();
-  db_->exec("COMMIT");
+  db_->exec("COMMIT");  // PostgreSQL: one round trip with the last RELEASE and the notices
   in_batch_ = false;
 }
 
@@ -68,7 +69,7 @@ void Store::notify_replicas() {
   if (db_->engine() != db::Engine::postgresql || events_.empty()) return;
   for (const auto& payload : notice_payloads(replica_id_, events_)) {
     Q q(*this, "SELECT pg_notify(?, ?)");
-    q->bind(1, kNoticeChannel).bind(2, payload).run();
+    q->bind(1, kNoticeChannel).bind(2, payload).run_soon();
   }
 }
 
@@ -90,28 +91,32 @@ StoreEvents Store::take_events() {
 void Store::in_request(const std::function<void()>& f) {
   try {
     begin_batch();
-    db_->exec("SAVEPOINT req");
+    db_->exec_soon("SAVEPOINT req");
   } catch (...) {
     rethrow_store_failure();
   }
   request_events_ = StoreEvents{};
   try {
     f();
-    db_->exec("RELEASE req");
+    db_->settle();  // a queued write's failure belongs to this request
+    db_->exec_soon("RELEASE req");
   } catch (...) {
     request_events_ = StoreEvents{};
+    db_->drop_queued_statements();
     if (!transaction_open()) {
       // The engine rolled back the whole batch (SQLite may on SQLITE_FULL / SQLITE_IOERR; PostgreSQL when the
       // connection is lost): every request of this batch
-      // is lost, and the batch must fail instead of committing nothing and answering "stored".
+      // is lost, and the batch must fail instead of committing nothing and answering "stored". (PostgreSQL sends
+      // BEGIN with the first statement, so the batch's first request may be the one that finds the loss.)
       in_batch_ = false;
-      batch_lost_ = true;
+      batch_lost_ = batch_requests_ > 0;
       events_ = StoreEvents{};
     } else {
       db_->exec("ROLLBACK TO req; RELEASE req");
     }
     rethrow_store_failure();
   }
+  ++batch_requests_;
   for (auto& m : request_events_.messages) events_.messages.push_back(std::move(m));
   for (auto& x : request_events_.fenced) events_.fenced.push_back(std::move(x));
   for (auto& x : request_events_.revoked_connections) events_.revoked_connections.push_back(std::move(x));

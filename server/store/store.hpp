@@ -205,6 +205,7 @@ class Store {
   bool transaction_open() const;
   bool in_batch_ = false;
   bool batch_lost_ = false;  // the engine rolled the open batch back under a failed request: its commit must fail
+  int batch_requests_ = 0;   // requests of the open batch that succeeded (and wait for its commit)
   int savepoint_depth_ = 0;
   StoreEvents events_;          // this batch, committed ones
   StoreEvents request_events_;  // current request, merged into events_ when its savepoint is released

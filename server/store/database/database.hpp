@@ -50,6 +50,9 @@ class Statement {
     while (step()) {
     }
   }
+  // Runs a statement whose rows and change count nobody reads. PostgreSQL sends it with the next round trip,
+  // so its failure surfaces there or at Database::settle(); SQLite runs it at once.
+  virtual void run_soon() { run(); }
   // Resets for re-execution and clears bindings.
   virtual void reset() = 0;
 
@@ -75,6 +78,14 @@ class Database {
   virtual std::unique_ptr<Statement> prepare(std::string_view sql) = 0;
   // One or more statements without parameters or results.
   virtual void exec(std::string_view sql) = 0;
+  // One command without parameters or results (SAVEPOINT, RELEASE, COMMIT) that may wait for the next round
+  // trip: PostgreSQL sends it ahead of the next statement that needs an answer; SQLite runs it at once.
+  virtual void exec_soon(std::string_view sql) { exec(sql); }
+  // Sends every statement queued by Statement::run_soon (and the commands before them) and reports their
+  // failure now, so that it is charged to the request that queued them.
+  virtual void settle() {}
+  // Forgets the statements run_soon queued (the request that queued them failed); queued commands stay.
+  virtual void drop_queued_statements() {}
   // Opens the batch's write transaction, serialised with every other writer of the same store (another
   // replica included), so that the rules the store checks by reading rows hold across replicas.
   virtual void begin_write() = 0;

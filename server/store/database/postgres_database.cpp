@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <vector>
@@ -59,6 +60,15 @@ class Result {
 
 class PostgresDatabase;
 
+// One command of a pipeline: a parameterless command (SAVEPOINT, COMMIT...) or a prepared statement's run.
+struct Command {
+  std::string text;  // the SQL (a statement's, for preparing it)
+  std::string name;  // a prepared statement's name; empty for a parameterless command
+  int parameters = 0;
+  std::vector<Oid> types;
+  std::vector<std::optional<std::string>> values;
+};
+
 class PostgresStatement final : public Statement {
  public:
   PostgresStatement(PostgresDatabase& db, std::string_view text, int serial);
@@ -76,6 +86,7 @@ class PostgresStatement final : public Statement {
     return *this;
   }
   bool step() override;
+  void run_soon() override;
   void reset() override {
     result_ = Result();
     executed_ = false;
@@ -103,18 +114,23 @@ class PostgresStatement final : public Statement {
     return values_[static_cast<std::size_t>(index - 1)];
   }
   Oid& type(int index) { return types_[static_cast<std::size_t>(index - 1)]; }
+  Command command() const { return Command{numbered_.text, name_, numbered_.parameters, types_, values_}; }
 
   PostgresDatabase& db_;
   NumberedSql numbered_;
   std::string name_;
   std::vector<std::optional<std::string>> values_;
   std::vector<Oid> types_;  // int8 for integers, unknown (0) otherwise: the server infers from the column
-  int prepared_generation_ = -1;
   Result result_;
   bool executed_ = false;
   int row_ = -1;
 };
 
+// Every statement is a round trip to another process, so commands nobody waits for (BEGIN and the write lock,
+// SAVEPOINT, RELEASE, writes without results) queue up and travel in one libpq pipeline with the next statement
+// whose answer is needed. A failure is reported by that statement, or by settle() at the end of the request
+// that queued it; a queued parameterless command that fails rolls the whole transaction back, so the store
+// treats the batch as lost instead of charging the failure to the wrong request.
 class PostgresDatabase final : public Database {
  public:
   explicit PostgresDatabase(std::string url) : url_(std::move(url)), where_(describe_postgresql_url(url_)) {
@@ -136,15 +152,36 @@ class PostgresDatabase final : public Database {
     return std::make_unique<PostgresStatement>(*this, text, ++serial_);
   }
   void exec(std::string_view text) override {
+    if (!queue_.empty() && text.find(';') == std::string_view::npos) {
+      exec_soon(text);
+      flush();
+      return;
+    }
+    if (!queue_.empty()) flush();  // several commands: a pipeline carries one command per message
     ensure_connected();
     const std::string owned(text);
     Result r(PQexec(conn_, owned.c_str()));
     check(r, "statement failed");
   }
+  void exec_soon(std::string_view text) override {
+    Command c;
+    c.text = std::string(text);
+    queue_.push_back(std::move(c));
+  }
+  void settle() override {
+    if (queued_statements_ > 0) flush();
+  }
+  void drop_queued_statements() override {
+    std::erase_if(queue_, [](const Command& c) { return !c.name.empty(); });
+    queued_statements_ = 0;
+  }
   void begin_write() override {
-    exec("BEGIN; SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")");
+    exec_soon("BEGIN");
+    exec_soon("SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")");
+    begin_queued_ = true;
   }
   bool transaction_open() const override {
+    if (begin_queued_) return true;
     if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) return false;
     const auto s = PQtransactionStatus(conn_);
     return s == PQTRANS_INTRANS || s == PQTRANS_INERROR || s == PQTRANS_ACTIVE;
@@ -152,7 +189,14 @@ class PostgresDatabase final : public Database {
   int changes() const override { return changes_; }
   std::string describe() const override { return where_; }
 
-  // Re-opens a lost connection when no transaction depends on it; statements notice the new generation.
+  void queue(Command c) {
+    queue_.push_back(std::move(c));
+    ++queued_statements_;
+  }
+  // Sends the queue and then `last` (when given) in one pipeline; returns last's result.
+  Result flush(std::optional<Command> last = std::nullopt);
+
+  // Re-opens a lost connection when no transaction depends on it; statements are prepared again on it.
   void ensure_connected() {
     if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) return;
     if (conn_ == nullptr) {
@@ -160,35 +204,136 @@ class PostgresDatabase final : public Database {
     } else {
       PQreset(conn_);
     }
+    prepared_.clear();
     if (PQstatus(conn_) != CONNECTION_OK)
       throw DatabaseError(Failure::unavailable, error_text(conn_, nullptr, "cannot reach " + where_));
-    ++generation_;
     quiet_notices();
   }
   void check(const Result& r, std::string_view context) {
     const auto status = PQresultStatus(r.get());
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
-      const char* n = PQcmdTuples(r.get());
-      changes_ = (n != nullptr && *n != '\0') ? std::atoi(n) : 0;
+      count_changes(r);
       return;
     }
     throw DatabaseError(failure_of(conn_, r.get()), error_text(conn_, r.get(), context));
   }
-  PGconn* conn() const { return conn_; }
-  int generation() const { return generation_; }
 
  private:
   void quiet_notices() {
     // "relation already exists, skipping" and the like are not news for the server's log.
     PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
   }
+  void count_changes(const Result& r) {
+    const char* n = PQcmdTuples(r.get());
+    changes_ = (n != nullptr && *n != '\0') ? std::atoi(n) : 0;
+  }
+  // Queues one command on the connection; false when libpq refused it (the connection is in trouble).
+  bool send(const Command& c, bool& prepares);
+  // The first result of the command being read, draining what follows it (nullptr when none came).
+  Result next_result();
+  // Reads up to the pipeline's sync and leaves pipeline mode; a connection that cannot is dropped (re-opened
+  // by the next statement).
+  void finish_pipeline();
+
   std::string url_;
   std::string where_;
   PGconn* conn_ = nullptr;
-  int generation_ = 0;
+  std::vector<std::string> prepared_;  // statement names prepared on this connection
+  std::vector<Command> queue_;
+  int queued_statements_ = 0;
+  bool begin_queued_ = false;
   int serial_ = 0;
   int changes_ = 0;
 };
+
+bool PostgresDatabase::send(const Command& c, bool& prepares) {
+  if (c.name.empty()) return PQsendQueryParams(conn_, c.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+  prepares = std::find(prepared_.begin(), prepared_.end(), c.name) == prepared_.end();
+  if (prepares && PQsendPrepare(conn_, c.name.c_str(), c.text.c_str(), c.parameters, c.types.data()) != 1)
+    return false;
+  std::vector<const char*> params(c.values.size());
+  for (std::size_t i = 0; i < c.values.size(); ++i) params[i] = c.values[i] ? c.values[i]->c_str() : nullptr;
+  return PQsendQueryPrepared(conn_, c.name.c_str(), c.parameters, params.data(), nullptr, nullptr, 0) == 1;
+}
+
+Result PostgresDatabase::next_result() {
+  Result first(PQgetResult(conn_));
+  if (first.get() == nullptr) return first;
+  while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+  return first;
+}
+
+void PostgresDatabase::finish_pipeline() {
+  if (PQpipelineStatus(conn_) == PQ_PIPELINE_OFF) return;
+  while (PGresult* r = PQgetResult(conn_)) {
+    const bool sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    PQclear(r);
+    if (sync) break;
+  }
+  if (PQexitPipelineMode(conn_) != 1) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+    prepared_.clear();
+  }
+}
+
+Result PostgresDatabase::flush(std::optional<Command> last) {
+  std::vector<Command> commands = std::move(queue_);
+  queue_.clear();
+  queued_statements_ = 0;
+  begin_queued_ = false;
+  if (last) commands.push_back(std::move(*last));
+  if (commands.empty()) return Result();
+  ensure_connected();
+
+  if (PQenterPipelineMode(conn_) != 1)
+    throw DatabaseError(Failure::unavailable, error_text(conn_, nullptr, "cannot start a pipeline"));
+  std::vector<bool> prepares(commands.size(), false);
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    bool p = false;
+    if (!send(commands[i], p)) {
+      const std::string why = error_text(conn_, nullptr, "cannot send a statement");
+      finish_pipeline();
+      throw DatabaseError(Failure::unavailable, why);
+    }
+    prepares[i] = p;
+  }
+  if (PQpipelineSync(conn_) != 1) {
+    const std::string why = error_text(conn_, nullptr, "cannot send a statement");
+    finish_pipeline();
+    throw DatabaseError(Failure::unavailable, why);
+  }
+
+  // One answer per prepare and per command, in order; the first failure is the one to report.
+  Result answer;
+  std::optional<DatabaseError> failure;
+  bool failed_command = false;  // the first failure was a parameterless command's
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    for (int part = prepares[i] ? 0 : 1; part < 2; ++part) {
+      Result r = next_result();
+      const auto status = r.get() != nullptr ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+      const bool ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+      if (ok && part == 0) prepared_.push_back(commands[i].name);
+      if (!ok && !failure && status != PGRES_PIPELINE_ABORTED) {
+        failure.emplace(failure_of(conn_, r.get()),
+                        error_text(conn_, r.get(), part == 0 ? "prepare failed" : "query failed"));
+        failed_command = commands[i].name.empty();
+      }
+      if (part == 1 && i + 1 == commands.size()) answer = std::move(r);
+    }
+  }
+  finish_pipeline();
+  if (!failure && (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK))
+    failure.emplace(Failure::unavailable, "PostgreSQL: the connection to " + where_ + " was lost");
+  if (failure) {
+    // A failed BEGIN, lock, SAVEPOINT or RELEASE leaves no savepoint a request could roll back to.
+    if (failed_command && conn_ != nullptr && PQtransactionStatus(conn_) == PQTRANS_INERROR)
+      Result(PQexec(conn_, "ROLLBACK"));
+    throw *failure;
+  }
+  count_changes(answer);
+  return answer;
+}
 
 PostgresStatement::PostgresStatement(PostgresDatabase& db, std::string_view text, int serial)
     : db_(db), numbered_(number_placeholders(text)), name_("aw" + std::to_string(serial)),
@@ -196,22 +341,15 @@ PostgresStatement::PostgresStatement(PostgresDatabase& db, std::string_view text
 
 bool PostgresStatement::step() {
   if (!executed_) {
-    db_.ensure_connected();
-    if (prepared_generation_ != db_.generation()) {
-      Result p(PQprepare(db_.conn(), name_.c_str(), numbered_.text.c_str(), numbered_.parameters, types_.data()));
-      db_.check(p, "prepare failed");
-      prepared_generation_ = db_.generation();
-    }
-    std::vector<const char*> params(values_.size());
-    for (std::size_t i = 0; i < values_.size(); ++i) params[i] = values_[i] ? values_[i]->c_str() : nullptr;
-    result_ = Result(PQexecPrepared(db_.conn(), name_.c_str(), numbered_.parameters, params.data(), nullptr, nullptr, 0));
-    db_.check(result_, "query failed");
+    result_ = db_.flush(command());
     executed_ = true;
     row_ = -1;
   }
   ++row_;
   return row_ < PQntuples(result_.get());
 }
+
+void PostgresStatement::run_soon() { db_.queue(command()); }
 
 }  // namespace
 
