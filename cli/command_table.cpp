@@ -48,6 +48,8 @@ std::unique_ptr<Command> make_attach();
 std::unique_ptr<Command> make_detach();
 std::unique_ptr<Command> make_claude();
 std::unique_ptr<Command> make_native();
+std::unique_ptr<Command> make_completion();
+std::unique_ptr<Command> make_manual();
 
 namespace {
 
@@ -114,6 +116,9 @@ constexpr std::array kCommands = {
     CommandEntry{"native", "Turn native push into attached chats on or off (on, off, status)", make_native},
     CommandEntry{"claude", "Start Claude Code with the agentworks channel enabled (ARGS pass through; --dry-run)",
                  make_claude},
+    CommandEntry{"completion", "Print the bash or zsh completion script (generated from this table)", make_completion},
+    CommandEntry{"manual", "Print the agentworks(1) manual page in roff (`agentworks manual | man -l -`)",
+                 make_manual},
 };
 
 constexpr std::array kGroups = {
