@@ -52,8 +52,9 @@ class BridgeNativeTest : public BridgeTest {
   }
 
   // A fake provider process; its key is what the hook would report.
-  json start_provider(const std::vector<std::string>& args, const std::string& tag) {
-    std::vector<std::string> argv = {AGENTWORKS_FAKE_PROVIDER_BIN};
+  json start_provider(const std::vector<std::string>& args, const std::string& tag,
+                      const std::string& executable = AGENTWORKS_FAKE_PROVIDER_BIN) {
+    std::vector<std::string> argv = {executable};
     argv.insert(argv.end(), args.begin(), args.end());
     providers_.push_back(Child::start(argv, home_.env(), home_.path(tag + ".out"), home_.path(tag + ".err")));
     const pid_t pid = providers_.back().pid();
@@ -64,7 +65,11 @@ class BridgeNativeTest : public BridgeTest {
   json start_codex(const std::string& tag = "codex") {
     codex_home_ = home_.path(tag + "-home");
     fs::create_directories(codex_home_);
-    return start_provider({"serve"}, tag);
+    // Named `codex`, as the bridge requires of a process it runs (a copy: /proc/PID/exe resolves links).
+    const fs::path exe = home_.path(tag + "-bin") / "codex";
+    fs::create_directories(exe.parent_path());
+    fs::copy_file(AGENTWORKS_FAKE_PROVIDER_BIN, exe, fs::copy_options::overwrite_existing);
+    return start_provider({"serve"}, tag, exe.string());
   }
   // A fake Claude session whose registration names `session` (or `registered_session` when it differs).
   json start_claude(const std::string& session, const std::string& version = "2.1.332",

@@ -63,6 +63,14 @@ TEST(CodexTui, TwoTuisOnOneDaemonAreNeverGuessed_RN1_RN3) {
       << c.reason;
 }
 
+// The bridge runs the provider's executable (`--version`, `queue`): a process that is not Codex — a wrapper
+// or a test runner that ran the hook — is never run, and the route stays on the Stop hook.
+TEST(CodexTui, AProviderThatIsNotCodexIsNeverRun_RN3) {
+  const auto choice = choose_codex_tui(proc(201, "/usr/bin/python3", {"run-agent.py"}), {});
+  EXPECT_FALSE(choice.tui.has_value());
+  EXPECT_NE(choice.reason.find("python3, not a Codex executable"), std::string::npos) << choice.reason;
+}
+
 TEST(CodexTui, NoTuiMeansNoQueue_RN3) {
   const auto c = choose_codex_tui(daemon(), {daemon(), proc(300, kNpmExe, {}, std::nullopt)});
   EXPECT_FALSE(c.tui);

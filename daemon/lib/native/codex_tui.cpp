@@ -67,6 +67,12 @@ bool is_daemon_tui(const CodexProcess& p) {
 
 TuiChoice choose_codex_tui(const CodexProcess& provider, const std::vector<CodexProcess>& running) {
   // `--no-daemon`: the TUI runs the hooks itself.
+  // Only a Codex executable is probed and queued through: the bridge runs the provider's executable, and any
+  // other program (a wrapper, a test runner) given `--version` could do anything.
+  if (!named_codex(provider.exe)) {
+    return {std::nullopt, "the process that runs this chat's hooks is " + fs::path(provider.exe).filename().string() +
+                              ", not a Codex executable, so the bridge does not run it to queue messages"};
+  }
   if (!runs_app_server(provider)) return {process::ProcessKey{provider.pid, provider.start}, {}};
   std::vector<const CodexProcess*> found;
   for (const auto& p : running) {
