@@ -14,6 +14,7 @@ packages=(
   libfiu-dev fiu-utils      # the fault tests inject failing fdatasync/pwrite with libfiu's preload (tests/fault)
   libpq-dev      # the server's PostgreSQL store and the test harness's cluster control (testing/pg_admin.cpp)
   postgresql-15  # initdb, pg_ctl and postgres for the pg.* integration tests (tests/integration/README.md)
+  dpkg-dev file lintian groff-base systemd  # the .deb and its checks: dpkg-shlibdeps, lintian, man pages, units
 )
 
 missing=()

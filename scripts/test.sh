@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds and runs every test. Usage: scripts/test.sh [PRESET...]   (default: default asan)
+# Builds and runs every test. Usage: scripts/test.sh [PRESET...]   (default: default asan release)
 #   default: every test (unit, integration, fault, e2e with the real Claude Code and Codex CLIs)
 #   asan:    the same build under AddressSanitizer + UndefinedBehaviorSanitizer, without the e2e tests (they
 #            exercise the agent CLIs more than our code, and run once in the default preset)
+#   release: the Debian package (CPack), checked by packaging/check-package.sh: every file, the programs running
+#            from an empty root, man pages, completions, the systemd user units, lintian
 # Prints each phase's duration at the end. The whole run stays under 60 minutes on a 2-core machine
 # (docs/architecture.md, "CI budget").
 set -euo pipefail
@@ -52,13 +54,19 @@ phase "install packages" "$here/packaging/install-deps.sh"
 phase "install agent CLIs (npm)" install_agent_clis
 export AGENTWORKS_E2E_REQUIRED=1
 
+package() {
+  cmake --build --preset release --target package
+  packaging/check-package.sh "$(ls build/release/agentworks_*.deb | tail -1)"
+}
+
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(default asan)
+[ ${#presets[@]} -gt 0 ] || presets=(default asan release)
 for preset in "${presets[@]}"; do
   phase "$preset: build" build "$preset"
   case "$preset" in
-    asan) phase "$preset: tests (unit, integration, fault)" ctest --preset "$preset" -LE e2e ;;
-    *)    phase "$preset: tests (all)" ctest --preset "$preset" ;;
+    asan)    phase "$preset: tests (unit, integration, fault)" ctest --preset "$preset" -LE e2e ;;
+    release) phase "$preset: Debian package and its checks" package ;;
+    *)       phase "$preset: tests (all)" ctest --preset "$preset" ;;
   esac
 done
 if [ -x fuzz/smoke.sh ]; then
