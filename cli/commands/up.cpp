@@ -1,9 +1,15 @@
-// agentworks up [--port N]: the embedded default. Starts agentworks-server on loopback as a daemon
-// (or finds it running), waits until it answers, and logs this CLI in with the owner token.
+// agentworks up [--port N]: the embedded default. Starts agentworks-server on loopback (or finds it running),
+// waits until it answers, logs this CLI in with the owner token, and starts the bridge. Through the systemd user
+// units when systemd --user runs and has them (embedded/user_units.hpp), else as plain processes.
+#include <chrono>
 #include <ctime>
+#include <filesystem>
+#include <optional>
+#include <thread>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "agentworks/bridge_client.hpp"
 #include "agentworks/config.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
@@ -14,6 +20,7 @@
 #include "embedded/process.hpp"
 #include "embedded/server_record.hpp"
 #include "embedded/server_spawn.hpp"
+#include "embedded/user_units.hpp"
 #include "output.hpp"
 #include "session.hpp"
 
@@ -34,6 +41,107 @@ std::string read_owner_token() {
   return token;
 }
 
+int port_in(const std::string& url) {
+  auto colon = url.rfind(':');
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::stoi(url.substr(colon + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Whether the server unit fits this `up`: installed, on loopback with a fixed port, on our data directory.
+struct ServerUnitPlan {
+  bool usable = false;
+  std::string why_not;
+  int port = 0;
+};
+
+ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional<int> port) {
+  const UnitState state = user_unit_state(kServerUnit);
+  if (!state.usable) return {false, state.why_not, 0};
+  const auto argv = user_unit_command(kServerUnit);
+  const std::string listen = option_value(argv, "--listen");
+  const std::string unit_data = option_value(argv, "--data");
+  int unit_port = 0;
+  if (listen.rfind("127.0.0.1:", 0) == 0) {
+    try {
+      unit_port = std::stoi(listen.substr(10));
+    } catch (const std::exception&) {
+      unit_port = 0;
+    }
+  }
+  const std::string unit = kServerUnit;
+  if (unit_port <= 0) return {false, unit + " does not listen on a fixed 127.0.0.1 port (--listen " + listen + ")", 0};
+  if (port && *port != unit_port)
+    return {false, "--port " + std::to_string(*port) + " differs from " + unit + "'s " + listen, 0};
+  std::error_code ec;
+  const auto canonical = [&ec](const std::filesystem::path& p) { return std::filesystem::weakly_canonical(p, ec); };
+  if (unit_data.empty() || canonical(unit_data) != canonical(data))
+    return {false, unit + " keeps its data in " + unit_data + ", not in " + data.string(), 0};
+  return {true, "", unit_port};
+}
+
+// Starts (or finds started) the server unit and records its main process like a spawned server.
+ServerRecord start_server_unit(const ServerUnitPlan& plan, bool& already_running) {
+  const pid_t before = user_unit_main_pid(kServerUnit);
+  already_running = before > 0 && process_alive(before);
+  start_user_unit(kServerUnit);
+  const std::string url = "http://127.0.0.1:" + std::to_string(plan.port);
+  if (!wait_healthy(url, kStartTimeout)) {
+    throw Error(ErrorCode::internal, std::string(kServerUnit) + " started but nothing answers /v1/health at " + url +
+                                         "; see `journalctl --user -u " + kServerUnit + "`");
+  }
+  const pid_t pid = user_unit_main_pid(kServerUnit);
+  if (pid <= 0 || !is_agentworks_server(pid)) {
+    throw Error(ErrorCode::internal, std::string("systemd names no agentworks-server as the main process of ") +
+                                         kServerUnit + "; see `systemctl --user status " + kServerUnit + "`");
+  }
+  ServerRecord record{pid, url, plan.port, static_cast<std::int64_t>(std::time(nullptr))};
+  write_server_record(record);
+  return record;
+}
+
+// The plain-process path: a free port, the server spawned as a daemon, its record written once it answers.
+ServerRecord spawn_server_process(const std::filesystem::path& data, int port) {
+  if (!loopback_port_free(port)) {
+    throw Error(ErrorCode::conflict, "port " + std::to_string(port) +
+                                         " on 127.0.0.1 is already in use by another program; choose another "
+                                         "with `agentworks up --port N` (0 picks a free port)");
+  }
+  SpawnedServer spawned = spawn_server(find_server_binary(), data, port, server_log_path(), kStartTimeout);
+  ServerRecord record{spawned.pid, spawned.url, port_in(spawned.url), static_cast<std::int64_t>(std::time(nullptr))};
+  write_server_record(record);
+  if (!wait_healthy(record.url, kStartTimeout)) {
+    throw Error(ErrorCode::internal, "the embedded server started at " + record.url +
+                                         " but does not answer /v1/health; see " + server_log_path().string());
+  }
+  return record;
+}
+
+// A bridge that answers already (a unit's or a plain process) is kept; otherwise the unit is started and waited for.
+BridgeStart start_bridge_unit() {
+  BridgeStart result;
+  if (const auto ping = bridge_client::ping(std::chrono::seconds(2))) {
+    result.already_running = true;
+    result.pid = ping->value("pid", 0);
+    return result;
+  }
+  start_user_unit(kBridgeUnit);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (const auto ping = bridge_client::ping(std::chrono::seconds(2))) {
+      result.pid = ping->value("pid", 0);
+      return result;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw Error(ErrorCode::internal, std::string(kBridgeUnit) + " started but the bridge does not answer on " +
+                                       bridge_client::socket_path().string() + "; see `journalctl --user -u " +
+                                       kBridgeUnit + "`");
+}
+
 class Up final : public Command {
  public:
   void define(Options& options) override {
@@ -41,13 +149,16 @@ class Up final : public Command {
   }
 
   json run(const Context& ctx) override {
-    if (port_ < 0 || port_ > 65535) throw Error(ErrorCode::bad_request, "--port must be 0-65535");
+    if (port_ && (*port_ < 0 || *port_ > 65535)) throw Error(ErrorCode::bad_request, "--port must be 0-65535");
+    const int port = port_.value_or(kDefaultPort);
     const auto data = paths::server_data_dir();
     make_private_dirs(data);
     FileLock lock(data / "up.lock");  // two concurrent `up`s start one server
 
     bool already_running = false;
     ServerRecord record;
+    std::string server_supervisor = "process";
+    std::string server_unit_note;
     if (auto existing = read_server_record(); existing && process_alive(existing->pid) &&
                                               is_agentworks_server(existing->pid)) {
       if (!wait_healthy(existing->url, std::chrono::seconds(5))) {
@@ -59,17 +170,13 @@ class Up final : public Command {
       already_running = true;
     } else {
       remove_server_record();  // stale: the process is gone
-      if (!loopback_port_free(port_)) {
-        throw Error(ErrorCode::conflict, "port " + std::to_string(port_) +
-                                             " on 127.0.0.1 is already in use by another program; choose another "
-                                             "with `agentworks up --port N` (0 picks a free port)");
-      }
-      SpawnedServer spawned = spawn_server(find_server_binary(), data, port_, server_log_path(), kStartTimeout);
-      record = ServerRecord{spawned.pid, spawned.url, port_from(spawned.url), static_cast<std::int64_t>(std::time(nullptr))};
-      write_server_record(record);
-      if (!wait_healthy(record.url, kStartTimeout)) {
-        throw Error(ErrorCode::internal, "the embedded server started at " + record.url +
-                                             " but does not answer /v1/health; see " + server_log_path().string());
+      const ServerUnitPlan plan = plan_server_unit(data, port_);
+      server_unit_note = plan.why_not;
+      if (plan.usable) {
+        record = start_server_unit(plan, already_running);
+        server_supervisor = "systemd";
+      } else {
+        record = spawn_server_process(data, port);
       }
     }
 
@@ -84,40 +191,37 @@ class Up final : public Command {
     save_config(ctx.config_path, config);
 
     // The bridge reads this login when a chat attaches, so it starts after the login is saved (idempotent).
-    const BridgeStart bridge = start_bridge();
+    const UnitState bridge_unit = user_unit_state(kBridgeUnit);
+    const BridgeStart bridge = bridge_unit.usable ? start_bridge_unit() : start_bridge();
 
     json result = public_login_json(config);
     result["pid"] = record.pid;
     result["already_running"] = already_running;
     result["log"] = server_log_path().string();
-    result["bridge"] = {{"pid", bridge.pid}, {"already_running", bridge.already_running}};
+    result["supervisor"] = server_supervisor;
+    if (server_supervisor == "process" && !server_unit_note.empty()) result["systemd_unit_unused"] = server_unit_note;
+    result["bridge"] = {{"pid", bridge.pid}, {"already_running", bridge.already_running},
+                        {"supervisor", bridge_unit.usable ? "systemd" : "process"}};
     return result;
   }
 
   void print(const json& r) const override {
     std::cout << (r.value("already_running", false) ? "agentworks server already running at "
                                                      : "agentworks server started at ")
-              << text_or(r, "server_url") << " (pid " << r.value("pid", 0) << ")\n"
+              << text_or(r, "server_url") << " (pid " << r.value("pid", 0)
+              << (r.value("supervisor", "") == "systemd" ? std::string(", systemd unit ") + kServerUnit : "") << ")\n"
               << "logged in as account " << text_or(r, "account_name") << " (connection "
               << text_or(r, "connection_id") << ")\n";
     const json& bridge = r["bridge"];
     std::cout << (bridge.value("already_running", false) ? "agentworks bridge already running (pid "
                                                           : "agentworks bridge started (pid ")
-              << bridge.value("pid", 0) << ")\n";
+              << bridge.value("pid", 0)
+              << (bridge.value("supervisor", "") == "systemd" ? std::string(", systemd unit ") + kBridgeUnit : "")
+              << ")\n";
   }
 
  private:
-  static int port_from(const std::string& url) {
-    auto colon = url.rfind(':');
-    if (colon == std::string::npos) return 0;
-    try {
-      return std::stoi(url.substr(colon + 1));
-    } catch (const std::exception&) {
-      return 0;
-    }
-  }
-
-  int port_ = kDefaultPort;
+  std::optional<int> port_;
 };
 
 }  // namespace

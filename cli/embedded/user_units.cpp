@@ -1,0 +1,145 @@
+#include "embedded/user_units.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "agentworks/error.hpp"
+
+namespace agentworks::cli {
+namespace {
+
+struct SystemctlRun {
+  bool started = false;
+  bool timed_out = false;
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+std::string read_from_start(int fd) {
+  std::string out;
+  ::lseek(fd, 0, SEEK_SET);
+  char buf[4096];
+  for (ssize_t n = ::read(fd, buf, sizeof buf); n > 0; n = ::read(fd, buf, sizeof buf))
+    out.append(buf, static_cast<std::size_t>(n));
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// `systemctl --user ARGS...` from PATH, its output in an unlinked temp file (a child it leaves behind cannot
+// hold a pipe open), killed after `timeout`.
+SystemctlRun systemctl(const std::vector<std::string>& args, std::chrono::seconds timeout) {
+  std::vector<std::string> words = {"systemctl", "--user"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  char tmpl[] = "/tmp/agentworks-systemctl-XXXXXX";
+  const int out_fd = ::mkostemp(tmpl, O_CLOEXEC);
+  if (out_fd < 0) throw Error(ErrorCode::internal, std::string("cannot create a temp file: ") + std::strerror(errno));
+  ::unlink(tmpl);
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  SystemctlRun run;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(out_fd);
+    if (null_fd >= 0) ::close(null_fd);
+    return run;
+  }
+  if (pid == 0) {
+    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+    ::dup2(out_fd, STDOUT_FILENO);
+    ::dup2(out_fd, STDERR_FILENO);
+    ::close_range(3, ~0U, 0);
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (null_fd >= 0) ::close(null_fd);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (done != pid) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    run.timed_out = true;
+  }
+  run.output = read_from_start(out_fd);
+  ::close(out_fd);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  run.started = run.exit_code != 127;
+  return run;
+}
+
+}  // namespace
+
+UnitState user_unit_state(const std::string& unit) {
+  const SystemctlRun r = systemctl({"show", "--property=LoadState", "--value", unit}, std::chrono::seconds(5));
+  if (!r.started) return {false, "systemctl is not on PATH"};
+  if (r.timed_out) return {false, "systemctl --user did not answer within 5 s"};
+  if (r.exit_code != 0) return {false, "systemd --user does not run here (" + r.output + ")"};
+  if (r.output != "loaded") return {false, unit + " is not installed (LoadState " + r.output + ")"};
+  return {true, ""};
+}
+
+void start_user_unit(const std::string& unit) {
+  const SystemctlRun r = systemctl({"start", unit}, std::chrono::seconds(30));
+  if (r.exit_code != 0 || r.timed_out) {
+    throw Error(ErrorCode::internal, "systemctl --user start " + unit + " failed" +
+                                         (r.timed_out ? std::string(" (no answer in 30 s)") : ": " + r.output) +
+                                         "; see `journalctl --user -u " + unit + "`");
+  }
+}
+
+pid_t user_unit_main_pid(const std::string& unit) {
+  const SystemctlRun r = systemctl({"show", "--property=MainPID", "--value", unit}, std::chrono::seconds(5));
+  if (r.exit_code != 0) return 0;
+  try {
+    return static_cast<pid_t>(std::stol(r.output));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::vector<std::string> user_unit_command(const std::string& unit) {
+  // "{ path=/usr/bin/agentworks-server ; argv[]=/usr/bin/agentworks-server --listen ... ; ignore_errors=no ; ... }"
+  const SystemctlRun r = systemctl({"show", "--property=ExecStart", "--value", unit}, std::chrono::seconds(5));
+  std::vector<std::string> argv;
+  if (r.exit_code != 0) return argv;
+  const auto start = r.output.find("argv[]=");
+  if (start == std::string::npos) return argv;
+  const auto end = r.output.find(" ;", start);
+  const std::string line = r.output.substr(start + 7, end == std::string::npos ? std::string::npos : end - start - 7);
+  const char* home = std::getenv("HOME");
+  std::string word;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i == line.size() || line[i] == ' ') {
+      if (!word.empty()) argv.push_back(std::move(word));
+      word.clear();
+    } else if (line.compare(i, 2, "%h") == 0 && home != nullptr) {
+      word += home;
+      ++i;
+    } else {
+      word += line[i];
+    }
+  }
+  return argv;
+}
+
+std::string option_value(const std::vector<std::string>& argv, const std::string& option) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == option) return argv[i + 1];
+  }
+  return "";
+}
+
+}  // namespace agentworks::cli

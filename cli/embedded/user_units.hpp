@@ -1,0 +1,37 @@
+// The systemd user units of an installed package (agentworks-server.service, agentworks-bridge.service):
+// `agentworks up` starts the embedded default through them when systemd --user runs and has them, so the
+// processes are supervised and come back after a reboot; otherwise (containers, a source build) it starts
+// plain processes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace agentworks::cli {
+
+inline constexpr char kServerUnit[] = "agentworks-server.service";
+inline constexpr char kBridgeUnit[] = "agentworks-bridge.service";
+
+struct UnitState {
+  bool usable = false;  // systemd --user answers and the unit file is installed
+  std::string why_not;  // for --json and status: "systemctl is not on PATH", "not installed", ...
+};
+
+// Asks `systemctl --user` about `unit` (bounded: a hung bus is answered as not usable).
+UnitState user_unit_state(const std::string& unit);
+
+// `systemctl --user start UNIT`; Error(internal) with systemctl's words when it fails.
+void start_user_unit(const std::string& unit);
+
+// The unit's main process, 0 when it has none.
+pid_t user_unit_main_pid(const std::string& unit);
+
+// The argv of the unit's ExecStart (specifier %h expanded with $HOME), empty when systemctl shows none.
+std::vector<std::string> user_unit_command(const std::string& unit);
+
+// The value after `option` in argv ("--listen" -> "127.0.0.1:7787"), empty when absent.
+std::string option_value(const std::vector<std::string>& argv, const std::string& option);
+
+}  // namespace agentworks::cli
