@@ -2,7 +2,7 @@
 # delivery_text_fuzz needs inputs longer than the delivery budget (up to 12,000 units) to reach truncation.
 # shellcheck disable=SC2034
 fuzz_targets=(sse_parser_fuzz line_reader_fuzz request_fields_fuzz hook_input_fuzz prompt_command_fuzz
-              http_body_fuzz delivery_text_fuzz)
+              http_body_fuzz delivery_text_fuzz status_page_request_fuzz)
 fuzz_max_len() { case "$1" in delivery_text_fuzz) echo 40000 ;; *) echo 4096 ;; esac; }
 
 # Configures and builds the fuzz configuration in $1 (clang, libFuzzer, ASan, UBSan, warnings as errors).

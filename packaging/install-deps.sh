@@ -15,6 +15,7 @@ packages=(
   libpq-dev      # the server's PostgreSQL store and the test harness's cluster control (testing/pg_admin.cpp)
   postgresql-15  # initdb, pg_ctl and postgres for the pg.* integration tests (tests/integration/README.md)
   dpkg-dev file lintian groff-base systemd  # the .deb and its checks: dpkg-shlibdeps, lintian, man pages, units
+  chromium  # the status page tests load `agentworks ui` in headless Chromium (tests/browser)
 )
 
 missing=()

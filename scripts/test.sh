@@ -33,6 +33,8 @@ install_agent_clis() {
   (cd tests/e2e && npm ci --no-audit --no-fund)
   # The real MCP client (@modelcontextprotocol/sdk, pinned in tests/mcp/package-lock.json) for mcp_test.cpp.
   (cd tests/mcp && npm ci --no-audit --no-fund)
+  # The DevTools client (ws, pinned in tests/browser/package-lock.json) that drives Chromium for the status page.
+  (cd tests/browser && npm ci --no-audit --no-fund)
   if ! tests/e2e/node_modules/.bin/claude --version >/dev/null 2>&1; then
     (cd tests/e2e/node_modules/@anthropic-ai/claude-code && node install.cjs)
   fi
@@ -51,7 +53,7 @@ build() {  # build PRESET
 }
 
 phase "install packages" "$here/packaging/install-deps.sh"
-phase "install agent CLIs (npm)" install_agent_clis
+phase "install agent CLIs and test clients (npm)" install_agent_clis
 export AGENTWORKS_E2E_REQUIRED=1
 
 package() {

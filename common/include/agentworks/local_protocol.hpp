@@ -27,6 +27,7 @@ inline constexpr std::string_view channel_take = "channel_take";
 inline constexpr std::string_view peers = "peers";
 inline constexpr std::string_view deliver = "deliver";
 inline constexpr std::string_view command = "command";
+inline constexpr std::string_view activity = "activity";
 inline constexpr std::string_view cleanup = "cleanup";
 inline constexpr std::string_view shutdown = "shutdown";
 }  // namespace op

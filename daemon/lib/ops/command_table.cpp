@@ -76,6 +76,9 @@ const std::vector<Command>& commands() {
        "without name proposes a unique name, confirm:true attaches under it, take:true takes the name from another "
        "connected chat (native, native_remote, provider_home: as for attach); every success has `text` for the "
        "person."},
+      {op::activity, op_activity, registers_process,
+       "{limit? (1-200, default 30)}: the newest journaled messages (delivery state and times, no text) and outbox "
+       "items (kind, target, outcome); {message_id}: that one message, with its cached body while still pending."},
       {op::cleanup, op_cleanup, registers_process,
        "Reclaims processed metadata and offered metadata older than 7 days. Pending bodies and the watermark stay."},
       {op::shutdown, op_shutdown, registers_process, "Stops the bridge cleanly (agentworks daemon stop)."},

@@ -15,6 +15,7 @@ void op_ping(Bridge& bridge, const nlohmann::json& req, const Reply& reply, cons
 void op_help(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_status(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_lookup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_activity(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_cleanup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_shutdown(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_attach(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);

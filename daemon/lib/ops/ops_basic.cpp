@@ -37,6 +37,12 @@ void op_help(Bridge&, const json&, const Reply& reply, const AttachmentRow*) {
 
 namespace {
 
+// The folder the chat was attached from (a typed attach records it), null when not known.
+json project_of(Bridge& bridge, const AttachmentRow& row) {
+  auto cwd = bridge.journal().attachment_cwd(row.attachment_id);
+  return cwd.empty() ? json(nullptr) : json(std::move(cwd));
+}
+
 json status_answer(Bridge& bridge, json list) {
   return {{"pid", ::getpid()},
           {"version", bridge.options().version},
@@ -98,6 +104,7 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"session_id", row.session_id},
                     {"attachment_id", row.attachment_id},
                     {"purpose", row.purpose},
+                    {"project", project_of(bridge, row)},
                     {"server_url", row.server_url},
                     {"state", std::string(to_string(row.state))},
                     {"stream", bridge.stream_state(row.attachment_id)},
@@ -105,6 +112,8 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"pending_source", "bridge"},
                     {"offered_not_admitted", counts.offered_not_admitted},
                     {"withheld", counts.withheld},
+                    {"admitted", counts.admitted},
+                    {"processed", counts.processed},
                     {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
     add_held_and_lost(bridge, row, counts, list.back());
     if (const auto loss = bridge.journal().name_loss(row.attachment_id)) {  // issue 13.3: who took the name

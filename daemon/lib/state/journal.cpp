@@ -492,6 +492,8 @@ AttachmentCounts Journal::counts(const std::string& attachment_id) {
       c.possibly_lost = s.int64(2);
     }
     if (state == MessageState::withheld) c.withheld = n;
+    if (state == MessageState::admitted) c.admitted = n;
+    if (state == MessageState::processed) c.processed = n;
   }
   return c;
 }

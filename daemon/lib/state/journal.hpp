@@ -78,6 +78,8 @@ struct AttachmentCounts {
   std::int64_t pending = 0;
   std::int64_t offered_not_admitted = 0;
   std::int64_t withheld = 0;
+  std::int64_t admitted = 0;   // acknowledged rows still journaled (cleanup and the quota reclaim them)
+  std::int64_t processed = 0;
   std::int64_t total = 0;
   std::int64_t possibly_lost = 0;  // offered, not acknowledged, and not known to have arrived (issue 12.7)
 };
@@ -110,6 +112,33 @@ struct OutboxItem {
   std::string path;    // server path, e.g. /v1/messages
   std::string body;    // JSON text, submission_id already inside where the route takes one
   std::int64_t attempts = 0;
+};
+
+// One journaled message as the local status page lists it (no body: bodies are shown only when asked for).
+struct DeliveryEntry {
+  std::string message_id;
+  std::string attachment_id;
+  std::int64_t seq = 0;
+  MessageState state = MessageState::received;
+  std::string reason;  // why withheld, "" otherwise
+  std::int64_t received_at = 0;
+  std::optional<std::int64_t> offered_at, admitted_at, processed_at;
+  bool body_cached = false;  // still pending (or withheld): the body is in the journal
+};
+
+// One outbox item as the status page lists it: where it goes, never what it says.
+struct OutboxEntry {
+  std::int64_t seq = 0;
+  std::string submission_id;
+  std::string attachment_id;
+  std::string kind;
+  std::string path;
+  std::string body;  // the request JSON; the op extracts its target, the page never sees the text
+  OutboxState state = OutboxState::queued;
+  std::int64_t attempts = 0;
+  std::string last_error;
+  std::int64_t created_at = 0;
+  std::optional<std::int64_t> done_at;
 };
 
 class Journal {
@@ -194,6 +223,13 @@ class Journal {
   void outbox_attempted(std::int64_t seq, const std::string& error);
   void outbox_finish(std::int64_t seq, OutboxState state, const std::string& result, std::int64_t now);
   std::optional<OutboxState> outbox_state(std::int64_t seq);
+
+  // The newest messages and outbox items first, for the `activity` op (journal_activity.cpp).
+  std::vector<DeliveryEntry> recent_deliveries(int limit);
+  std::vector<OutboxEntry> recent_outbox(int limit);
+  std::optional<DeliveryEntry> delivery(const std::string& message_id);
+  // The cached Message JSON of a message still pending or withheld; nullopt once offered (the body is cleared).
+  std::optional<std::string> cached_body(const std::string& message_id);
 
   std::string integrity_check() { return db_.integrity_check(); }
   sql::Db& db() { return db_; }

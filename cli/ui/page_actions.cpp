@@ -1,0 +1,83 @@
+#include "ui/page_actions.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "agentworks/bridge_client.hpp"
+#include "agentworks/config.hpp"
+#include "agentworks/error.hpp"
+#include "agentworks/server_client.hpp"
+#include "session.hpp"
+
+namespace agentworks::cli::ui {
+using nlohmann::json;
+namespace {
+
+std::string string_field(const json& request, const char* name, std::size_t max) {
+  const auto it = request.find(name);
+  if (it == request.end() || !it->is_string() || it->get<std::string>().empty() ||
+      it->get<std::string>().size() > max) {
+    throw Error(ErrorCode::bad_request, std::string("field '") + name + "' must be a non-empty string");
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::string PageActions::state() const {
+  json state;
+  try {
+    json status = bridge_client::call({{"op", "status"}}, std::chrono::seconds(2));
+    json activity = bridge_client::call({{"op", "activity"}, {"limit", 30}}, std::chrono::seconds(2));
+    state["bridge"] = {{"running", true}, {"pid", status.value("pid", 0)}, {"version", status.value("version", "")}};
+    state["attachments"] = status.value("attachments", json::array());
+    state["outbox_queued"] = status.value("outbox_queued", 0);
+    state["deliveries"] = activity.value("deliveries", json::array());
+    state["outbox"] = activity.value("outbox", json::array());
+  } catch (const std::exception& e) {
+    state = {{"bridge", {{"running", false}, {"problem", e.what()}}},
+             {"attachments", json::array()},
+             {"outbox_queued", nullptr},
+             {"deliveries", json::array()},
+             {"outbox", json::array()}};
+  }
+  return state.dump();
+}
+
+json PageActions::detach(const json& request) const {
+  // A detach deletes the server attachment and revokes the child connection: give the server time to answer.
+  return bridge_client::call({{"op", "detach"},
+                              {"provider", string_field(request, "provider", 32)},
+                              {"session_id", string_field(request, "session_id", 200)}},
+                             std::chrono::seconds(20));
+}
+
+json PageActions::cleanup() const { return bridge_client::call({{"op", "cleanup"}}, std::chrono::seconds(10)); }
+
+json PageActions::reveal(const json& request) const {
+  const std::string message_id = string_field(request, "message_id", 200);
+  const json found = bridge_client::call({{"op", "activity"}, {"message_id", message_id}}, std::chrono::seconds(5));
+  const json& entry = found.at("message");
+  if (entry.contains("message") && entry.at("message").is_object()) {
+    return {{"source", "bridge"}, {"message", entry.at("message")}};
+  }
+  if (!entry.contains("agent_name") || !entry.at("agent_name").is_string()) {
+    throw Error(ErrorCode::not_found, "message " + message_id + " belongs to no attachment of this bridge any more");
+  }
+  // Offered: the bridge cleared its copy. The mailbox holds it at its sequence number; the person's login reads
+  // exactly that one message (reads are non-destructive).
+  Context ctx;
+  ctx.config_path = config_path_;
+  const Config login = require_login(ctx);
+  const auto seq = entry.value("seq", std::int64_t{0});
+  const std::string path = "/v1/messages?agent_name=" + entry.at("agent_name").get<std::string>() +
+                           "&after=m" + std::to_string(seq > 0 ? seq - 1 : 0) + "&limit=1";
+  const json page = client_for(login).get(path);
+  for (const auto& m : page.value("messages", json::array())) {
+    if (m.value("message_id", "") == message_id) return {{"source", "server"}, {"message", m}};
+  }
+  throw Error(ErrorCode::not_found, "the server no longer holds message " + message_id);
+}
+
+}  // namespace agentworks::cli::ui

@@ -1,0 +1,128 @@
+// The local status page (`agentworks ui`, issue 19) in a real browser: Debian's headless Chromium driven over the
+// DevTools protocol (tests/browser/cdp_driver.mjs) against real server, bridge and CLI processes in a temp HOME.
+// The page's attachments table matches `status --agents --json`, a sent message changes the row's counts without
+// a reload, a message's text shows only when asked for, detach asks first and goes through the bridge, and the
+// one-time link works once. A screenshot lands in the build tree's artifacts/.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "browser_driver.hpp"
+#include "status_page_process.hpp"
+#include "support/bridge_fixture.hpp"
+#include "testing/wait.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+class StatusPageTest : public BridgeTest {
+ protected:
+  void SetUp() override {
+    const auto missing = browser_missing();
+    ASSERT_TRUE(missing.empty()) << missing;
+    start_server();
+    register_agent(owner(), "worker", {"--purpose", "Builds things"});
+    start_bridge();
+    attach("chat-one", "reviewer", "Reviews incoming work");
+    ASSERT_TRUE(wait_connected("chat-one"));
+    page_ = std::make_unique<StatusPageProcess>(home_);
+    browser_ = std::make_unique<BrowserDriver>(home_.env(), home_.path("browser.err"));
+  }
+  void TearDown() override {
+    if (HasFailure() && browser_) std::cerr << "=== browser driver stderr ===\n" << browser_->stderr_text() << "\n";
+    if (HasFailure() && page_) std::cerr << "=== agentworks ui stderr ===\n" << page_->stderr_text() << "\n";
+    browser_.reset();
+    page_.reset();
+    BridgeTest::TearDown();
+  }
+
+  // The text of the `col` cell of the row of `session`, "" when there is no such row.
+  std::string cell_of(const std::string& session, const std::string& col) {
+    return browser_->eval("(() => { const c = document.querySelector('#attachments tr[data-session=\"" + session +
+                          "\"] td[data-col=\"" + col + "\"]'); return c ? c.textContent : ''; })()")
+        .get<std::string>();
+  }
+
+  std::unique_ptr<StatusPageProcess> page_;
+  std::unique_ptr<BrowserDriver> browser_;
+};
+
+TEST_F(StatusPageTest, ShowsTheBridgeLiveAndDetachesAfterAConfirmation) {
+  // The link's token is traded for a cookie and leaves the address bar.
+  const auto landed = browser_->navigate(page_->url()).get<std::string>();
+  EXPECT_EQ(landed, "http://127.0.0.1:" + std::to_string(page_->port()) + "/");
+  browser_->wait("document.querySelectorAll('#attachments tbody tr').length === 1");
+  browser_->wait("document.getElementById('live').textContent === 'live'");
+
+  // The table says what `agentworks status --agents --json` says.
+  const json status = cli_ok(owner(), {"status", "--agents"});
+  const json rows = browser_->eval(
+      "[...document.querySelectorAll('#attachments tbody tr')].map(tr => ({agent: tr.dataset.agent, "
+      "provider: tr.dataset.provider, session: tr.dataset.session, "
+      "pending: tr.querySelector('[data-col=pending]').textContent, "
+      "route: tr.querySelector('[data-col=route]').textContent}))");
+  ASSERT_EQ(rows.size(), status["attachments"].size()) << status.dump() << "\n" << rows.dump();
+  const json& att = status["attachments"][0];
+  EXPECT_EQ(rows[0]["agent"], att["agent_name"]);
+  EXPECT_EQ(rows[0]["provider"], att["provider"]);
+  EXPECT_EQ(rows[0]["session"], att["session_id"]);
+  EXPECT_EQ(rows[0]["pending"], std::to_string(att["pending"].get<long>()));
+  EXPECT_NE(rows[0]["route"].get<std::string>().find(att["delivery"]["route"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(cell_of("chat-one", "pending"), "0");
+
+  // A message arrives: the row's pending count changes in place (the marker proves there was no reload), the
+  // delivery is listed, and its text stays hidden until asked for.
+  browser_->eval("window.__sameDocument = 1");
+  const std::string text = "Please review the parser change";
+  const std::string message_id = send(text);
+  browser_->wait("document.querySelector('#attachments tr[data-session=\"chat-one\"] td[data-col=pending]')"
+                 ".textContent === '1'");
+  EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
+  browser_->wait("!!document.querySelector('#deliveries tr[data-message=\"" + message_id + "\"]')");
+  EXPECT_EQ(browser_->eval("document.body.innerText.includes(" + json(text).dump() + ")"), false);
+  browser_->click("#deliveries tr[data-message=\"" + message_id + "\"] button.reveal");
+  const auto shown = browser_->wait("(() => { const b = document.querySelector('#deliveries tr[data-message=\"" +
+                                    message_id + "\"] .body'); return b ? b.textContent : ''; })()");
+  EXPECT_EQ(shown.get<std::string>(), "worker: " + text);
+
+  // Handed out and acknowledged: the counts move on without a reload.
+  ASSERT_EQ(take("chat-one")["messages"].size(), 1u);
+  browser_->wait("document.querySelector('#attachments tr[data-session=\"chat-one\"] td[data-col=offered]')"
+                 ".textContent === '1'");
+  call({{"op", "ack"}, {"provider", "claude"}, {"session_id", "chat-one"}, {"message_id", message_id},
+        {"delivery", "processed"}});
+  browser_->wait("document.querySelector('#attachments tr[data-session=\"chat-one\"] td[data-col=processed]')"
+                 ".textContent === '1'");
+  EXPECT_EQ(cell_of("chat-one", "pending"), "0");
+  EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
+
+  std::filesystem::create_directories(AGENTWORKS_ARTIFACT_DIR);
+  browser_->screenshot(std::filesystem::path(AGENTWORKS_ARTIFACT_DIR) / "status-page.png");
+  EXPECT_GT(std::filesystem::file_size(std::filesystem::path(AGENTWORKS_ARTIFACT_DIR) / "status-page.png"), 1000u);
+
+  // Detach asks first; Cancel changes nothing.
+  browser_->click("#attachments tr[data-session=\"chat-one\"] button.detach");
+  browser_->wait("document.getElementById('confirm').open");
+  browser_->click("#confirm-cancel");
+  browser_->wait("!document.getElementById('confirm').open");
+  EXPECT_EQ(lookup("claude", "chat-one")["attached"], true);
+  // Confirm: the bridge detaches the chat and the row goes.
+  browser_->click("#attachments tr[data-session=\"chat-one\"] button.detach");
+  browser_->wait("document.getElementById('confirm').open");
+  browser_->click("#confirm-ok");
+  browser_->wait("document.querySelectorAll('#attachments tbody tr').length === 0");
+  EXPECT_EQ(lookup("claude", "chat-one")["attached"], false);
+  EXPECT_TRUE(cli_ok(owner(), {"status", "--agents"})["attachments"].empty());
+  EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
+
+  // The link was used: opening it again (another tab, another browser) gets nothing of the page.
+  const auto again = HttpClient("http://127.0.0.1:" + std::to_string(page_->port())).get(page_->path_and_query());
+  EXPECT_EQ(again.status, 403);
+  EXPECT_EQ(again.body.find("<table"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentworks::testing
