@@ -36,6 +36,7 @@ std::unique_ptr<Command> make_crews_reply();
 std::unique_ptr<Command> make_functions_list();
 std::unique_ptr<Command> make_functions_call();
 std::unique_ptr<Command> make_functions_call_status();
+std::unique_ptr<Command> make_functions_calls();
 std::unique_ptr<Command> make_functions_call_file();
 std::unique_ptr<Command> make_functions_reply();
 std::unique_ptr<Command> make_functions_ask();
@@ -96,6 +97,8 @@ constexpr std::array kCommands = {
                  make_functions_call},
     CommandEntry{"functions call-status", "Show a call's status, progress, messages, outcome and files (--wait)",
                  make_functions_call_status},
+    CommandEntry{"functions calls", "List recent calls, newest first: yours and those of your Crews (--crew, --before)",
+                 make_functions_calls},
     CommandEntry{"functions call-file", "Read a call's output file a page at a time, or all of it with --output",
                  make_functions_call_file},
     CommandEntry{"functions reply", "Answer a question a running call asked (pending_inputs)", make_functions_reply},

@@ -90,6 +90,23 @@ std::string describe_functions(const json& list) {
   return out.str();
 }
 
+std::string describe_call_list(const json& list) {
+  std::ostringstream out;
+  const json calls = list.value("calls", json::array());
+  if (calls.empty()) out << "no calls\n";
+  for (const json& c : calls) {
+    const json caller = c.value("caller", json::object());
+    out << text_or(c, "call_id") << "  " << text_or(c, "crew_name") << "/" << text_or(c, "function") << "  "
+        << text_or(c, "status") << "  started " << format_time(c.value("created_at", json()));
+    if (c.contains("finished_at") && !c["finished_at"].is_null())
+      out << ", finished " << format_time(c["finished_at"]);
+    out << "  by " << text_or(caller, "agent_name", text_or(caller, "connection_id")) << "\n";
+  }
+  if (const auto next = list.find("next_cursor"); next != list.end() && next->is_string())
+    out << "older calls: agentworks functions calls --before " << next->get<std::string>() << "\n";
+  return out.str();
+}
+
 std::string describe_call(const json& call, Surface surface) {
   const bool cli = surface == Surface::cli;
   std::ostringstream out;

@@ -15,6 +15,8 @@ std::string describe_crew(const nlohmann::json& crew);
 std::string describe_crews(const nlohmann::json& list);
 // {"crew_id","crew_name","functions"}: name, description and the inputs' properties of each function.
 std::string describe_functions(const nlohmann::json& list);
+// {"calls":[CallSummary…],"next_cursor"}: one line per call, newest first, and how to read the older ones.
+std::string describe_call_list(const nlohmann::json& list);
 // Who reads the text: the next steps it names are CLI commands or `functions` tool actions.
 enum class Surface { cli, mcp };
 

@@ -65,6 +65,18 @@ std::string file_path(std::string_view call_id, std::string_view name, std::opti
   return call_path(call_id) + "/file" + query;
 }
 
+std::string call_list_path(const std::optional<std::string>& crew, std::optional<long long> limit,
+                           const std::optional<std::string>& before) {
+  std::string query;
+  if (limit) {
+    check("limit", *limit, 1, kMaxCallListLimit);
+    add(query, "limit", std::to_string(*limit));
+  }
+  if (crew) add(query, "crew", *crew);
+  if (before) add(query, "before", *before);
+  return "/v1/calls" + query;
+}
+
 json call_body(const std::string& function, const json& arguments, const std::optional<std::string>& submission_id,
                int wait_seconds) {
   if (function.empty()) throw Error(ErrorCode::bad_request, "the function name is empty");

@@ -36,6 +36,13 @@ std::string status_path(std::string_view call_id, const StatusQuery& query);
 std::string file_path(std::string_view call_id, std::string_view name, std::optional<long long> offset,
                       std::optional<long long> limit);
 
+inline constexpr int kMaxCallListLimit = 100;
+
+// "/v1/calls?limit=…&crew=…&before=…" (the recent-calls list); limit 1-100 (Error bad_request). The server checks
+// the Crew name and the cursor.
+std::string call_list_path(const std::optional<std::string>& crew, std::optional<long long> limit,
+                           const std::optional<std::string>& before);
+
 // The body of POST /v1/crews/{crew}/calls.
 nlohmann::json call_body(const std::string& function, const nlohmann::json& arguments,
                          const std::optional<std::string>& submission_id, int wait_seconds);

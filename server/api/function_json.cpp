@@ -100,4 +100,23 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
               {"pending_inputs", pending}};
 }
 
+json call_summary_json(const CallSummary& call) {
+  json error = nullptr;
+  if (call.error_code) error = json{{"code", *call.error_code}, {"message", call.error_message.value_or("")}};
+  return json{{"call_id", call.call_id},
+              {"crew_id", call.crew_id},
+              {"crew_name", call.crew_name},
+              {"function", call.function},
+              {"status", call.status},
+              {"progress", call.progress},
+              {"submission_id", opt(call.submission_id)},
+              {"caller", {{"account_id", call.caller_account},
+                          {"connection_id", call.caller_conn},
+                          {"agent_name", opt(call.caller_agent_name)}}},
+              {"error", error},
+              {"created_at", call.created_at},
+              {"updated_at", call.updated_at},
+              {"finished_at", call.finished_at ? json(*call.finished_at) : json(nullptr)}};
+}
+
 }  // namespace agentworks::server::api

@@ -25,5 +25,7 @@ struct CallView {
 nlohmann::json function_json(const functions::FunctionDecl& f);
 nlohmann::json crew_json(Store& store, const Crew& crew, int max_running);
 nlohmann::json call_json(Store& store, const CallRow& call, const CallView& view);
+// One entry of the recent-calls list: the Call's own field names, plus who called.
+nlohmann::json call_summary_json(const CallSummary& call);
 
 }  // namespace agentworks::server::api

@@ -39,6 +39,7 @@ Response unregister_crew(Ctx& c);
 Response list_functions(Ctx& c);
 
 Response call_function(Ctx& c);
+Response list_calls(Ctx& c);
 Response get_call(Ctx& c);
 Response get_call_file(Ctx& c);
 Response reply_call(Ctx& c);

@@ -45,6 +45,8 @@ const std::vector<Route>& routes() {
        "the functions of a Crew the caller may call"},
       {"POST", "/v1/crews/{crew}/calls", Auth::any, true, {}, api::call_function,
        "call a function (inputs checked first; busy at the Crew's limit)"},
+      {"GET", "/v1/calls", Auth::any, false, {"limit", "crew", "before"}, api::list_calls,
+       "the recent calls the connection may see, newest first"},
       {"GET", "/v1/calls/{id}", Auth::any, false,
        {"after", "message_limit", "after_event", "event_limit", "wait_seconds"}, api::get_call,
        "a call's status, messages, events, outcome and files"},

@@ -60,6 +60,26 @@ struct CallRow {
   bool open() const { return status == kCallRunning || status == kCallWaitingInput; }
 };
 
+// A call as the recent-calls list shows it (store/call_list_store.hpp): no arguments, outputs or messages.
+struct CallSummary {
+  std::int64_t list_key = 0;  // the list's order: larger is newer (a page cursor names it)
+  std::string call_id;
+  std::string crew_id;
+  std::string crew_name;
+  std::string function;
+  std::string status;
+  std::string progress;
+  std::string caller_account;
+  std::string caller_conn;
+  std::optional<std::string> caller_agent_name;  // a child connection's agent; none for a login connection
+  std::optional<std::string> submission_id;
+  std::optional<std::string> error_code;
+  std::optional<std::string> error_message;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+  std::optional<std::int64_t> finished_at;
+};
+
 struct CallMessage {
   std::int64_t seq = 0;
   std::string kind;  // "progress", "dropped"

@@ -87,6 +87,21 @@ CREATE TABLE call_inputs(
   asked_at BIGINT NOT NULL, answered_at BIGINT, schema TEXT);
 CREATE INDEX call_inputs_call ON call_inputs(call_id);
 )sql",
+    // 2: the recent-calls list (GET /v1/calls) orders calls by a `rowid`, as SQLite's implicit one does. The
+    // calls already stored are numbered by age; a new call takes the sequence's next value.
+    R"sql(
+CREATE SEQUENCE calls_rowid_seq;
+ALTER TABLE calls ADD COLUMN rowid BIGINT;
+UPDATE calls SET rowid = o.n
+  FROM (SELECT call_id, row_number() OVER (ORDER BY created_at, call_id) AS n FROM calls) o
+  WHERE o.call_id = calls.call_id;
+SELECT setval('calls_rowid_seq', COALESCE((SELECT max(rowid) FROM calls), 0) + 1, false);
+ALTER TABLE calls ALTER COLUMN rowid SET DEFAULT nextval('calls_rowid_seq'), ALTER COLUMN rowid SET NOT NULL;
+ALTER SEQUENCE calls_rowid_seq OWNED BY calls.rowid;
+CREATE INDEX calls_caller_account ON calls(caller_account, rowid);
+CREATE INDEX calls_caller_conn ON calls(caller_conn, rowid);
+CREATE INDEX calls_crew ON calls(crew_id, rowid);
+)sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kMigrationCount == kPostgresSchemaVersion, "one migration per schema version");

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace agentworks::server {
 namespace {
 
@@ -81,6 +80,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS calls_submission ON calls(caller_account, crew
   WHERE submission_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_crew_status ON calls(crew_id, status);
 CREATE INDEX IF NOT EXISTS calls_status ON calls(status);
+CREATE INDEX IF NOT EXISTS calls_caller_account ON calls(caller_account);
+CREATE INDEX IF NOT EXISTS calls_caller_conn ON calls(caller_conn);
 CREATE TABLE IF NOT EXISTS call_messages(
   call_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, created_at INTEGER NOT NULL,
   PRIMARY KEY(call_id, seq)) WITHOUT ROWID;

@@ -9,6 +9,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/sqlite.hpp"
+#include "store/call_list_store.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 #include "testing/test_store.hpp"
@@ -329,6 +330,46 @@ TEST_F(StoreTest, FailedRequestRollsBackItsSavepoint) {
 
 // A data directory from before questions carried a schema: its call_inputs gains the column at open, old rows read
 // without a schema, new ones keep theirs.
+// A file from before the recent-calls list gains its indexes, and the calls it holds list newest first.
+TEST_F(StoreTest, OldCallsGainTheListIndexes) {
+  if (agentworks::testing::store_is_postgresql())
+    GTEST_SKIP() << "SQLite upgrades its file in place; PostgreSQL changes schema only by migrate";
+  open();
+  store_.reset();
+  const std::string columns = "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments,"
+                              " fingerprint, status, token_hash, created_at, updated_at) VALUES";
+  {
+    sql::Db db((dir_ / "server.db").string());
+    db.exec("DROP INDEX calls_caller_account; DROP INDEX calls_caller_conn;"
+            "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at)"
+            " VALUES('crw_a', 'acc_a', 'Api', 'api', '/x', '{}', 1, 1);" +
+            columns + "('call_1', 'crw_a', 'acc_a', 'con_a', 'f', '{}', 'f', 'completed', 'h', 1, 1);" + columns +
+            "('call_2', 'crw_a', 'acc_a', 'con_a', 'f', '{}', 'f', 'completed', 'h', 2, 2);");
+  }
+  store_ = std::make_unique<Store>(dir_, Limits{});
+  {
+    sql::Db db((dir_ / "server.db").string());
+    sql::Stmt s(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+                    " ('calls_caller_account', 'calls_caller_conn')");
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.int64(0), 2);
+  }
+  Connection login;
+  login.connection_id = "con_other";
+  login.account_id = "acc_a";
+  login.kind = "login";
+  const CallListPage page = run<CallListPage>([&] { return list_calls(*store_, login, CallListQuery{{}, "API", 1}); });
+  ASSERT_EQ(page.calls.size(), 1u);
+  EXPECT_EQ(page.calls[0].call_id, "call_2");
+  EXPECT_EQ(page.calls[0].crew_name, "Api");
+  ASSERT_TRUE(page.next_before.has_value());
+  const CallListPage older =
+      run<CallListPage>([&] { return list_calls(*store_, login, CallListQuery{page.next_before, "", 20}); });
+  ASSERT_EQ(older.calls.size(), 1u);
+  EXPECT_EQ(older.calls[0].call_id, "call_1");
+  EXPECT_FALSE(older.next_before.has_value());
+}
+
 TEST_F(StoreTest, OldCallInputsGainTheSchemaColumn) {
   if (agentworks::testing::store_is_postgresql())
     GTEST_SKIP() << "SQLite upgrades its file in place; PostgreSQL changes schema only by migrate";
