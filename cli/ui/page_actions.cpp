@@ -25,7 +25,24 @@ std::string string_field(const json& request, const char* name, std::size_t max)
 
 }  // namespace
 
-std::string PageActions::state() const {
+std::string PageActions::calls() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!calls_json_.empty() && now - calls_at_ < kCallsPeriod) return calls_json_;
+  json calls;
+  try {
+    Context ctx;
+    ctx.config_path = config_path_;
+    const json page = client_for(require_login(ctx)).get("/v1/calls?limit=10");
+    calls = {{"calls", page.value("calls", json::array())}};
+  } catch (const std::exception& e) {
+    calls = {{"calls", json::array()}, {"problem", e.what()}};
+  }
+  calls_json_ = calls.dump();
+  calls_at_ = now;
+  return calls_json_;
+}
+
+std::string PageActions::state() {
   json state;
   try {
     json status = bridge_client::call({{"op", "status"}}, std::chrono::seconds(2));
@@ -42,6 +59,7 @@ std::string PageActions::state() const {
              {"deliveries", json::array()},
              {"outbox", json::array()}};
   }
+  state["calls"] = json::parse(calls());
   return state.dump();
 }
 

@@ -3,6 +3,7 @@
 // as agentworks Errors with their stable codes; the page shows their messages.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -14,9 +15,10 @@ class PageActions {
  public:
   explicit PageActions(std::filesystem::path config_path) : config_path_(std::move(config_path)) {}
 
-  // {"bridge":{running,pid,version,problem?}, "attachments":[…], "outbox_queued", "deliveries":[…], "outbox":[…]}
-  // as compact JSON text. Never throws: a bridge that does not answer is a state too.
-  std::string state() const;
+  // {"bridge":{running,pid,version,problem?}, "attachments":[…], "outbox_queued", "deliveries":[…], "outbox":[…],
+  // "calls":{"calls":[CallSummary…]} or {"problem"}} as compact JSON text. Never throws: a bridge or server that
+  // does not answer is a state too. Called from the watcher's thread only (it keeps the calls' cache).
+  std::string state();
   nlohmann::json detach(const nlohmann::json& request) const;  // {provider, session_id}
   nlohmann::json cleanup() const;
   // {message_id}: {"source":"bridge"|"server","message":Message}. The bridge's cached body while the message is
@@ -24,7 +26,13 @@ class PageActions {
   nlohmann::json reveal(const nlohmann::json& request) const;
 
  private:
+  // The recent function calls come from the server, not the bridge: asked at most every kCallsPeriod.
+  static constexpr std::chrono::seconds kCallsPeriod{3};
+  std::string calls();
+
   std::filesystem::path config_path_;
+  std::string calls_json_;
+  std::chrono::steady_clock::time_point calls_at_{};
 };
 
 }  // namespace agentworks::cli::ui

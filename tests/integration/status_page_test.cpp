@@ -13,6 +13,7 @@
 #include "browser_driver.hpp"
 #include "status_page_process.hpp"
 #include "support/bridge_fixture.hpp"
+#include "support/crew_fixture.hpp"
 #include "testing/wait.hpp"
 
 namespace agentworks::testing {
@@ -122,6 +123,41 @@ TEST_F(StatusPageTest, ShowsTheBridgeLiveAndDetachesAfterAConfirmation) {
   const auto again = HttpClient("http://127.0.0.1:" + std::to_string(page_->port())).get(page_->path_and_query());
   EXPECT_EQ(again.status, 403);
   EXPECT_EQ(again.body.find("<table"), std::string::npos);
+}
+
+// Function calls show on the page too, with their status as it changes (no bridge needed: the page says it is not
+// running and still lists the calls, which come from the server).
+class StatusPageCallsTest : public CrewTest {
+ protected:
+  void TearDown() override {
+    if (HasFailure() && browser_) std::cerr << "=== browser driver stderr ===\n" << browser_->stderr_text() << "\n";
+    browser_.reset();
+    page_.reset();
+    CrewTest::TearDown();
+  }
+  std::unique_ptr<StatusPageProcess> page_;
+  std::unique_ptr<BrowserDriver> browser_;
+};
+
+TEST_F(StatusPageCallsTest, ListsTheRecentCallsAndTheirStatusLive) {
+  const auto missing = browser_missing();
+  ASSERT_TRUE(missing.empty()) << missing;
+  start_server();
+  make_crew("api", json::array({function_decl("hold")}), {{"tools/hold.sh", CrewTest::blocking_script()}});
+  const std::string call_id = call_ok("api", "hold").at("call_id").get<std::string>();
+  page_ = std::make_unique<StatusPageProcess>(home_);
+  browser_ = std::make_unique<BrowserDriver>(home_.env(), home_.path("browser.err"));
+  browser_->navigate(page_->url());
+  browser_->wait("document.getElementById('bridge').textContent.startsWith('bridge not running')");
+  const std::string row = "document.querySelector('#calls tr[data-call=\"" + call_id + "\"]')";
+  browser_->wait("!!" + row);
+  EXPECT_EQ(browser_->eval(row + ".children[2].textContent"), "hold");
+  EXPECT_EQ(browser_->eval(row + ".children[3].textContent"), "running");
+  browser_->eval("window.__sameDocument = 1");
+  open_gate(crew_dir("api"));
+  wait_terminal(call_id);
+  browser_->wait(row + ".children[3].textContent === 'completed'");
+  EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
 }
 
 }  // namespace

@@ -140,6 +140,22 @@ function renderOutbox(rows) {
   }
 }
 
+function renderCalls(calls) {
+  const body = document.querySelector("#calls tbody");
+  body.replaceChildren();
+  for (const c of calls.calls) {
+    const tr = document.createElement("tr");
+    tr.dataset.call = c.call_id;
+    const caller = c.caller ? (c.caller.agent_name || "you") : null;
+    tr.append(cell(c.call_id), cell(c.crew_name), cell(c.function), cell(c.status), cell(caller),
+              cell(time(c.created_at)), cell(time(c.finished_at)));
+    body.appendChild(tr);
+  }
+  const problem = document.getElementById("calls-problem");
+  problem.textContent = calls.problem ? `Function calls unavailable: ${calls.problem}` : "";
+  problem.hidden = !calls.problem;
+}
+
 function render(state) {
   const bridge = document.getElementById("bridge");
   bridge.textContent = state.bridge.running
@@ -148,8 +164,11 @@ function render(state) {
   renderAttachments(state.attachments);
   renderDeliveries(state.deliveries);
   renderOutbox(state.outbox);
+  renderCalls(state.calls);
+  const counts = { attachments: state.attachments.length, deliveries: state.deliveries.length,
+                   outbox: state.outbox.length, calls: state.calls.calls.length };
   for (const p of document.querySelectorAll("p.empty")) {
-    p.hidden = state[p.dataset.for].length > 0;
+    p.hidden = counts[p.dataset.for] > 0;
   }
   document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
 }
