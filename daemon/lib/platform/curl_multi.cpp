@@ -10,9 +10,12 @@ struct CurlMulti::SocketContext {
   curl_socket_t fd;
 };
 
-CurlMulti::CurlMulti(uv_loop_t* loop) : loop_(loop), multi_(curl_multi_init()), timer_(new uv_timer_t) {
+CurlMulti::CurlMulti(uv_loop_t* loop)
+    : loop_(loop), multi_(curl_multi_init()), timer_(new uv_timer_t), kick_(new uv_idle_t) {
   uv_timer_init(loop_, timer_);
   timer_->data = this;
+  uv_idle_init(loop_, kick_);
+  kick_->data = this;
   curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
   curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
   curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlMulti::on_timeout);
@@ -32,6 +35,8 @@ void CurlMulti::close() {
   uv_timer_stop(timer_);
   uv_close(reinterpret_cast<uv_handle_t*>(timer_),
            [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  uv_idle_stop(kick_);
+  uv_close(reinterpret_cast<uv_handle_t*>(kick_), [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
 }
 
 void CurlMulti::add(CURL* easy, Done done) {
@@ -86,13 +91,24 @@ int CurlMulti::on_socket(CURL*, curl_socket_t s, int action, void* userp, void* 
 
 int CurlMulti::on_timeout(CURLM*, long timeout_ms, void* userp) {
   auto* self = static_cast<CurlMulti*>(userp);
-  if (timeout_ms < 0) {
-    uv_timer_stop(self->timer_);
-  } else {
-    // 0 means "act now"; doing it from inside curl's callback is not allowed, so 1 ms it is.
-    uv_timer_start(self->timer_, &CurlMulti::on_timer, timeout_ms == 0 ? 1 : static_cast<uint64_t>(timeout_ms), 0);
+  // Each call replaces the previous timeout.
+  uv_timer_stop(self->timer_);
+  uv_idle_stop(self->kick_);
+  if (timeout_ms == 0) {
+    // "Act now", but not from inside curl's callback (re-entry is not allowed): at the loop's next turn, after one
+    // I/O poll (an idle handle makes that poll not wait). A 0 ms timer would run within the same timer pass when
+    // curl asks again from on_timer, without ever polling I/O.
+    uv_idle_start(self->kick_, &CurlMulti::on_kick);
+  } else if (timeout_ms > 0) {
+    uv_timer_start(self->timer_, &CurlMulti::on_timer, static_cast<uint64_t>(timeout_ms), 0);
   }
   return 0;
+}
+
+void CurlMulti::on_kick(uv_idle_t* idle) {
+  auto* self = static_cast<CurlMulti*>(idle->data);
+  uv_idle_stop(idle);
+  self->drive(CURL_SOCKET_TIMEOUT, 0);
 }
 
 void CurlMulti::on_timer(uv_timer_t* timer) {

@@ -1,6 +1,8 @@
 // libcurl multi driven by the bridge's libuv loop (curl's multi-uv pattern): one uv_poll per curl socket and
-// one uv_timer. Rules kept here once: a 0 ms curl timeout becomes 1 ms, a polled fd is never closed by us
-// (curl owns it), poll errors are passed on as CURL_CSELECT_ERR. No thread per transfer.
+// one uv_timer. Rules kept here once: a 0 ms curl timeout ("act now") runs at the loop's next turn through an idle
+// handle, not a timer (a 1 ms timer put a fixed millisecond in front of every request, e.g. each take's release
+// check), a polled fd is never closed by us (curl owns it), poll errors are passed on as CURL_CSELECT_ERR. No thread
+// per transfer.
 #pragma once
 
 #include <curl/curl.h>
@@ -36,6 +38,7 @@ class CurlMulti {
   static int on_socket(CURL* easy, curl_socket_t s, int action, void* userp, void* socketp);
   static int on_timeout(CURLM* multi, long timeout_ms, void* userp);
   static void on_timer(uv_timer_t* timer);
+  static void on_kick(uv_idle_t* idle);
   static void on_poll(uv_poll_t* poll, int status, int events);
   void drive(curl_socket_t s, int flags);
   void finish_done();
@@ -43,6 +46,7 @@ class CurlMulti {
   uv_loop_t* loop_;
   CURLM* multi_;
   uv_timer_t* timer_;
+  uv_idle_t* kick_;  // active while curl asked to act now
   std::map<CURL*, Done> transfers_;
   std::vector<CURL*> deferred_adds_;  // added while curl was running callbacks (curl forbids re-entry)
   bool driving_ = false;

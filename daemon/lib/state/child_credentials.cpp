@@ -12,8 +12,7 @@ std::filesystem::path ChildCredentials::file_for(const std::string& agent_name) 
   return dir_ / (fold_name(agent_name) + ".json");
 }
 
-std::optional<ChildCredential> ChildCredentials::load(const std::string& server_url,
-                                                      const std::string& agent_name) const {
+std::optional<ChildCredential> ChildCredentials::read(const std::string& agent_name) const {
   const auto text = read_file_if_exists(file_for(agent_name));
   if (!text) return std::nullopt;
   const auto j = nlohmann::json::parse(*text, nullptr, false);
@@ -23,9 +22,16 @@ std::optional<ChildCredential> ChildCredentials::load(const std::string& server_
   c.agent_name = j.value("agent_name", "");
   c.connection_id = j.value("connection_id", "");
   c.token = j.value("token", "");
-  if (c.server_url != server_url || c.token.empty() || fold_name(c.agent_name) != fold_name(agent_name)) {
-    return std::nullopt;
-  }
+  return c;
+}
+
+std::optional<ChildCredential> ChildCredentials::load(const std::string& server_url,
+                                                      const std::string& agent_name) const {
+  const std::string key = fold_name(agent_name);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, read(agent_name)).first;
+  const auto& c = it->second;
+  if (!c || c->server_url != server_url || c->token.empty() || fold_name(c->agent_name) != key) return std::nullopt;
   return c;
 }
 
@@ -35,11 +41,13 @@ void ChildCredentials::save(const ChildCredential& c) const {
                             {"connection_id", c.connection_id},
                             {"token", c.token}};
   write_private_file(file_for(c.agent_name), j.dump() + "\n");
+  cache_[fold_name(c.agent_name)] = c;  // after the write: a failed write throws and leaves the cache as it was
 }
 
 void ChildCredentials::remove(const std::string& agent_name) const {
   std::error_code ec;
   std::filesystem::remove(file_for(agent_name), ec);
+  cache_[fold_name(agent_name)] = std::nullopt;
 }
 
 }  // namespace agentworks::bridge

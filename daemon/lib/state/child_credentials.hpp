@@ -1,8 +1,11 @@
 // The attached agents' child connections (R-B19, R-B21): one per agent name and server, stored 0600 in
 // <state>/children/<folded name>.json. The bridge reuses a stored child when the same agent attaches again.
+// The bridge is the only writer of these files, so each is read once and then answered from memory (every take and
+// release check needs the token; reading the file each time cost a syscall chain on the hook's path).
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -25,7 +28,9 @@ class ChildCredentials {
 
  private:
   std::filesystem::path file_for(const std::string& agent_name) const;
+  std::optional<ChildCredential> read(const std::string& agent_name) const;
   std::filesystem::path dir_;
+  mutable std::map<std::string, std::optional<ChildCredential>> cache_;  // by folded name; nullopt: no file
 };
 
 }  // namespace agentworks::bridge
