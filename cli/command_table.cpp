@@ -8,6 +8,7 @@ namespace agentworks::cli {
 std::unique_ptr<Command> make_up();
 std::unique_ptr<Command> make_down();
 std::unique_ptr<Command> make_status();
+std::unique_ptr<Command> make_doctor();
 std::unique_ptr<Command> make_daemon_start();
 std::unique_ptr<Command> make_daemon_stop();
 std::unique_ptr<Command> make_daemon_status();
@@ -58,6 +59,8 @@ constexpr std::array kCommands = {
     CommandEntry{"down", "Stop the bridge, then the embedded agentworks server", make_down},
     CommandEntry{"status", "Show the server, whether it answers, who this login is, and the bridge (--agents)",
                  make_status},
+    CommandEntry{"doctor", "Check the server, login, bridge, hooks, agent CLIs, journal and clock; say how to fix each",
+                 make_doctor},
     CommandEntry{"daemon start", "Start the agentworks bridge (does nothing when it runs)", make_daemon_start},
     CommandEntry{"daemon stop", "Stop the agentworks bridge", make_daemon_stop},
     CommandEntry{"daemon status", "Show whether the agentworks bridge runs, with a summary", make_daemon_status},
