@@ -52,7 +52,7 @@ std::optional<std::time_t> parse_http_date(const std::string& text) {
   char month[4] = {0};
   int day = 0, year = 0, hour = 0, minute = 0, second = 0;
   char zone[4] = {0};
-  if (std::sscanf(text.c_str(), "%3s %d %3s %d %d:%d:%d %3s", weekday, &day, month, &year, &hour, &minute, &second,
+  if (std::sscanf(text.c_str(), "%3s, %d %3s %d %d:%d:%d %3s", weekday, &day, month, &year, &hour, &minute, &second,
                   zone) != 8 ||
       std::strcmp(zone, "GMT") != 0) {
     return std::nullopt;
