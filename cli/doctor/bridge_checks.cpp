@@ -14,6 +14,7 @@
 #include "agentworks/private_socket.hpp"
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
+#include "output.hpp"
 
 namespace agentworks::cli::doctor {
 namespace fs = std::filesystem;
@@ -78,6 +79,13 @@ std::string native_fix(const std::string& reason, const std::string& provider, c
   return "agentworks status --agents (the route is bound again at the chat's next hook event)";
 }
 
+std::string pid_text(const json& status) {
+  return status.contains("pid") && status["pid"].is_number_integer() ? std::to_string(status["pid"].get<long>())
+                                                                     : std::string("?");
+}
+
+bool flag(const json& object, const char* key) { return object.contains(key) && object[key] == true; }
+
 }  // namespace
 
 std::vector<Finding> check_bridge(State& state) {
@@ -90,35 +98,40 @@ std::vector<Finding> check_bridge(State& state) {
     return one(Status::fail, "the bridge is not running (no answer on " + socket.string() + ")",
                "agentworks daemon start");
   }
-  return one(Status::ok, "running, pid " + std::to_string(b.status.value("pid", 0L)) + ", version " +
-                             b.status.value("version", std::string("?")) + ", socket " + socket.string() +
+  return one(Status::ok, "running, pid " + pid_text(b.status) + ", version " +
+                             text_or(b.status, "version", "?") + ", socket " + socket.string() +
                              " (directory 0700, socket 0600, yours)");
 }
 
 std::vector<Finding> check_delivery(State& state) {
   const BridgeAnswer& b = state.bridge();
-  if (!b.running) return one(Status::warn, "cannot list the attachments: the bridge is not running",
-                             "agentworks daemon start");
+  if (!b.running) {
+    return one(Status::warn, "cannot list the attachments: " +
+                                 (b.problem.empty() ? std::string("the bridge is not running") : b.problem),
+               "agentworks daemon start");
+  }
   std::vector<Finding> lines;
   const auto& wanted = state.inputs().provider;
-  for (const auto& a : b.status.value("attachments", json::array())) {
-    const std::string provider = a.value("provider", std::string());
+  const json& attachments = b.status.contains("attachments") ? b.status["attachments"] : json::array();
+  for (const auto& a : attachments) {
+    if (!a.is_object()) continue;
+    const std::string provider = text_or(a, "provider", "");
     if (wanted && !is_provider(provider, *wanted)) continue;
-    const std::string who = a.value("agent_name", std::string("?")) + " (" + provider + ":" +
-                            a.value("session_id", std::string("?")) + ")";
-    const json d = a.value("delivery", json::object());
-    const std::string route = d.value("route", std::string("stop-hook"));
-    const std::string reason = d.value("reason", std::string());
-    if (d.value("native", false)) {
+    const std::string who = text_or(a, "agent_name", "?") + " (" + provider + ":" +
+                            text_or(a, "session_id", "?") + ")";
+    const json d = a.contains("delivery") && a["delivery"].is_object() ? a["delivery"] : json::object();
+    const std::string route = text_or(d, "route", "stop-hook");
+    const std::string reason = text_or(d, "reason", "");
+    if (flag(d, "native")) {
       lines.push_back({Status::ok, who + ": " + route + " (native push)", ""});
     } else if (native_route_of(provider) == NativeRoute::none) {
       lines.push_back({Status::ok, who + ": stop-hook (the only route of " + provider + ")", ""});
-    } else if (d.value("checking", false)) {
+    } else if (flag(d, "checking")) {
       lines.push_back({Status::ok, who + ": stop-hook while " + route + " is being checked", ""});
     } else {
       // The Stop hook still delivers: a warning, with why the native route is off.
       lines.push_back({Status::warn, who + ": stop-hook, not native" + (reason.empty() ? "" : ": " + reason),
-                       native_fix(reason, provider, a.value("agent_name", std::string("NAME")))});
+                       native_fix(reason, provider, text_or(a, "agent_name", "NAME"))});
     }
   }
   if (lines.empty()) lines.push_back({Status::ok, "no attached chats", ""});

@@ -6,6 +6,7 @@
 
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
+#include "output.hpp"
 
 namespace agentworks::cli::doctor {
 namespace {
@@ -38,7 +39,7 @@ std::vector<Finding> check_server(State& state) {
                                  ", not an agentworks health answer",
                "agentworks login --server URL --token-stdin (the URL of an agentworks server)");
   }
-  return one(Status::ok, server_of(state) + " answers, version " + h.body.value("version", std::string("?")));
+  return one(Status::ok, server_of(state) + " answers, version " + text_or(h.body, "version", "?"));
 }
 
 std::vector<Finding> check_login(State& state) {
@@ -55,10 +56,10 @@ std::vector<Finding> check_login(State& state) {
   if (w.status != 200 || !w.body.is_object()) {
     return one(Status::fail, "GET /v1/whoami answered HTTP " + std::to_string(w.status), kLoginFix);
   }
-  const std::string agent = w.body.value("agent_name", std::string());
-  return one(Status::ok, "connection " + w.body.value("connection_id", std::string("?")) + " (" +
-                             w.body.value("kind", std::string("?")) + ") of account " +
-                             w.body.value("account_name", std::string("?")) +
+  const std::string agent = text_or(w.body, "agent_name", "");
+  return one(Status::ok, "connection " + text_or(w.body, "connection_id", "?") + " (" +
+                             text_or(w.body, "kind", "?") + ") of account " +
+                             text_or(w.body, "account_name", "?") +
                              (agent.empty() ? "" : ", agent " + agent));
 }
 

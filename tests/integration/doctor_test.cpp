@@ -64,7 +64,8 @@ class Doctor : public BridgeTest {
 
   // The check's (first) line; fails the test when the report has none.
   static json line(const CliResult& r, const std::string& name) {
-    for (const auto& c : r.json().at("checks")) {
+    const json report = r.json();  // named: the loop must not iterate a dead temporary
+    for (const auto& c : report.at("checks")) {
       if (c.at("name") == name) return c;
     }
     ADD_FAILURE() << "no check " << name << " in " << r.describe();
@@ -155,7 +156,8 @@ TEST_F(Doctor, MissingHooksFailWithTheAttachCommandThatFixesThem) {
   const json missing = line(before, "hooks.cursor");
   EXPECT_EQ(missing.at("status"), "fail") << missing.dump();
   EXPECT_EQ(missing.at("fix"), "agentworks attach cursor --project " + project_.string());
-  for (const auto& c : before.json().at("checks")) {  // only the named provider's checks
+  const json report = before.json();
+  for (const auto& c : report.at("checks")) {  // only the named provider's checks
     EXPECT_EQ(c.at("name").get<std::string>().find("claude"), std::string::npos) << c.dump();
     EXPECT_EQ(c.at("name").get<std::string>().find("codex"), std::string::npos) << c.dump();
   }
