@@ -35,6 +35,15 @@ int exit_code_of(std::string_view check) {
   return exit_failure;
 }
 
+// A check that throws (it should not) still gives a line, and the other checks still run.
+std::vector<doctor::Finding> run_one(const doctor::CheckEntry& check, doctor::State& state) {
+  try {
+    return check.run(state);
+  } catch (const std::exception& e) {
+    return doctor::one(doctor::Status::fail, std::string("the check could not run: ") + e.what());
+  }
+}
+
 class Doctor final : public Command {
  public:
   void define(Options& options) override {
@@ -53,7 +62,7 @@ class Doctor final : public Command {
     int exit_status = exit_ok;
     for (const auto& check : doctor::check_table()) {
       if (check.provider && inputs.provider && *check.provider != *inputs.provider) continue;
-      for (auto& finding : check.run(state)) {
+      for (auto& finding : run_one(check, state)) {
         if (finding.status != doctor::Status::ok && finding.fix.empty()) finding.fix = std::string(check.fix);
         if (finding.status == doctor::Status::ok) finding.fix.clear();
         if (finding.status == doctor::Status::fail && exit_status == exit_ok) exit_status = exit_code_of(check.name);
