@@ -244,7 +244,7 @@ TEST_F(Doctor, StoppedBridgeFailsWithDaemonStart) {
   if (process_alive(pid)) ::kill(pid, SIGKILL);
 }
 
-// A socket directory open to others fails with the chmod that fixes it, naming the path.
+// A socket directory or socket open to others fails with the chmod that fixes it, naming the path.
 TEST_F(Doctor, WrongModeSocketDirectoryFailsWithChmod) {
   start_bridge();
   ASSERT_EQ(::chmod(home_.bridge_dir().c_str(), 0755), 0);
@@ -256,6 +256,14 @@ TEST_F(Doctor, WrongModeSocketDirectoryFailsWithChmod) {
   EXPECT_EQ(bridge.at("fix"), "chmod 700 " + home_.bridge_dir().string());
 
   ASSERT_EQ(::chmod(home_.bridge_dir().c_str(), 0700), 0);  // the fix
+  EXPECT_EQ(line(doctor({"--provider", "cursor"}), "bridge").at("status"), "ok");
+
+  // The socket itself open to others: its own chmod.
+  ASSERT_EQ(::chmod(home_.bridge_socket().c_str(), 0666), 0);
+  const json socket = line(doctor({"--provider", "cursor"}), "bridge");
+  EXPECT_EQ(socket.at("status"), "fail") << socket.dump();
+  EXPECT_EQ(socket.at("fix"), "chmod 600 " + home_.bridge_socket().string());
+  ASSERT_EQ(::chmod(home_.bridge_socket().c_str(), 0600), 0);
   EXPECT_EQ(line(doctor({"--provider", "cursor"}), "bridge").at("status"), "ok");
 }
 
