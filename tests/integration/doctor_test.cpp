@@ -2,14 +2,20 @@
 // temp project. The agent CLIs are stand-ins on PATH that answer `--version` as the checked versions do (and
 // accept `claude plugin …`, which the Claude installer runs); what Claude Code and Codex would write into their
 // own settings (the enabled plugin, the hook trust) the tests write in those programs' formats.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
+#include <ctime>
 
 #include "testing/binaries.hpp"
 #include "testing/cli_runner.hpp"
@@ -33,6 +39,66 @@ std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
+
+// A stand-in agentworks server on loopback whose clock is `skew_seconds` off: it answers /v1/health and
+// /v1/whoami like the real one, with that Date. (The real server's clock cannot be moved in a test.)
+class SkewedServer {
+ public:
+  explicit SkewedServer(long skew_seconds) : skew_(skew_seconds) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof addr;
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener_, 8) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
+      throw std::runtime_error("cannot listen on loopback");
+    }
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~SkewedServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void serve() {
+    while (true) {
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string request;
+      char buffer[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n <= 0) break;
+        request.append(buffer, static_cast<std::size_t>(n));
+      }
+      const std::string body = request.rfind("GET /v1/health", 0) == 0
+                                   ? R"({"ok":true,"version":"0.1.0"})"
+                                   : R"({"connection_id":"conn_skew","kind":"login","account_name":"owner"})";
+      const std::time_t then = std::time(nullptr) - skew_;
+      std::tm utc{};
+      gmtime_r(&then, &utc);
+      char date[64];
+      std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+      const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: " + std::string(date) +
+                                 "\r\nContent-Length: " + std::to_string(body.size()) +
+                                 "\r\nConnection: close\r\n\r\n" + body;
+      if (::write(fd, answer.data(), answer.size()) < 0) {
+        // the doctor went away: nothing to answer
+      }
+      ::close(fd);
+    }
+  }
+
+  long skew_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
 
 class Doctor : public BridgeTest {
  protected:
@@ -316,6 +382,26 @@ TEST_F(Doctor, DamagedJournalFailsIntegrity) {
   EXPECT_EQ(integrity.at("status"), "fail") << integrity.dump();
   EXPECT_NE(integrity.at("fix").get<std::string>().find("mv " + journal.string()), std::string::npos);
   EXPECT_EQ(slurp(journal), std::string(8192, 'x'));  // opened read-only: untouched
+}
+
+// The clock check compares the server's Date with local time: over 60 s fails, over 5 s warns, with the fix.
+TEST_F(Doctor, ClockSkewWarnsOverFiveSecondsAndFailsOverSixty) {
+  for (const auto& [skew, status] : std::vector<std::pair<long, std::string>>{{120, "fail"}, {20, "warn"}}) {
+    const SkewedServer skewed(skew);
+    const fs::path config = home_.path("skewed-" + std::to_string(skew) + ".json");
+    write_text(config, json{{"server_url", skewed.url()}, {"token", "tok"}}.dump());
+    fs::permissions(config, fs::perms::owner_read | fs::perms::owner_write);
+    const Cli cli(env_, config);
+    const CliResult r = doctor({"--provider", "cursor"}, &cli);
+    const json clock = line(r, "clock");
+    EXPECT_EQ(clock.at("status"), status) << r.describe();
+    EXPECT_NE(clock.at("found").get<std::string>().find("ahead of the server by"), std::string::npos) << clock.dump();
+    EXPECT_EQ(clock.at("fix"), "sudo timedatectl set-ntp true");
+    EXPECT_EQ(line(r, "server").at("status"), "ok") << r.describe();
+    if (status == "fail") {
+      EXPECT_NE(r.exit_code, 0) << r.describe();
+    }
+  }
 }
 
 // A bad --provider or --project is a usage error that changes nothing.
