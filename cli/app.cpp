@@ -73,7 +73,7 @@ int run_cli(int argc, char** argv) {
       } else {
         r.command->print(result);
       }
-      return exit_ok;
+      return r.command->exit_status(result);
     } catch (const Error& e) {
       return report_error(ctx.json, e.code(), e.what());
     } catch (const nlohmann::json::exception& e) {

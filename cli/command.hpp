@@ -32,6 +32,9 @@ class Command {
   virtual nlohmann::json run(const Context& ctx) = 0;
   // Prints the result for people (stdout).
   virtual void print(const nlohmann::json& result) const = 0;
+  // The exit code for a result run() returned (printed first): 0, except for a command whose result reports a
+  // failure itself (`doctor` with a failed check).
+  virtual int exit_status(const nlohmann::json& /*result*/) const { return 0; }
 };
 
 struct CommandEntry {

@@ -9,6 +9,7 @@ std::unique_ptr<Command> make_up();
 std::unique_ptr<Command> make_down();
 std::unique_ptr<Command> make_status();
 std::unique_ptr<Command> make_ui();
+std::unique_ptr<Command> make_doctor();
 std::unique_ptr<Command> make_daemon_start();
 std::unique_ptr<Command> make_daemon_stop();
 std::unique_ptr<Command> make_daemon_status();
@@ -62,6 +63,8 @@ constexpr std::array kCommands = {
                  make_status},
     CommandEntry{"ui", "Serve the local status page on 127.0.0.1 and print its one-time link (opens a browser)",
                  make_ui},
+    CommandEntry{"doctor", "Check the server, login, bridge, hooks, agent CLIs, journal and clock; say how to fix each",
+                 make_doctor},
     CommandEntry{"daemon start", "Start the agentworks bridge (does nothing when it runs)", make_daemon_start},
     CommandEntry{"daemon stop", "Stop the agentworks bridge", make_daemon_stop},
     CommandEntry{"daemon status", "Show whether the agentworks bridge runs, with a summary", make_daemon_status},

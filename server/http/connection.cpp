@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 #include "agentworks/validation.hpp"
+#include "clock.hpp"
 #include "http/response.hpp"
 #include "http/tls_context.hpp"
 
@@ -37,6 +39,17 @@ const char* reason_phrase(int status) {
     case 503: return "Service Unavailable";
     default: return status >= 500 ? "Internal Server Error" : "Error";
   }
+}
+
+// "Date: Thu, 03 Dec 2026 07:40:00 GMT\r\n" (RFC 9110 IMF-fixdate): an origin server with a clock sends it, and
+// clients compare it with their own clock (`agentworks doctor`'s clock-skew check).
+std::string http_date_header() {
+  const auto now = static_cast<std::time_t>(server::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  const std::size_t n = std::strftime(text, sizeof text, "Date: %a, %d %b %Y %H:%M:%S GMT\r\n", &utc);
+  return std::string(text, n);
 }
 
 }  // namespace
@@ -182,6 +195,7 @@ void HttpConnection::write_answer(int status, const std::string& body, bool keep
   std::snprintf(line, sizeof line, "HTTP/1.%d %d %s\r\n", head_.minor_version, status, reason_phrase(status));
   std::string out = line;
   out += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  out += http_date_header();
   if (!keep_alive) {
     out += "Connection: close\r\n";
   } else if (head_.minor_version == 0) {

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "agentworks/native_versions.hpp"
 #include "agentworks/process_ancestry.hpp"
 #include "agentworks/sha256.hpp"
 
@@ -21,32 +22,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxSessionFileBytes = 64 * 1024;  // a registration is ~600 bytes
-// Checked by hand (docs/native-routes.md); widen only after re-checking the facts on a newer version.
-constexpr std::array<long, 3> kFirstKnownVersion{2, 1, 332};
-constexpr std::array<long, 3> kFirstUnknownVersion{2, 2, 0};
 constexpr long kKnownPeerProtocol = 1;
 
-// Parses "X.Y.Z" (digits only, each part at most 9 digits).
-std::optional<std::array<long, 3>> parse_version(std::string_view v) {
-  std::array<long, 3> parts{};
-  std::size_t i = 0;
-  for (std::size_t part = 0; part < 3; ++part) {
-    if (part > 0) {
-      if (i >= v.size() || v[i] != '.') return std::nullopt;
-      ++i;
-    }
-    const std::size_t start = i;
-    long value = 0;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 9) {
-      value = value * 10 + (v[i] - '0');
-      ++i;
-    }
-    if (i == start) return std::nullopt;
-    parts[part] = value;
-  }
-  if (i != v.size()) return std::nullopt;
-  return parts;
-}
 
 bool private_owner_ok(const struct stat& st, mode_t forbidden_bits) {
   return st.st_uid == geteuid() && (st.st_mode & forbidden_bits) == 0;
@@ -153,10 +130,7 @@ bool socket_ok(const std::string& socket_path, std::string& reason) {
 
 }  // namespace
 
-bool claude_version_known(std::string_view version) {
-  const auto v = parse_version(version);
-  return v && *v >= kFirstKnownVersion && *v < kFirstUnknownVersion;
-}
+bool claude_version_known(std::string_view version) { return native_versions::claude_inbox_known(version); }
 
 bool claude_peer_protocol_known(long protocol) { return protocol == kKnownPeerProtocol; }
 

@@ -10,14 +10,13 @@
 #include <regex>
 #include <string_view>
 
+#include "agentworks/native_versions.hpp"
+
 extern char** environ;
 
 namespace agentworks::bridge::native {
 namespace {
 
-// The versions whose `queue` behaviour was checked by hand (docs/native-routes.md): [min, max).
-constexpr std::array<int, 3> kMinKnown{0, 171, 0};
-constexpr std::array<int, 3> kMaxKnownExclusive{0, 172, 0};
 // After the child exits, how long its pipes may stay open (a grandchild holding them) before we stop reading.
 constexpr std::uint64_t kDrainAfterExitMs = 500;
 
@@ -207,24 +206,13 @@ std::string first_line(const std::string& text) {
   return text.substr(0, std::min(text.find('\n'), static_cast<std::size_t>(300)));
 }
 
-bool version_less(const std::array<int, 3>& a, const std::array<int, 3>& b) { return a < b; }
-
 }  // namespace
 
 std::optional<std::string> parse_codex_version(const std::string& version_output) {
-  static const std::regex line(R"(^codex-cli (\d{1,6})\.(\d{1,6})\.(\d{1,6})\r?\n?$)");
-  std::smatch m;
-  if (!std::regex_match(version_output, m, line)) return std::nullopt;
-  return m[1].str() + "." + m[2].str() + "." + m[3].str();
+  return native_versions::parse_codex_version_line(version_output);
 }
 
-bool codex_version_known(const std::string& version) {
-  static const std::regex form(R"((\d{1,6})\.(\d{1,6})\.(\d{1,6}))");
-  std::smatch m;
-  if (!std::regex_match(version, m, form)) return false;
-  const std::array<int, 3> v{std::stoi(m[1].str()), std::stoi(m[2].str()), std::stoi(m[3].str())};
-  return !version_less(v, kMinKnown) && version_less(v, kMaxKnownExclusive);
-}
+bool codex_version_known(const std::string& version) { return native_versions::codex_queue_known(version); }
 
 bool has_queue_command(const std::string& help_output) {
   return contains(help_output, "Usage: codex queue") && contains(help_output, "--thread") &&

@@ -18,14 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "agentworks/journal_quota.hpp"
 #include "agentworks/sqlite.hpp"
 #include "state/states.hpp"
 
 namespace agentworks::bridge {
 
 struct JournalLimits {
-  std::int64_t max_messages_per_session = 2000;          // R-B9
-  std::int64_t max_total_body_bytes = 32LL * 1024 * 1024;  // R-B9
+  std::int64_t max_messages_per_session = kJournalMaxMessagesPerSession;  // R-B9
+  std::int64_t max_total_body_bytes = kJournalMaxTotalBodyBytes;          // R-B9
   std::int64_t offered_retention_seconds = 7 * 86400;     // R-B11
   std::int64_t guidance_refresh_seconds = 86400;          // R-B17
 };

@@ -1,0 +1,102 @@
+// agentworks doctor [--provider P] [--project DIR]: runs every check of the doctor's table (cli/doctor/) in one
+// loop and reports one line per finding: ok, warn or fail, what it found, and the command that fixes it. Exit 0
+// when nothing failed (warnings allowed); otherwise the exit code of the first failed check's kind
+// (docs/protocol.md, "Exit codes"): 6 when the server or the bridge cannot be reached, 3 for a revoked login or a
+// refused socket, 1 for anything else.
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "agentworks/error.hpp"
+#include "command.hpp"
+#include "doctor/doctor_check.hpp"
+#include "doctor/doctor_state.hpp"
+
+namespace agentworks::cli {
+using nlohmann::json;
+namespace fs = std::filesystem;
+namespace {
+
+fs::path project_dir(const std::string& option) {
+  std::error_code ec;
+  const fs::path dir = option.empty() ? fs::current_path(ec) : fs::absolute(option, ec).lexically_normal();
+  if (ec || !fs::is_directory(dir, ec)) {
+    throw Error(ErrorCode::usage, "the project directory " + (option.empty() ? dir.string() : option) +
+                                      " does not exist; pass an existing directory with --project DIR");
+  }
+  const fs::path real = fs::canonical(dir, ec);
+  return ec ? dir : real;
+}
+
+// Which exit code a failed check stands for.
+int exit_code_of(std::string_view check) {
+  if (check == "server" || check == "bridge") return exit_unreachable;
+  if (check == "login") return exit_auth;
+  return exit_failure;
+}
+
+// A check that throws (it should not) still gives a line, and the other checks still run.
+std::vector<doctor::Finding> run_one(const doctor::CheckEntry& check, doctor::State& state) {
+  try {
+    return check.run(state);
+  } catch (const std::exception& e) {
+    return doctor::one(doctor::Status::fail, std::string("the check could not run: ") + e.what());
+  }
+}
+
+class Doctor final : public Command {
+ public:
+  void define(Options& options) override {
+    options.option("--provider", provider_, "Only the checks of this provider (claude, codex or cursor)")
+        .one_of({"claude", "codex", "cursor"});
+    options.option("--project", project_, "The project whose hooks are checked (default: the current directory)");
+  }
+
+  json run(const Context& ctx) override {
+    doctor::Inputs inputs;
+    inputs.config_path = ctx.config_path;
+    inputs.project = project_dir(project_);
+    if (!provider_.empty()) inputs.provider = provider_from_name(provider_);
+    doctor::State state(inputs);
+    json checks = json::array();
+    int exit_status = exit_ok;
+    for (const auto& check : doctor::check_table()) {
+      if (check.provider && inputs.provider && *check.provider != *inputs.provider) continue;
+      for (auto& finding : run_one(check, state)) {
+        if (finding.status != doctor::Status::ok && finding.fix.empty()) finding.fix = std::string(check.fix);
+        if (finding.status == doctor::Status::ok) finding.fix.clear();
+        if (finding.status == doctor::Status::fail && exit_status == exit_ok) exit_status = exit_code_of(check.name);
+        checks.push_back({{"name", std::string(check.name)},
+                          {"status", std::string(doctor::status_name(finding.status))},
+                          {"found", finding.found},
+                          {"fix", finding.fix.empty() ? json(nullptr) : json(finding.fix)}});
+      }
+    }
+    return json{{"ok", exit_status == exit_ok}, {"exit_code", exit_status}, {"project", inputs.project.string()},
+                {"checks", checks}};
+  }
+
+  void print(const json& r) const override {
+    for (const auto& c : r["checks"]) {
+      const std::string status = c.value("status", "");
+      std::cout << (status == "ok" ? "ok   " : status == "warn" ? "warn " : "FAIL ") << c.value("name", "") << ": "
+                << c.value("found", "");
+      if (c["fix"].is_string()) std::cout << "\n       fix: " << c["fix"].get<std::string>();
+      std::cout << "\n";
+    }
+    std::cout << (r.value("ok", false) ? "No check failed." : "Some checks failed; run the fix commands above.")
+              << "\n";
+  }
+
+  int exit_status(const json& r) const override { return r.value("exit_code", 0); }
+
+ private:
+  std::string provider_;
+  std::string project_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_doctor() { return std::make_unique<Doctor>(); }
+
+}  // namespace agentworks::cli

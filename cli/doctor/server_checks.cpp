@@ -1,0 +1,84 @@
+// The server, the login and the clock: GET /v1/health (no token) says the server answers and its version,
+// GET /v1/whoami with the saved token says the login is valid (401 = revoked or unknown), and the Date header of
+// the health answer against local time says whether the clocks agree.
+#include <cstdlib>
+#include <string>
+
+#include "doctor/doctor_check.hpp"
+#include "doctor/doctor_state.hpp"
+#include "output.hpp"
+
+namespace agentworks::cli::doctor {
+namespace {
+
+// Skew thresholds. 5 s: timestamps people compare (received, admitted) start to disagree visibly; 60 s: beyond
+// the TLS/clock tolerance most servers keep and beyond any network delay, so the clock itself is wrong.
+constexpr long kSkewWarnSeconds = 5;
+constexpr long kSkewFailSeconds = 60;
+
+const std::string kLoginFix = "agentworks up (embedded server), or: agentworks login --server URL --token-stdin";
+
+std::string server_of(State& state) { return state.login() ? state.login()->server_url : std::string("-"); }
+
+}  // namespace
+
+std::vector<Finding> check_server(State& state) {
+  // No login, no server to ask: the login check fails with the fix; this one only says it could not run.
+  if (!state.login()) return one(Status::warn, "cannot check the server: " + state.login_problem(), kLoginFix);
+  const ServerAnswer& h = state.health();
+  if (!h.answered) {
+    if (h.error_code == "untrusted_certificate") {
+      return one(Status::fail, h.error, "agentworks login --server " + server_of(state) +
+                                            " --ca-file CA.pem --token-stdin");
+    }
+    return one(Status::fail, h.error, "agentworks up (for the embedded server), or start the server at " +
+                                          server_of(state));
+  }
+  if (h.status != 200 || !h.body.is_object() || !h.body.contains("version")) {
+    return one(Status::fail, server_of(state) + " answered GET /v1/health with HTTP " + std::to_string(h.status) +
+                                 ", not an agentworks health answer",
+               "agentworks login --server URL --token-stdin (the URL of an agentworks server)");
+  }
+  return one(Status::ok, server_of(state) + " answers, version " + text_or(h.body, "version", "?"));
+}
+
+std::vector<Finding> check_login(State& state) {
+  if (!state.login()) return one(Status::fail, state.login_problem(), kLoginFix);
+  const ServerAnswer& w = state.whoami();
+  if (!w.answered) return one(Status::warn, "cannot check the login: " + w.error, "agentworks up");
+  if (w.status == 401) {
+    const std::string embedded = state.login()->embedded ? "agentworks up" : "agentworks login --server " +
+                                                                               server_of(state) + " --token-stdin";
+    return one(Status::fail, "the saved login (connection " + state.login()->connection_id +
+                                 ") is revoked or unknown to " + server_of(state),
+               embedded);
+  }
+  if (w.status != 200 || !w.body.is_object()) {
+    return one(Status::fail, "GET /v1/whoami answered HTTP " + std::to_string(w.status), kLoginFix);
+  }
+  const std::string agent = text_or(w.body, "agent_name", "");
+  return one(Status::ok, "connection " + text_or(w.body, "connection_id", "?") + " (" +
+                             text_or(w.body, "kind", "?") + ") of account " +
+                             text_or(w.body, "account_name", "?") +
+                             (agent.empty() ? "" : ", agent " + agent));
+}
+
+std::vector<Finding> check_clock(State& state) {
+  if (!state.login()) return one(Status::warn, "cannot compare clocks: " + state.login_problem(), kLoginFix);
+  const ServerAnswer& h = state.health();
+  if (!h.answered) return one(Status::warn, "cannot compare clocks: the server does not answer", "agentworks up");
+  if (!h.date) {
+    return one(Status::warn, "the server's answer has no Date header to compare with",
+               "upgrade the server (agentworks-server sends Date)");
+  }
+  const long skew = static_cast<long>(h.received_at - *h.date);
+  const long size = std::labs(skew);
+  const std::string found = "local clock " + std::string(skew >= 0 ? "ahead of" : "behind") + " the server by " +
+                            std::to_string(size) + " s (warn over " + std::to_string(kSkewWarnSeconds) +
+                            " s, fail over " + std::to_string(kSkewFailSeconds) + " s)";
+  if (size > kSkewFailSeconds) return one(Status::fail, found);
+  if (size > kSkewWarnSeconds) return one(Status::warn, found);
+  return one(Status::ok, found);
+}
+
+}  // namespace agentworks::cli::doctor
