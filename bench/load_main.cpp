@@ -115,7 +115,41 @@ std::vector<std::string> sender_targets(const std::vector<std::string>& names, s
   return out;
 }
 
-int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids) {
+// The size of the SQLite store's WAL, sampled every 250 ms while the load runs (the WAL must stay bounded).
+class WalSampler {
+ public:
+  explicit WalSampler(std::filesystem::path wal) : wal_(std::move(wal)) {
+    if (!wal_.empty()) thread_ = std::thread([this] { loop(); });
+  }
+  ~WalSampler() { stop(); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::uintmax_t max_bytes() const { return max_; }
+  std::uintmax_t now_bytes() const { return size(); }
+  bool active() const { return !wal_.empty(); }
+
+ private:
+  std::uintmax_t size() const {
+    std::error_code ec;
+    const auto s = std::filesystem::file_size(wal_, ec);
+    return ec ? 0 : s;
+  }
+  void loop() {
+    while (!stop_) {
+      max_ = std::max<std::uintmax_t>(max_, size());
+      std::this_thread::sleep_for(250ms);
+    }
+  }
+  std::filesystem::path wal_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uintmax_t> max_{0};
+  std::thread thread_;
+};
+
+int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids,
+             const std::filesystem::path& wal) {
   const std::size_t n = endpoints.size();
   const bench::Endpoint& first = endpoints.front();
   bench::HttpClient setup(first.host, first.port, first.token);
@@ -159,6 +193,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   const auto names = names_of(agents);
   std::atomic<bool> stop{false};
   bench::RssSampler sampler(pids.front());
+  WalSampler wal_sampler(wal);
   std::vector<bench::CpuClock> cpu;
   for (const pid_t pid : pids) cpu.emplace_back(pid);
   for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
@@ -185,6 +220,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   // Let in-flight deliveries arrive (bounded).
   const bool all_delivered = wait_for([&] { return delivered() >= sends.ok; }, 10s);
   sampler.stop();
+  wal_sampler.stop();
   std::vector<std::int64_t> latencies;
   for (auto& p : pools) {
     auto l = p->take_latencies();
@@ -214,6 +250,13 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   std::printf("server rss: max during run %s, after %s%s\n",
               pids.front() > 0 ? bench::mib_text(sampler.max_kib()).c_str() : "n/a",
               bench::rss_text(pids.front()).c_str(), n > 1 ? " (replica 0)" : "");
+  if (wal_sampler.active()) {
+    std::error_code ec;
+    const auto db_bytes = std::filesystem::file_size(wal.parent_path() / "server.db", ec);
+    std::printf("server WAL: max %s during the run, %s after; database %s\n",
+                bench::mib_text(wal_sampler.max_bytes() / 1024).c_str(),
+                bench::mib_text(wal_sampler.now_bytes() / 1024).c_str(), bench::mib_text(ec ? 0 : db_bytes / 1024).c_str());
+  }
   for (std::size_t r = 0; r < cpu_text.size(); ++r) {
     std::printf("cpu during the run, server %zu (2 cores shared by everything): %s\n", r, cpu_text[r].c_str());
   }
@@ -397,7 +440,12 @@ int main(int argc, char** argv) {
     }
   }
   std::fflush(stdout);
-  const int rc = opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front()) : run_load(opt, endpoints, pids);
+  // The SQLite store the benchmark started: its WAL is sampled during the load.
+  const std::filesystem::path wal = opt.store == "sqlite" && !servers.empty()
+                                        ? std::filesystem::path(servers.front()->data_dir()) / "data" / "server.db-wal"
+                                        : std::filesystem::path();
+  const int rc =
+      opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front()) : run_load(opt, endpoints, pids, wal);
   std::fflush(stdout);
   for (auto& server : servers) server->stop();
   return rc;

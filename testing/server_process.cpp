@@ -134,6 +134,8 @@ void ServerProcess::start_replicas() {
   const fs::path err2 = log_dir_ / ("server.r2." + std::to_string(replica_runs_) + ".stderr");
   int second_port = 0;
   start_one(replica_child_, server_argv(replica_data_dir_, "127.0.0.1:0"), out2, err2, size_of(out2), second_port);
+  backend_ports_[0] = first_port;
+  backend_ports_[1] = second_port;
   balancer_ = std::make_unique<TcpBalancer>(std::vector<int>{first_port, second_port}, std::stoi(listen[1].str()));
   port_ = balancer_->port();
   url_ = first_url.substr(0, first_url.find("://")) + "://127.0.0.1:" + std::to_string(port_);
@@ -144,6 +146,45 @@ void ServerProcess::kill() {
   if (!replicas_) return;
   replica_child_.kill_and_wait();
   balancer_.reset();  // its port refuses connections, as a dead server's does
+}
+
+void ServerProcess::point_balancer() {
+  std::vector<int> ports;
+  for (const int p : backend_ports_) {
+    if (p != 0) ports.push_back(p);
+  }
+  balancer_->set_backends(ports);
+}
+
+void ServerProcess::kill_replica(int which) {
+  if (!replicas_ || !balancer_ || (which != 0 && which != 1)) {
+    throw std::logic_error("kill_replica needs AGENTWORKS_TEST_STORE=postgresql-replicas and replica 0 or 1");
+  }
+  (which == 0 ? child_ : replica_child_).kill_and_wait();
+  backend_ports_[which] = 0;
+  point_balancer();
+}
+
+void ServerProcess::start_replica(int which) {
+  if (!replicas_ || !balancer_ || (which != 0 && which != 1)) {
+    throw std::logic_error("start_replica needs AGENTWORKS_TEST_STORE=postgresql-replicas and replica 0 or 1");
+  }
+  Child& child = which == 0 ? child_ : replica_child_;
+  if (child.started() && child.running()) return;
+  const auto size_of = [](const fs::path& file) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    return ec ? std::uintmax_t{0} : size;
+  };
+  const int run = which == 0 ? ++runs_ : ++replica_runs_;
+  const std::string stem = which == 0 ? "server." : "server.r2.";
+  const fs::path out = log_dir_ / (stem + std::to_string(run) + ".stdout");
+  const fs::path err = log_dir_ / (stem + std::to_string(run) + ".stderr");
+  int port = 0;
+  start_one(child, server_argv(which == 0 ? data_dir_ : replica_data_dir_, "127.0.0.1:0"), out, err, size_of(out),
+            port);
+  backend_ports_[which] = port;
+  point_balancer();
 }
 
 void ServerProcess::stop() {

@@ -46,6 +46,12 @@ class ServerProcess {
   void stop();     // SIGTERM, then SIGKILL if it does not exit within 10 s
   void restart();  // kill() then start() on the same data directory (a new port)
   bool running();  // with replicas: both are
+  bool has_replicas() const { return replicas_; }
+  // postgresql-replicas only (std::logic_error otherwise): SIGKILL replica `which` (0 the first, 1 the second); its
+  // connections through the balancer break and new ones go to the other. start_replica() starts it again on the
+  // same data directory, a new port behind the same balancer.
+  void kill_replica(int which);
+  void start_replica(int which);
 
   const std::string& url() const { return url_; }  // http://127.0.0.1:PORT (https:// with TLS)
   int port() const { return port_; }
@@ -83,7 +89,9 @@ class ServerProcess {
   std::filesystem::path replica_data_dir_;
   Child replica_child_;
   int replica_runs_ = 0;
+  int backend_ports_[2] = {0, 0};  // the replicas' own ports behind the balancer (0: not running)
   std::unique_ptr<TcpBalancer> balancer_;
+  void point_balancer();
 };
 
 // Options for another replica of `primary`'s PostgreSQL store: the same database, a data directory of its own.

@@ -90,10 +90,14 @@ class Store {
   std::string describe() const { return db_->describe(); }
   // The SQLite file (empty on PostgreSQL).
   std::filesystem::path db_path() const { return path_; }
-  // SQLite: the server checkpoints on a background thread (store/checkpointer.hpp) instead.
+  // SQLite: the server checkpoints on a background thread (store/checkpointer.hpp) instead; when that thread has
+  // copied the whole WAL back, the next commit starts the WAL over and cuts the file back to kWalSizeLimit.
   void disable_autocheckpoint() {
-    if (db_->engine() == db::Engine::sqlite) db_->exec("PRAGMA wal_autocheckpoint=0");
+    if (db_->engine() == db::Engine::sqlite) {
+      db_->exec("PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimit));
+    }
   }
+  static constexpr std::int64_t kWalSizeLimit = 64LL << 20;
 
   // --- group commit (store.cpp) ---
   void begin_batch();                 // BEGIN IMMEDIATE unless already open
