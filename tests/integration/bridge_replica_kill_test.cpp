@@ -1,7 +1,7 @@
 // Two server replicas on one PostgreSQL database behind one balancer (the pg2 run, AGENTWORKS_TEST_STORE=
 // postgresql-replicas): one replica is killed with SIGKILL at a random moment of the delivery, the bridge's stream
 // reconnects through the balancer to the other, catches up by sequence, and every message is offered exactly once
-// (R-T2 rows are the truth; R-B5 never offered twice). The killed replica comes back and the next round kills a
+// (R-T4; R-B5 never offered twice). The killed replica comes back and the next round kills a
 // random one again.
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ namespace {
 
 class BridgeReplicaKill : public BridgeTest {};
 
-TEST_F(BridgeReplicaKill, AReplicaKilledMidDeliveryLosesAndDoublesNothing_RT2_RB5) {
+TEST_F(BridgeReplicaKill, AReplicaKilledMidDeliveryLosesAndDoublesNothing_RT4_RB5) {
   start_server();
   if (!server_->has_replicas()) GTEST_SKIP() << "needs two replicas: AGENTWORKS_TEST_STORE=postgresql-replicas";
   register_agent(owner(), "worker", {"--purpose", "Builds things"});
