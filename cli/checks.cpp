@@ -66,4 +66,16 @@ std::string message_argument(const std::string& value) {
   return text;
 }
 
+std::filesystem::path project_directory(const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = option.empty() ? fs::current_path(ec) : fs::absolute(option, ec).lexically_normal();
+  if (ec || !fs::is_directory(dir, ec)) {
+    throw Error(ErrorCode::usage, "the project directory " + (option.empty() ? dir.string() : option) +
+                                      " does not exist; pass an existing directory with --project DIR");
+  }
+  const fs::path real = fs::canonical(dir, ec);
+  return ec ? dir : real;
+}
+
 }  // namespace agentworks::cli

@@ -1,6 +1,7 @@
 // Cheap client-side checks that mirror the server's rules and codes (the server stays the authority).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,9 @@ void check_agent_name(std::string_view name);          // Error(invalid_name)
 void check_message_text(std::string_view text);        // Error(invalid_message)
 void check_submission_id(std::string_view id);         // Error(bad_request)
 void check_range(std::string_view option, int value, int low, int high);  // Error(bad_request)
+
+// --project DIR (default: the current directory) as an existing directory's canonical path, else Error(usage).
+std::filesystem::path project_directory(const std::string& option);
 
 // All of stdin (empty when it is closed or a terminal sends EOF).
 std::string read_all_stdin();

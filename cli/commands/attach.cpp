@@ -7,6 +7,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/providers.hpp"
+#include "checks.hpp"
 #include "command.hpp"
 #include "install/confirm.hpp"
 #include "install/hook_binary.hpp"
@@ -16,17 +17,6 @@ namespace agentworks::cli {
 using nlohmann::json;
 namespace fs = std::filesystem;
 namespace {
-
-fs::path project_dir(const std::string& option) {
-  std::error_code ec;
-  const fs::path dir = option.empty() ? fs::current_path(ec) : fs::absolute(option, ec).lexically_normal();
-  if (ec || !fs::is_directory(dir, ec)) {
-    throw Error(ErrorCode::usage, "the project directory " + (option.empty() ? dir.string() : option) +
-                                      " does not exist; pass an existing directory with --project DIR");
-  }
-  const fs::path real = fs::canonical(dir, ec);
-  return ec ? dir : real;
-}
 
 class Attach final : public Command {
  public:
@@ -52,7 +42,7 @@ class Attach final : public Command {
     install::InstallOptions options;
     options.global = global_;
     options.allow_tools = allow_tools_ && !uninstall_;
-    options.project = project_dir(project_);
+    options.project = project_directory(project_);
     if (uninstall_) {
       try {
         options.hook = install::find_hook_binary();

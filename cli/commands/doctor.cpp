@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "agentworks/error.hpp"
+#include "checks.hpp"
 #include "command.hpp"
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
@@ -16,17 +17,6 @@ namespace agentworks::cli {
 using nlohmann::json;
 namespace fs = std::filesystem;
 namespace {
-
-fs::path project_dir(const std::string& option) {
-  std::error_code ec;
-  const fs::path dir = option.empty() ? fs::current_path(ec) : fs::absolute(option, ec).lexically_normal();
-  if (ec || !fs::is_directory(dir, ec)) {
-    throw Error(ErrorCode::usage, "the project directory " + (option.empty() ? dir.string() : option) +
-                                      " does not exist; pass an existing directory with --project DIR");
-  }
-  const fs::path real = fs::canonical(dir, ec);
-  return ec ? dir : real;
-}
 
 // Which exit code a failed check stands for.
 int exit_code_of(std::string_view check) {
@@ -55,7 +45,7 @@ class Doctor final : public Command {
   json run(const Context& ctx) override {
     doctor::Inputs inputs;
     inputs.config_path = ctx.config_path;
-    inputs.project = project_dir(project_);
+    inputs.project = project_directory(project_);
     if (!provider_.empty()) inputs.provider = provider_from_name(provider_);
     doctor::State state(inputs);
     json checks = json::array();
