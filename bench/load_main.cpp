@@ -255,7 +255,8 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     const auto db_bytes = std::filesystem::file_size(wal.parent_path() / "server.db", ec);
     std::printf("server WAL: max %s during the run, %s after; database %s\n",
                 bench::mib_text(wal_sampler.max_bytes() / 1024).c_str(),
-                bench::mib_text(wal_sampler.now_bytes() / 1024).c_str(), bench::mib_text(ec ? 0 : db_bytes / 1024).c_str());
+                bench::mib_text(wal_sampler.now_bytes() / 1024).c_str(),
+                bench::mib_text(ec ? 0 : db_bytes / 1024).c_str());
   }
   for (std::size_t r = 0; r < cpu_text.size(); ++r) {
     std::printf("cpu during the run, server %zu (2 cores shared by everything): %s\n", r, cpu_text[r].c_str());
