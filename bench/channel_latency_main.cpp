@@ -155,6 +155,7 @@ int run(const Options& opt) {
   std::mt19937 rng(12345);
   std::uniform_int_distribution<int> pause_ms(0, 250);
   std::vector<std::int64_t> samples;
+  std::vector<std::int64_t> send_floor;  // the send's own round trip: the server's accept and commit
   std::size_t lost = 0;
   for (std::size_t i = 0; i < opt.messages; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(rng)));
@@ -166,6 +167,7 @@ int run(const Options& opt) {
       std::fprintf(stderr, "send %zu failed: HTTP %d %s %s\n", i, sent.status, sent.body.c_str(), sent.error.c_str());
       return 2;
     }
+    send_floor.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
     bool got = false;
     const auto deadline = t0 + 10s;
     while (!got) {
@@ -183,6 +185,10 @@ int run(const Options& opt) {
   std::printf("send -> channel notification: %zu received, %zu not within 10 s; p50 %.1f ms, p99 %.1f ms, "
               "max %.1f ms (target p50 < 25 ms)\n",
               s.count, lost, s.p50_ms, s.p99_ms, s.max_ms);
+  const auto f = bench::summarize(send_floor);
+  std::printf("floor, the send's own round trip (POST /v1/messages answered): p50 %.1f ms, p99 %.1f ms; "
+              "ratio p50 %.2f, p99 %.2f\n",
+              f.p50_ms, f.p99_ms, f.p50_ms > 0 ? s.p50_ms / f.p50_ms : 0.0, f.p99_ms > 0 ? s.p99_ms / f.p99_ms : 0.0);
   // Closing stdin ends it; the destructor SIGKILLs it when it has not exited within 5 s.
   child.close_stdin();
   child.wait_exit(5s);

@@ -1,6 +1,11 @@
 #include "mcp/channel.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -15,8 +20,15 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto kPollInterval = std::chrono::milliseconds(200);
-constexpr auto kIdleInterval = std::chrono::seconds(2);  // not attached yet, or no bridge
+using std::chrono::milliseconds;
+
+// The bridge parks the take until a message is cached for this chat (or the wait passes): no polling.
+constexpr milliseconds kChannelWait{25000};
+constexpr milliseconds kCallSlack{10000};  // the bridge's release check is a server round trip
+// An empty answer well before the wait means nothing could park (a bridge older than wait_ms, or this chat is
+// offline): ask again after this, not at once.
+constexpr milliseconds kNoParkInterval{200};
+constexpr milliseconds kIdleInterval{2000};  // not attached yet, or no bridge
 
 std::string text_field(const json& j, const char* key) {
   const auto it = j.find(key);
@@ -40,12 +52,23 @@ json channel_params(const json& message, const std::string& attachment_id) {
             {"attachment_id", attachment_id}}}};
 }
 
+ChannelPump::ChannelPump(LineWriter& writer, CallerIdentity caller) : writer_(writer), caller_(std::move(caller)) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+    throw Error(ErrorCode::internal, std::string("cannot create the channel's stop pipe: ") + std::strerror(errno));
+  }
+  stop_read_ = UniqueFd(fds[0]);
+  stop_write_ = UniqueFd(fds[1]);
+}
+
 ChannelPump::~ChannelPump() {
   {
     const std::lock_guard lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
+  // Ends a parked channel_take at once: the thread is usually inside one.
+  [[maybe_unused]] const auto n = ::write(stop_write_.get(), "x", 1);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -54,25 +77,39 @@ void ChannelPump::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+bool ChannelPump::stopping() {
+  const std::lock_guard lock(mutex_);
+  return stop_;
+}
+
+milliseconds ChannelPump::take_once() {
+  json request = {{"op", local_protocol::op::channel_take}, {"wait_ms", kChannelWait.count()}};
+  add_session_selector(request, caller_, std::nullopt);
+  const auto started = std::chrono::steady_clock::now();
+  const json answer = bridge_client::call_cancellable(request, kChannelWait + kCallSlack, stop_read_.get());
+  const std::string attachment_id =
+      answer.contains("attachment") ? text_field(answer["attachment"], "attachment_id") : std::string();
+  bool any = false;
+  for (const auto& m : answer.value("messages", json::array())) {
+    if (!m.is_object()) continue;
+    writer_.write(rpc_notification("notifications/claude/channel", channel_params(m, attachment_id)));
+    any = true;
+  }
+  if (any || std::chrono::steady_clock::now() - started >= kChannelWait / 2) return milliseconds(0);
+  return kNoParkInterval;
+}
+
 void ChannelPump::run() {
-  while (true) {
-    auto wait = kPollInterval;
+  while (!stopping()) {
+    auto wait = kIdleInterval;
     try {
-      json request = {{"op", local_protocol::op::channel_take}};
-      add_session_selector(request, caller_, std::nullopt);
-      const json answer = bridge_client::call(request, std::chrono::seconds(10));
-      const std::string attachment_id =
-          answer.contains("attachment") ? text_field(answer["attachment"], "attachment_id") : std::string();
-      for (const auto& m : answer.value("messages", json::array())) {
-        if (!m.is_object()) continue;
-        writer_.write(rpc_notification("notifications/claude/channel", channel_params(m, attachment_id)));
-      }
+      wait = take_once();
     } catch (const Error&) {
-      wait = std::chrono::duration_cast<std::chrono::milliseconds>(kIdleInterval);
+      // not attached yet, no bridge, or stopping
     } catch (const std::exception& e) {
       std::cerr << "agentworks mcp: channel: " << e.what() << std::endl;
-      wait = std::chrono::duration_cast<std::chrono::milliseconds>(kIdleInterval);
     }
+    if (wait.count() == 0) continue;
     std::unique_lock lock(mutex_);
     if (wake_.wait_for(lock, wait, [this] { return stop_; })) return;
   }

@@ -1,10 +1,12 @@
 // The Claude channel of `agentworks mcp serve --claude-channel` (docs/mcp.md "Claude channel", R-C3): a background
-// thread asks the bridge for this chat's waiting messages (`channel_take`: release-checked and persisted as offered
-// BEFORE the answer, so an id is never offered twice, across reconnects and restarts; R-B5) and pushes each as
+// thread keeps one long-poll `channel_take` parked in the bridge, answered as soon as a message for this chat is
+// cached (release-checked and persisted as offered BEFORE the answer, so an id is never offered twice, across
+// reconnects and restarts; R-B5), and pushes each as
 // notifications/claude/channel. An emitted notification is not an admission: the agent's ack sets the receipt
 // (R-C4). A crash between the bridge's answer and the emission leaves the message readable, not re-offered.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agentworks/unique_fd.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/jsonrpc.hpp"
 
@@ -19,7 +22,7 @@ namespace agentworks::cli::mcp {
 
 class ChannelPump {
  public:
-  ChannelPump(LineWriter& writer, CallerIdentity caller) : writer_(writer), caller_(std::move(caller)) {}
+  ChannelPump(LineWriter& writer, CallerIdentity caller);
   ~ChannelPump();
   ChannelPump(const ChannelPump&) = delete;
   ChannelPump& operator=(const ChannelPump&) = delete;
@@ -29,6 +32,9 @@ class ChannelPump {
 
  private:
   void run();
+  bool stopping();
+  // One parked take and its notifications; returns how long to wait before the next.
+  std::chrono::milliseconds take_once();
 
   LineWriter& writer_;
   CallerIdentity caller_;
@@ -36,6 +42,8 @@ class ChannelPump {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  UniqueFd stop_read_;   // readable once the pump stops: cancels the parked take
+  UniqueFd stop_write_;
 };
 
 // The notification params for one Message: {content, meta:{message_id, sender, inbox_id, attachment_id}}.

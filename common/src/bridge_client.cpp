@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -86,11 +87,12 @@ void send_all(int fd, const std::string& bytes, Clock::time_point deadline, cons
   }
 }
 
-// Reads lines with a deadline; the buffer survives between lines.
+// Reads lines with a deadline, and stops at once when `cancel_fd` (if not -1) becomes readable; the buffer
+// survives between lines.
 class LineReader {
  public:
-  LineReader(int fd, Clock::time_point deadline, const std::filesystem::path& socket)
-      : fd_(fd), deadline_(deadline), socket_(socket) {}
+  LineReader(int fd, Clock::time_point deadline, const std::filesystem::path& socket, int cancel_fd)
+      : fd_(fd), cancel_fd_(cancel_fd), deadline_(deadline), socket_(socket) {}
 
   std::string next() {
     while (true) {
@@ -105,9 +107,13 @@ class LineReader {
       if (buffer_.size() > kMaxLine) throw Error(ErrorCode::internal, "the bridge sent an oversize line");
       const int left = ms_left(deadline_);
       if (left == 0) throw timed_out(socket_);
-      pollfd p{fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, left);
+      pollfd p[2] = {{fd_, POLLIN, 0}, {cancel_fd_, POLLIN, 0}};
+      const int ready = ::poll(p, cancel_fd_ < 0 ? 1 : 2, left);
       if (ready <= 0) continue;  // timeout (checked above) or EINTR
+      if (cancel_fd_ >= 0 && p[1].revents != 0) {
+        throw NoAnswer(ErrorCode::unreachable, "the request to the agentworks bridge was cancelled");
+      }
+      if (p[0].revents == 0) continue;
       char buf[8192];
       const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
       if (n > 0) {
@@ -121,6 +127,7 @@ class LineReader {
 
  private:
   int fd_;
+  int cancel_fd_;
   Clock::time_point deadline_;
   const std::filesystem::path& socket_;
   std::string buffer_;
@@ -165,17 +172,31 @@ std::optional<json> match_answer(std::string_view line, long long id) {
   return a;
 }
 
-json call(const json& request, std::chrono::milliseconds timeout, const std::filesystem::path& socket) {
-  static long long next_id = 0;
+namespace {
+
+json call_until(const json& request, std::chrono::milliseconds timeout, const std::filesystem::path& socket,
+                int cancel_fd) {
+  static std::atomic<long long> next_id{0};  // the MCP child calls from two threads
   const long long id = ++next_id;
   const auto deadline = Clock::now() + timeout;
   UniqueFd fd(connect_socket(socket));
-  LineReader reader(fd.get(), deadline, socket);
+  LineReader reader(fd.get(), deadline, socket, cancel_fd);
   check_greeting(reader.next());
   send_all(fd.get(), encode_request(request, id), deadline, socket);
   while (true) {
     if (auto answer = match_answer(reader.next(), id)) return *answer;
   }
+}
+
+}  // namespace
+
+json call(const json& request, std::chrono::milliseconds timeout, const std::filesystem::path& socket) {
+  return call_until(request, timeout, socket, -1);
+}
+
+json call_cancellable(const json& request, std::chrono::milliseconds timeout, int cancel_fd,
+                      const std::filesystem::path& socket) {
+  return call_until(request, timeout, socket, cancel_fd);
 }
 
 std::optional<json> ping(std::chrono::milliseconds timeout, const std::filesystem::path& socket) {

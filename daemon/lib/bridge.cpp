@@ -53,6 +53,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       cleanup_timer_(new_timer(loop, this)),
       reap_timer_(new_timer(loop, this)),
       resume_timer_(new_timer(loop, this)),
+      channel_waiters_(loop),
       native_(std::make_unique<native::NativeRouter>(*this, outbox_)) {}
 
 Bridge::~Bridge() { shutdown(exit_code_); }
@@ -104,6 +105,7 @@ void Bridge::shutdown(int exit_code) {
   retired_.clear();
   outbox_.stop();
   native_->stop();
+  channel_waiters_.stop();
   if (waiting_) waiting_->stop();
   multi_.close();
   close_timer(cleanup_timer_);
@@ -195,6 +197,7 @@ void Bridge::open_stream(const AttachmentRow& row) {
 }
 
 void Bridge::close_stream(const std::string& attachment_id) {
+  channel_waiters_.wake(attachment_id);  // a detach or fence answers them now; a reopen parks them again
   auto it = streams_.find(attachment_id);
   if (it == streams_.end()) return;
   it->second->stop();
@@ -296,6 +299,7 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
     const auto results = journal_.record_received_batch(*row, batch, now());
     if (std::find(results.begin(), results.end(), ReceiveResult::cached) != results.end()) {
       native_->kick(attachment_id);
+      channel_waiters_.wake(attachment_id);
     }
     for (std::size_t i = 0; i < results.size(); ++i) held_.received(attachment_id, batch[i].seq, results[i]);
     if (held_.paused(attachment_id) && !was_held) {

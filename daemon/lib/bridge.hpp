@@ -17,6 +17,7 @@
 
 #include "agentworks/sqlite.hpp"
 #include "delivery/attachment_stream.hpp"
+#include "delivery/channel_waiters.hpp"
 #include "delivery/notify.hpp"
 #include "delivery/outbox.hpp"
 #include "platform/curl_multi.hpp"
@@ -70,6 +71,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   SessionRegistry& registry() override { return registry_; }
   HookState& hook_state() { return hook_state_; }
   native::NativeRouter& native() { return *native_; }
+  ChannelWaiters& channel_waiters() { return channel_waiters_; }
   const BridgeOptions& options() const { return options_; }
   static std::int64_t now();
 
@@ -110,6 +112,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   uv_timer_t* reap_timer_;
   uv_timer_t* resume_timer_;
   HeldBack held_;
+  ChannelWaiters channel_waiters_;  // parked channel_take requests, resumed when their stream caches a message
   std::unique_ptr<native::NativeRouter> native_;  // Claude's session inbox, Codex's queue
   std::unique_ptr<WaitingWatch> waiting_;  // desktop notifications for messages left waiting (R-B15)
   std::function<void(int)> shutdown_hook_;

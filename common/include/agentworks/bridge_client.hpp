@@ -36,6 +36,11 @@ std::string not_running_message();
 nlohmann::json call(const nlohmann::json& request, std::chrono::milliseconds timeout = std::chrono::seconds(5),
                     const std::filesystem::path& socket = socket_path());
 
+// The same, and gives up at once (NoAnswer) when `cancel_fd` becomes readable: a long wait (a parked
+// channel_take) whose owner is stopping.
+nlohmann::json call_cancellable(const nlohmann::json& request, std::chrono::milliseconds timeout, int cancel_fd,
+                                const std::filesystem::path& socket = socket_path());
+
 // ping with a short deadline: the answer when a bridge answers, nullopt when none does; throws Error(forbidden)
 // when the socket's directory or listener is not this user's (see private_socket.hpp).
 std::optional<nlohmann::json> ping(std::chrono::milliseconds timeout = std::chrono::seconds(2),

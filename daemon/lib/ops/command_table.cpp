@@ -61,8 +61,10 @@ const std::vector<Command>& commands() {
        "{provider+session_id | process, after?, limit? (1-100)}: bounded mailbox read as the attached agent, "
        "filtered by the server's release check. Answers {agent_name, messages, next_cursor, filtered}."},
       {op::channel_take, op_channel_take, claims_session,
-       "{process (+ provider/session_id for Codex), limit?}: `take` for the session of the caller's provider process "
-       "(the Claude channel of `agentworks mcp serve --claude-channel`)."},
+       "{process (+ provider/session_id for Codex), limit?, wait_ms? (0-60000)}: `take` for the session of the "
+       "caller's provider process (the Claude channel of `agentworks mcp serve --claude-channel`). With wait_ms and "
+       "nothing waiting, the answer is parked until the stream caches a message, the attachment ends, or wait_ms "
+       "passes (then it is empty)."},
       {op::peers, op_peers, claims_session,
        "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
       {op::deliver, op_deliver, kHookEvent,
@@ -118,7 +120,8 @@ void register_hook_process(Bridge& bridge, const Command& command, const json& r
 
 }  // namespace
 
-void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink) {
+void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink,
+              const Reply::Connected& connected) {
   const auto started = std::chrono::steady_clock::now();
   json request = json::parse(line.begin(), line.end(), nullptr, false);
   if (request.is_discarded() || !request.is_object()) {
@@ -133,7 +136,7 @@ void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sin
     }
     id = *it;
   }
-  const Reply reply(std::make_shared<const json>(id), sink);
+  const Reply reply(std::make_shared<const json>(id), sink, connected);
   const auto op_it = request.find("op");
   if (op_it == request.end() || !op_it->is_string()) {
     reply.error(ErrorCode::bad_request, "field 'op' (a string) is required; send {\"op\":\"help\"} for the list");

@@ -52,7 +52,9 @@ const Command* find_command(std::string_view op);
 // The greeting line sent on connect: {"agentworks_bridge":1,"protocol":1,"capabilities":[...]}.
 std::string greeting_line();
 
-// Handles one request line; the answer (exactly one line) goes to `sink`, possibly later.
-void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink);
+// Handles one request line; the answer (exactly one line) goes to `sink`, possibly later. `connected` tells
+// whether the client is still there (empty: always).
+void dispatch(Bridge& bridge, std::string_view line, const Reply::Transport& sink,
+              const Reply::Connected& connected = nullptr);
 
 }  // namespace agentworks::bridge

@@ -108,6 +108,7 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"server_url", row.server_url},
                     {"state", std::string(to_string(row.state))},
                     {"stream", bridge.stream_state(row.attachment_id)},
+                    {"channel_listeners", bridge.channel_waiters().listening(row.attachment_id)},
                     {"pending", counts.pending},
                     {"pending_source", "bridge"},
                     {"offered_not_admitted", counts.offered_not_admitted},

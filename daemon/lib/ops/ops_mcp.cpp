@@ -3,6 +3,7 @@
 // person's login, R-C2).
 // read is a bounded manual mailbox read filtered through the server's release check (R-C9): only messages the
 // current attachment may receive from still-authorised senders come back. Neither changes the offer journal.
+#include <chrono>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -128,15 +129,40 @@ void op_read(Bridge& bridge, const json& req, const Reply& reply, const Attachme
   });
 }
 
+namespace {
+
+constexpr std::int64_t kMaxChannelWaitMs = 60000;
+
+// Takes at once when something waits for this attachment (or it is not attached: the answer says so); else parks
+// until its stream caches a message, the attachment ends, or `wait` runs out, and then looks again.
+void channel_take_or_park(Bridge& bridge, const json& inner, const Reply& reply, std::chrono::milliseconds wait) {
+  const auto key = session_key(inner);
+  const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
+  if (wait.count() > 0 && !bridge.stopping() && row && row->state == AttachmentState::attached &&
+      bridge.journal().pending(row->attachment_id, 1).empty()) {
+    bridge.channel_waiters().park(row->attachment_id, wait, reply,
+                                  [&bridge, inner](const Reply& resumed, std::chrono::milliseconds left) {
+                                    guarded(bridge, resumed, [&] { channel_take_or_park(bridge, inner, resumed, left); });
+                                  });
+    return;
+  }
+  op_take(bridge, inner, reply, nullptr);
+}
+
+}  // namespace
+
 // The Claude channel's take: the session of the caller's provider process (dispatch resolved it), then `take`
-// (release check, persisted as offered before the answer, never offered again: R-B5, R-B6).
+// (release check, persisted as offered before the answer, never offered again: R-B5, R-B6). With wait_ms it is a
+// long poll: no polling on the delivery path, the answer leaves as soon as the stream caches a message.
 void op_channel_take(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
   const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
+  const auto wait = optional_int(req, "wait_ms", 0, 0, kMaxChannelWaitMs);
   json inner = req;
   inner.erase("process");
+  inner.erase("wait_ms");
   inner["provider"] = row.provider;
   inner["session_id"] = row.session_id;
-  op_take(bridge, inner, reply, nullptr);
+  channel_take_or_park(bridge, inner, reply, std::chrono::milliseconds(wait));
 }
 
 void op_peers(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow* session) {

@@ -190,10 +190,14 @@ void SocketServer::accept_one() {
             written(false);  // the client went away before its answer
           }
         };
+        const Reply::Connected connected = [weak]() {
+          const auto alive = weak.lock();
+          return alive != nullptr && !alive->closing;
+        };
         c->reader.feed(
             std::string_view(buf->base, static_cast<std::size_t>(nread)),
             [&](std::string_view line) {
-              if (!c->closing) c->server->on_line_(line, sink);
+              if (!c->closing) c->server->on_line_(line, sink, connected);
             },
             [&] {
               sink(error_line(nullptr, ErrorCode::payload_too_large,

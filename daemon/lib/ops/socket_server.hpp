@@ -17,9 +17,10 @@ namespace agentworks::bridge {
 
 class SocketServer {
  public:
-  // on_line(line, sink): one request line; the answer goes to sink (once, maybe later), which reports whether it
-  // was written to the client.
-  using LineHandler = std::function<void(std::string_view line, const Reply::Transport& sink)>;
+  // on_line(line, sink, connected): one request line; the answer goes to sink (once, maybe later), which reports
+  // whether it was written to the client; connected() tells whether the client still holds the connection.
+  using LineHandler =
+      std::function<void(std::string_view line, const Reply::Transport& sink, const Reply::Connected& connected)>;
 
   // Takes over `listen_fd` (already bound and listening).
   SocketServer(uv_loop_t* loop, int listen_fd, std::string greeting, LineHandler on_line);

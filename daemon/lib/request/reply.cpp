@@ -21,9 +21,11 @@ Reply::Reply(std::shared_ptr<const json> id, Sink sink) : state_(std::make_share
   }
 }
 
-Reply::Reply(std::shared_ptr<const json> id, Transport transport) : state_(std::make_shared<State>()) {
+Reply::Reply(std::shared_ptr<const json> id, Transport transport, Connected connected)
+    : state_(std::make_shared<State>()) {
   state_->id = std::move(id);
   state_->sink = std::move(transport);
+  state_->connected = std::move(connected);
 }
 
 void Reply::ok(const json& fields) const { ok(fields, nullptr); }

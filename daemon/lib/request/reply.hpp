@@ -19,10 +19,13 @@ class Reply {
   using Written = std::function<void(bool written)>;
   // A sink that reports when its line was written (the socket server's); `written` may be empty.
   using Transport = std::function<void(std::string line, Written written)>;
+  // Whether the client still holds its connection: a parked answer (channel_take's long poll) is not handed to a
+  // client that has gone, so nothing is offered to nobody.
+  using Connected = std::function<bool()>;
 
   // A plain sink (in-process callers): a line handed to it counts as written.
   Reply(std::shared_ptr<const nlohmann::json> id, Sink sink);
-  Reply(std::shared_ptr<const nlohmann::json> id, Transport transport);
+  Reply(std::shared_ptr<const nlohmann::json> id, Transport transport, Connected connected = nullptr);
 
   // {"id":N,"ok":true, ...fields}; `fields` must be an object (or null for none).
   void ok(const nlohmann::json& fields) const;
@@ -32,6 +35,8 @@ class Reply {
   // {"id":N,"error":{"code","message"}}
   void error(ErrorCode code, const std::string& message) const;
   bool sent() const { return state_->sent; }
+  // False once the client is known to have gone; true when its transport cannot tell.
+  bool connected() const { return !state_->connected || state_->connected(); }
   // A Reply with the same id for an inner op whose success continues in `on_ok` (which must answer this Reply,
   // now or later); an inner error is passed on unchanged. A throw from `on_ok` becomes an error answer.
   Reply then(std::function<void(const nlohmann::json& fields)> on_ok) const;
@@ -40,6 +45,7 @@ class Reply {
   struct State {
     std::shared_ptr<const nlohmann::json> id;
     Transport sink;
+    Connected connected;
     bool sent = false;
   };
   std::shared_ptr<State> state_;

@@ -107,8 +107,9 @@ void start_bridge(uv_loop_t* loop, const std::filesystem::path& state, Instance&
   bridge = std::make_unique<Bridge>(loop, options_from_environment(state));
   Bridge* b = bridge.get();
   server = std::make_unique<SocketServer>(loop, instance.listener.release(), greeting_line(),
-                                          [b](std::string_view line, const Reply::Transport& sink) {
-                                            dispatch(*b, line, sink);
+                                          [b](std::string_view line, const Reply::Transport& sink,
+                                              const Reply::Connected& connected) {
+                                            dispatch(*b, line, sink, connected);
                                           });
   SocketServer* s = server.get();
   bridge->set_shutdown_hook([s](int) { s->close(); });
