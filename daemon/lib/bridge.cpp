@@ -47,6 +47,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       options_(std::move(options)),
       journal_((options_.state_dir / "journal.db").string(), options_.limits),
       multi_(loop),
+      stream_budget_(loop),
       http_(multi_),
       children_(options_.state_dir / "children"),
       outbox_(*this),
@@ -108,6 +109,7 @@ void Bridge::shutdown(int exit_code) {
   channel_waiters_.stop();
   if (waiting_) waiting_->stop();
   multi_.close();
+  stream_budget_.close();
   close_timer(cleanup_timer_);
   close_timer(reap_timer_);
   close_timer(resume_timer_);
@@ -190,8 +192,9 @@ void Bridge::open_stream(const AttachmentRow& row) {
     outbox_.kick();
   };
   held_.resume(id);  // a new stream starts at the watermark: what was held back comes again
-  auto stream = std::make_unique<AttachmentStream>(
-      loop_, multi_, join_url(server, "/v1/attachments/" + id + "/stream"), *token, std::move(cb), options_.stream);
+  auto stream = std::make_unique<AttachmentStream>(loop_, multi_, stream_budget_,
+                                                   join_url(server, "/v1/attachments/" + id + "/stream"), *token,
+                                                   std::move(cb), options_.stream);
   stream->start();
   streams_[id] = std::move(stream);
 }

@@ -22,6 +22,7 @@
 #include "delivery/outbox.hpp"
 #include "platform/curl_multi.hpp"
 #include "platform/http_client.hpp"
+#include "platform/turn_budget.hpp"
 #include "services/delivery_services.hpp"
 #include "services/session_lookup.hpp"
 #include "state/child_credentials.hpp"
@@ -101,6 +102,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   BridgeOptions options_;
   Journal journal_;
   CurlMulti multi_;
+  TurnBudget stream_budget_;  // one received chunk cached per loop turn, across all streams
   HttpClient http_;
   ChildCredentials children_;
   Outbox outbox_;

@@ -39,10 +39,11 @@ std::string reason_for_status(long status, const std::string& body) {
 
 }  // namespace
 
-AttachmentStream::AttachmentStream(uv_loop_t* loop, CurlMulti& multi, std::string url, std::string token,
-                                   StreamCallbacks callbacks, StreamTuning tuning)
+AttachmentStream::AttachmentStream(uv_loop_t* loop, CurlMulti& multi, TurnBudget& budget, std::string url,
+                                   std::string token, StreamCallbacks callbacks, StreamTuning tuning)
     : loop_(loop),
       multi_(multi),
+      budget_(budget),
       url_(std::move(url)),
       token_(std::move(token)),
       cb_(std::move(callbacks)),
@@ -83,6 +84,8 @@ void AttachmentStream::stop() {
   state_ = State::stopped;
   uv_timer_stop(watchdog_);
   uv_timer_stop(retry_);
+  budget_.cancel(this);
+  paused_ = false;
   if (easy_ != nullptr) multi_.remove(easy_);
   cleanup_easy();
 }
@@ -117,8 +120,9 @@ void AttachmentStream::connect() {
   curl_error_[0] = '\0';
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &AttachmentStream::on_write);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
-  // Large reads during catch-up hand the journal big batches (one commit each).
-  curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, 256L * 1024L);
+  // A chunk is one journal commit and one loop turn (turn_budget.hpp): ~250 messages of a catch-up, small enough
+  // that a socket request waiting behind one is answered within tens of milliseconds.
+  curl_easy_setopt(easy_, CURLOPT_BUFFERSIZE, 64L * 1024L);
   arm_watchdog();
   multi_.add(easy_, [this](CURLcode result) { on_done(result); });
 }
@@ -133,11 +137,23 @@ size_t AttachmentStream::on_write(char* data, size_t size, size_t count, void* u
     if (self->error_body_.size() + n <= kMaxErrorBody) self->error_body_.append(data, n);
     return n;
   }
+  if (!self->budget_.try_take()) {
+    // Curl keeps these bytes and hands them over again once resumed.
+    self->paused_ = true;
+    self->budget_.wait(self, [self] { self->resume_paused(); });
+    return CURL_WRITEFUNC_PAUSE;
+  }
   const bool parsed = self->parser_.feed(std::string_view(data, n));
   self->flush_batch();  // events before a parse error or a fence are still stored
   if (!parsed) return 0;                       // malformed stream: drop and reconnect
   if (!self->stop_reason_.empty()) return 0;   // fenced: end the transfer now
   return n;
+}
+
+void AttachmentStream::resume_paused() {
+  if (!paused_ || easy_ == nullptr) return;
+  paused_ = false;
+  multi_.unpause(easy_);
 }
 
 void AttachmentStream::flush_batch() {
@@ -174,6 +190,8 @@ void AttachmentStream::on_done(CURLcode result) {
   }
   if (result == CURLE_OK) certificate_reported_ = false;
   uv_timer_stop(watchdog_);
+  budget_.cancel(this);
+  paused_ = false;
   if (http_status_ == 0 && easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http_status_);
   cleanup_easy();
   std::string reason = stop_reason_;
@@ -193,6 +211,8 @@ void AttachmentStream::arm_watchdog() {
         if (self == nullptr || self->easy_ == nullptr) return;
         // Silent for too long: the connection is dead even if TCP has not noticed.
         self->watchdog_fired_ = true;
+        self->budget_.cancel(self);
+        self->paused_ = false;
         self->multi_.remove(self->easy_);
         self->cleanup_easy();
         self->schedule_reconnect();

@@ -17,6 +17,7 @@
 #include "agentworks/sse_parser.hpp"
 #include "platform/backoff.hpp"
 #include "platform/curl_multi.hpp"
+#include "platform/turn_budget.hpp"
 
 namespace agentworks::bridge {
 
@@ -40,8 +41,9 @@ struct StreamTuning {
 
 class AttachmentStream {
  public:
-  AttachmentStream(uv_loop_t* loop, CurlMulti& multi, std::string url, std::string token, StreamCallbacks callbacks,
-                   StreamTuning tuning = {});
+  // `budget` paces the chunks of every stream to one per loop turn (turn_budget.hpp).
+  AttachmentStream(uv_loop_t* loop, CurlMulti& multi, TurnBudget& budget, std::string url, std::string token,
+                   StreamCallbacks callbacks, StreamTuning tuning = {});
   ~AttachmentStream();
   AttachmentStream(const AttachmentStream&) = delete;
   AttachmentStream& operator=(const AttachmentStream&) = delete;
@@ -64,9 +66,11 @@ class AttachmentStream {
   void handle_event(const SseEvent& event);
   void cleanup_easy();
   void flush_batch();
+  void resume_paused();
 
   uv_loop_t* loop_;
   CurlMulti& multi_;
+  TurnBudget& budget_;
   std::string url_;
   std::string token_;
   StreamCallbacks cb_;
@@ -85,6 +89,7 @@ class AttachmentStream {
   std::string error_body_;
   std::string stop_reason_;  // set inside the write callback; acted on when the transfer ends
   bool watchdog_fired_ = false;
+  bool paused_ = false;  // the write callback paused the transfer until the budget has room
   char curl_error_[CURL_ERROR_SIZE] = {};  // CURLOPT_ERRORBUFFER of the current transfer
   bool certificate_reported_ = false;
 };

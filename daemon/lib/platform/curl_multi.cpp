@@ -134,6 +134,18 @@ void CurlMulti::drive(curl_socket_t s, int flags) {
   driving_ = true;
   curl_multi_socket_action(multi_, s, flags, &running);
   driving_ = false;
+  after_callbacks();
+}
+
+void CurlMulti::unpause(CURL* easy) {
+  if (closed_ || driving_ || transfers_.count(easy) == 0) return;
+  driving_ = true;
+  curl_easy_pause(easy, CURLPAUSE_CONT);
+  driving_ = false;
+  after_callbacks();
+}
+
+void CurlMulti::after_callbacks() {
   std::vector<CURL*> adds;
   adds.swap(deferred_adds_);
   for (CURL* easy : adds) {

@@ -29,6 +29,10 @@ class CurlMulti {
   void add(CURL* easy, Done done);
   // Stops a transfer without calling its `done`. Safe for unknown handles. Never call from a curl callback.
   void remove(CURL* easy);
+  // Resumes a transfer whose write callback paused it (CURL_WRITEFUNC_PAUSE); curl may hand over the held data
+  // from inside this call, so it counts as driving (adds from those callbacks are deferred). Never call it from a
+  // curl callback.
+  void unpause(CURL* easy);
   // Removes every transfer and closes the timer; the loop then runs out of handles.
   void close();
   std::size_t active() const { return transfers_.size(); }
@@ -41,6 +45,7 @@ class CurlMulti {
   static void on_kick(uv_idle_t* idle);
   static void on_poll(uv_poll_t* poll, int status, int events);
   void drive(curl_socket_t s, int flags);
+  void after_callbacks();
   void finish_done();
 
   uv_loop_t* loop_;
