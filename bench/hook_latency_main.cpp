@@ -170,9 +170,13 @@ int run(const Options& opt) {
   for (const Series* s : {&floor, &prompt, &unattached, &delivery}) print(*s);
   const auto u = bench::summarize(unattached.samples);
   const auto d = bench::summarize(delivery.samples);
+  const auto f = bench::summarize(floor.samples);
+  const double ratio = f.count > 0 && f.p50_ms > 0 ? u.p50_ms / f.p50_ms : 0.0;
   std::printf("\nload average at end: %s\ntargets:\n", bench::load_average().c_str());
   std::printf("  unattached p50 < 1.5 ms: %.3f ms  %s\n", u.p50_ms, u.count > 0 && u.p50_ms < 1.5 ? "MET" : "MISSED");
   std::printf("  unattached p99 < 5 ms:   %.3f ms  %s\n", u.p99_ms, u.count > 0 && u.p99_ms < 5.0 ? "MET" : "MISSED");
+  std::printf("  unattached p50 / floor p50 <= 1.3: %.3f / %.3f ms = %.2f  %s\n", u.p50_ms, f.p50_ms, ratio,
+              u.count > 0 && ratio > 0 && ratio <= 1.3 ? "MET" : "MISSED");
   std::printf("  delivery p50 < 5 ms:     %.3f ms  %s\n", d.p50_ms, d.count > 0 && d.p50_ms < 5.0 ? "MET" : "MISSED");
   std::printf("  delivery p99 < 20 ms:    %.3f ms  %s\n", d.p99_ms, d.count > 0 && d.p99_ms < 20.0 ? "MET" : "MISSED");
   std::fflush(stdout);

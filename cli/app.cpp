@@ -39,6 +39,7 @@ bool argv_has_json(int argc, char** argv) {
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  paths::use_account_database();
   CLI::App app{kCliDescription, "agentworks"};
   GlobalOptions global;
   std::vector<RegisteredCommand> registered;

@@ -4,9 +4,11 @@
 #include <cstring>
 
 #include "agentworks/error.hpp"
+#include "agentworks/paths.hpp"
 #include "start/run.hpp"
 
 int main(int argc, char** argv) {
+  agentworks::paths::use_account_database();
   bool foreground = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--foreground") == 0) {

@@ -13,12 +13,14 @@
 #include <iostream>
 
 #include "agentworks/error.hpp"
+#include "agentworks/paths.hpp"
 #include "server_setup.hpp"
 
 using namespace agentworks;
 using namespace agentworks::server;
 
 int main(int argc, char** argv) {
+  paths::use_account_database();
   spdlog::set_default_logger(spdlog::stderr_color_mt("server"));
   CLI::App app{"agentworks reference message server"};
   ServeOptions opt;

@@ -1,9 +1,10 @@
 #include "agentworks/paths.hpp"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "agentworks/environment.hpp"
@@ -18,11 +19,42 @@ const char* absolute_env(const char* name) {
   return (v != nullptr && v[0] == '/') ? v : nullptr;
 }
 
+std::string home_from_passwd_file() {
+  std::ifstream in("/etc/passwd");
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return home_in_passwd(text.str(), static_cast<unsigned>(::getuid()));
+}
+
 }  // namespace
+
+std::string (*account_database_home)() = nullptr;
+
+std::string home_in_passwd(std::string_view passwd_text, unsigned uid) {
+  const std::string wanted = std::to_string(uid);
+  while (!passwd_text.empty()) {
+    const auto nl = passwd_text.find('\n');
+    std::string_view line = passwd_text.substr(0, nl);
+    passwd_text = nl == std::string_view::npos ? std::string_view() : passwd_text.substr(nl + 1);
+    // name:password:uid:gid:gecos:home:shell
+    std::string_view field[7];
+    std::size_t n = 0;
+    while (n < 7) {
+      const auto colon = line.find(':');
+      field[n++] = line.substr(0, colon);
+      if (colon == std::string_view::npos) break;
+      line.remove_prefix(colon + 1);
+    }
+    if (n == 7 && field[2] == wanted && !field[5].empty() && field[5].front() == '/') return std::string(field[5]);
+  }
+  return {};
+}
 
 fs::path home_dir() {
   if (const char* h = absolute_env("HOME")) return h;
-  if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr) return pw->pw_dir;
+  std::string home = account_database_home != nullptr ? account_database_home() : home_from_passwd_file();
+  if (!home.empty()) return home;
   return "/";
 }
 

@@ -6,6 +6,7 @@
 // bridge down: exit at once), R-H11 (SessionEnd offline, SessionStart resume hint), R-H13 (AGENTWORKS_CONFIG),
 // malformed input.
 #include <gtest/gtest.h>
+#include <elf.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "testing/bridge_client.hpp"
@@ -92,6 +94,30 @@ class CountingListener {
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
+
+// --- The executable ---------------------------------------------------------------------------------------
+
+// The hook starts as a fully static executable (no PT_INTERP: the dynamic loader was a third of its CPU), which it
+// can be only because nothing in it needs NSS; a sanitizer build links it dynamically.
+TEST(HookExecutable, IsStaticWithNoDynamicLoader) {
+#if defined(AGENTWORKS_SANITIZED_BUILD)
+  GTEST_SKIP() << "sanitizer runtimes are shared libraries";
+#endif
+  std::ifstream in(hook_binary(), std::ios::binary);
+  ASSERT_TRUE(in) << hook_binary();
+  Elf64_Ehdr header{};
+  in.read(reinterpret_cast<char*>(&header), sizeof header);
+  ASSERT_TRUE(in && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_ident[EI_CLASS] == ELFCLASS64);
+  ASSERT_GT(header.e_phnum, 0);
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr program{};
+    in.seekg(static_cast<std::streamoff>(header.e_phoff + i * header.e_phentsize));
+    in.read(reinterpret_cast<char*>(&program), sizeof program);
+    ASSERT_TRUE(in);
+    EXPECT_NE(program.p_type, static_cast<Elf64_Word>(PT_INTERP)) << "the hook names a dynamic loader";
+    EXPECT_NE(program.p_type, static_cast<Elf64_Word>(PT_DYNAMIC)) << "the hook has a dynamic section";
+  }
+}
 
 // --- Without a bridge -------------------------------------------------------------------------------------
 

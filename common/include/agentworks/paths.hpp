@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 namespace agentworks::paths {
 
@@ -17,7 +19,15 @@ std::filesystem::path runtime_dir();
 std::filesystem::path data_dir();
 // data_dir()/server: the embedded server's --data directory.
 std::filesystem::path server_data_dir();
-// The user's home ($HOME, else the passwd entry).
+// The user's home: $HOME when absolute (what the agent CLIs use too); else this uid's account entry, from the
+// account database (NSS) in a program that called use_account_database(), otherwise from /etc/passwd read as a
+// file; else "/". The hook never calls it: nothing in it needs NSS, so it links statically.
 std::filesystem::path home_dir();
+// The CLI, the bridge and the server call it first thing (common/src/account_database.cpp).
+void use_account_database();
+// The home of `uid` in text of /etc/passwd's format, or "" when no well-formed line names it.
+std::string home_in_passwd(std::string_view passwd_text, unsigned uid);
+// Set by use_account_database(): the account database's home of this uid, or "".
+extern std::string (*account_database_home)();
 
 }  // namespace agentworks::paths
