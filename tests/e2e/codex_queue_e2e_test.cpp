@@ -163,6 +163,9 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
   EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("codex", session, 0));
   EXPECT_EQ(str(delivery_of("reviewer"), "route"), "codex-queue");
+  // Issue 18: the TUI's daemon took it directly (thread/queue/add over its socket), without a `codex queue` run.
+  EXPECT_NE(str(delivery_of("reviewer"), "last").find("app server"), std::string::npos)
+      << delivery_of("reviewer").dump();
 }
 
 // R-N4: a busy session receives the message as its next turn; the running turn is not abandoned (it is answered

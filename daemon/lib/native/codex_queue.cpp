@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "agentworks/native_versions.hpp"
+#include "native/codex_app_queue.hpp"
 
 extern char** environ;
 
@@ -323,8 +324,23 @@ void push_codex(uv_loop_t* loop, const CodexBinding& b, std::string text, PushDo
     later(loop, [done, refusal] { done({PushOutcome::refused, refusal}); });
     return;
   }
-  run_child(loop, queue_argv(b, text), b.codex_home, limits.push_timeout, limits.output_limit,
-            [done](QueueRunEnd end) { done(classify_queue_run(end)); });
+  // The daemon first, without a process start; `codex queue` when none answers before the request is sent.
+  queue_through_app_server(
+      loop, app_server_socket(b), b.thread_id, text, limits.push_timeout,
+      [loop, b, text, done, limits](DirectOutcome outcome, std::string detail) {
+        switch (outcome) {
+          case DirectOutcome::accepted:
+            return done({PushOutcome::accepted, detail});
+          case DirectOutcome::refused:
+            return done({PushOutcome::refused, detail});
+          case DirectOutcome::ambiguous:
+            return done({PushOutcome::ambiguous, "Codex's app server: " + detail});
+          case DirectOutcome::unavailable:
+            break;
+        }
+        run_child(loop, queue_argv(b, text), b.codex_home, limits.push_timeout, limits.output_limit,
+                  [done](QueueRunEnd end) { done(classify_queue_run(end)); });
+      });
 }
 
 }  // namespace agentworks::bridge::native
