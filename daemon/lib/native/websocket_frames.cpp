@@ -11,8 +11,9 @@ std::string base64(const unsigned char* data, std::size_t n) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   for (std::size_t i = 0; i < n; i += 3) {
-    const unsigned v = (static_cast<unsigned>(data[i]) << 16) | (i + 1 < n ? static_cast<unsigned>(data[i + 1]) << 8 : 0U) |
-                       (i + 2 < n ? static_cast<unsigned>(data[i + 2]) : 0U);
+    const unsigned second = i + 1 < n ? static_cast<unsigned>(data[i + 1]) : 0U;
+    const unsigned third = i + 2 < n ? static_cast<unsigned>(data[i + 2]) : 0U;
+    const unsigned v = (static_cast<unsigned>(data[i]) << 16) | (second << 8) | third;
     out.push_back(kAlphabet[(v >> 18) & 63U]);
     out.push_back(kAlphabet[(v >> 12) & 63U]);
     out.push_back(i + 1 < n ? kAlphabet[(v >> 6) & 63U] : '=');
@@ -23,7 +24,8 @@ std::string base64(const unsigned char* data, std::size_t n) {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 

@@ -140,10 +140,10 @@ void channel_take_or_park(Bridge& bridge, const json& inner, const Reply& reply,
   const auto row = bridge.journal().find_attachment(key.provider, key.session_id);
   if (wait.count() > 0 && !bridge.stopping() && row && row->state == AttachmentState::attached &&
       bridge.journal().pending(row->attachment_id, 1).empty()) {
-    bridge.channel_waiters().park(row->attachment_id, wait, reply,
-                                  [&bridge, inner](const Reply& resumed, std::chrono::milliseconds left) {
-                                    guarded(bridge, resumed, [&] { channel_take_or_park(bridge, inner, resumed, left); });
-                                  });
+    const auto resume = [&bridge, inner](const Reply& resumed, std::chrono::milliseconds left) {
+      guarded(bridge, resumed, [&] { channel_take_or_park(bridge, inner, resumed, left); });
+    };
+    bridge.channel_waiters().park(row->attachment_id, wait, reply, resume);
     return;
   }
   op_take(bridge, inner, reply, nullptr);
