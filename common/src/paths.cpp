@@ -1,10 +1,9 @@
 #include "agentworks/paths.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "agentworks/environment.hpp"
@@ -19,12 +18,15 @@ const char* absolute_env(const char* name) {
   return (v != nullptr && v[0] == '/') ? v : nullptr;
 }
 
+// Plain read(2), not iostreams: this runs in the static hook too.
 std::string home_from_passwd_file() {
-  std::ifstream in("/etc/passwd");
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return home_in_passwd(text.str(), static_cast<unsigned>(::getuid()));
+  const int fd = ::open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buf[8192];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return home_in_passwd(text, static_cast<unsigned>(::getuid()));
 }
 
 }  // namespace

@@ -84,8 +84,7 @@ void AttachmentStream::stop() {
   state_ = State::stopped;
   uv_timer_stop(watchdog_);
   uv_timer_stop(retry_);
-  budget_.cancel(this);
-  paused_ = false;
+  drop_pause();
   if (easy_ != nullptr) multi_.remove(easy_);
   cleanup_easy();
 }
@@ -156,6 +155,11 @@ void AttachmentStream::resume_paused() {
   multi_.unpause(easy_);
 }
 
+void AttachmentStream::drop_pause() {
+  budget_.cancel(this);
+  paused_ = false;
+}
+
 void AttachmentStream::flush_batch() {
   if (batch_.empty()) return;
   std::vector<StreamEvent> events;
@@ -190,8 +194,7 @@ void AttachmentStream::on_done(CURLcode result) {
   }
   if (result == CURLE_OK) certificate_reported_ = false;
   uv_timer_stop(watchdog_);
-  budget_.cancel(this);
-  paused_ = false;
+  drop_pause();
   if (http_status_ == 0 && easy_ != nullptr) curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http_status_);
   cleanup_easy();
   std::string reason = stop_reason_;
@@ -211,8 +214,7 @@ void AttachmentStream::arm_watchdog() {
         if (self == nullptr || self->easy_ == nullptr) return;
         // Silent for too long: the connection is dead even if TCP has not noticed.
         self->watchdog_fired_ = true;
-        self->budget_.cancel(self);
-        self->paused_ = false;
+        self->drop_pause();
         self->multi_.remove(self->easy_);
         self->cleanup_easy();
         self->schedule_reconnect();

@@ -67,6 +67,8 @@ class AttachmentStream {
   void cleanup_easy();
   void flush_batch();
   void resume_paused();
+  // The transfer ends (stopped, done, silent): no resume is owed to it any more.
+  void drop_pause();
 
   uv_loop_t* loop_;
   CurlMulti& multi_;
