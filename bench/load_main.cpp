@@ -30,6 +30,7 @@
 #include "bench_rig.hpp"
 #include "bench_run.hpp"
 #include "bench_setup.hpp"
+#include "commit_floor.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "load_workers.hpp"
@@ -266,6 +267,22 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
   std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
               delivery.p99_ms);
+  if (!wal.empty()) {
+    // The floor of the same run: what bare SQLite commits reach on this file system now.
+    const double floor_seconds = std::min(3.0, opt.duration_s);
+    const auto one = bench::measure_commit_floor(wal.parent_path(), 1, floor_seconds, opt.message_bytes);
+    const auto group = bench::measure_commit_floor(wal.parent_path(), opt.senders, floor_seconds, opt.message_bytes);
+    if (!one.error.empty() || !group.error.empty()) {
+      std::fprintf(stderr, "FAILED: the commit floor: %s%s\n", one.error.c_str(), group.error.c_str());
+      return 1;
+    }
+    std::printf("commit floor (SQLite WAL, synchronous=FULL, same directory, after the load): 1 row per commit "
+                "%.0f rows/s; %zu rows per commit %.0f rows/s (%.0f commits/s)\n",
+                one.rows_per_second, opt.senders, group.rows_per_second, group.commits_per_second);
+    const double ratio = rate / group.rows_per_second;
+    std::printf("target >= 0.8 of the %zu-rows-per-commit floor: %s (%.2f; %.2f of the 1-row floor)\n", opt.senders,
+                ratio >= 0.8 ? "MET" : "MISSED", ratio, rate / one.rows_per_second);
+  }
   // One line for scripts (bench/scripts/replicas.sh).
   std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu\n",
               opt.store.c_str(), n, rate, delivery.p50_ms, delivery.p99_ms,

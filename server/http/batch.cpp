@@ -6,19 +6,33 @@
 #include "http/connection.hpp"
 #include "http/hub.hpp"
 #include "http/reply.hpp"
-#include "store/store.hpp"
 #include "store/store_failure.hpp"
+#include "store/wal_syncer.hpp"
 
 namespace agentworks::server {
 
+namespace {
+// The commit is in the database file's cache but the disk did not confirm it: it may survive a power loss or not.
+constexpr const char* kFlushFailedMessage =
+    "the server could not flush this write to disk (I/O error): it may or may not be stored; resend with the same "
+    "submission_id, which stores it at most once";
+}  // namespace
+
 Batch::Batch(event_base* base, Store& store, Hub& hub, ConnectionTable& connections)
-    : store_(store), hub_(hub), connections_(connections) {
+    : base_(base), store_(store), hub_(hub), connections_(connections) {
   flush_ev_ = event_new(base, -1, 0, &Batch::on_flush, this);
 }
 
 Batch::~Batch() {
-  flush();
+  drain();
+  if (synced_ev_ != nullptr) event_free(synced_ev_);
   event_free(flush_ev_);
+}
+
+void Batch::set_syncer(WalSyncer* syncer) {
+  syncer_ = syncer;
+  synced_ev_ = event_new(base_, syncer->wake_fd(), EV_READ | EV_PERSIST, &Batch::on_synced, this);
+  event_add(synced_ev_, nullptr);
 }
 
 void Batch::park(HttpConnection& conn, Response response) {
@@ -34,34 +48,88 @@ void Batch::schedule() {
 
 void Batch::on_flush(int, short, void* arg) { static_cast<Batch*>(arg)->flush(); }
 
+void Batch::on_synced(int, short, void* arg) { static_cast<Batch*>(arg)->release_synced(); }
+
 void Batch::flush() {
   scheduled_ = false;
-  bool ok = true;
-  ErrorCode failure = ErrorCode::internal;
+  bool committed = false;
   try {
-    store_.commit_batch();
+    committed = store_.commit_batch();
   } catch (const std::exception& e) {
-    failure = store_failure_code(e);
+    const ErrorCode failure = store_failure_code(e);
     spdlog::error("group commit failed, answering {} request(s) with {}: {}", parked_.size(), code_name(failure),
                   e.what());
-    ok = false;
     try {
       store_.rollback_batch();
     } catch (const std::exception& e2) {
       spdlog::error("rollback after failed commit: {}", e2.what());
     }
+    std::vector<Parked> parked = std::move(parked_);
+    parked_.clear();
+    answer(parked, false, failure);
+    return;
   }
-  std::vector<Parked> parked = std::move(parked_);
+  Committed batch;
+  batch.parked = std::move(parked_);
   parked_.clear();
-  const StoreEvents events = ok ? store_.take_events() : StoreEvents{};
+  batch.events = store_.take_events();
+  if (syncer_ != nullptr && (committed || !committed_.empty())) {
+    // Nothing of this batch leaves before the flush that covers it (or, with nothing committed, before the
+    // answers of the batches ahead of it: they may have read what those wrote).
+    batch.ticket = committed ? syncer_->request() : committed_.back().ticket;
+    batch.last_seq = store_.committed_seq();
+    committed_.push_back(std::move(batch));
+    return;
+  }
+  answer(batch.parked, true, ErrorCode::internal);
+  publish(batch.events);
+}
+
+void Batch::release_synced() {
+  for (const auto& outcome : syncer_->collect()) {
+    if (!outcome.ok) {
+      spdlog::error("flushing the WAL failed ({}): answering the requests of its commits with unavailable and "
+                    "ending every stream, so that clients read again from their cursors",
+                    outcome.error);
+    }
+    bool failed = false;
+    while (!committed_.empty() && committed_.front().ticket <= outcome.through) {
+      Committed batch = std::move(committed_.front());
+      committed_.pop_front();
+      if (outcome.ok) {
+        store_.set_durable_seq(batch.last_seq);
+        answer(batch.parked, true, ErrorCode::internal);
+        publish(batch.events);
+      } else {
+        failed = true;
+        answer(batch.parked, false, ErrorCode::unavailable, kFlushFailedMessage);
+        if (!batch.events.calls_started.empty())
+          spdlog::error("{} function call(s) committed as running were not started; the next start interrupts them",
+                        batch.events.calls_started.size());
+      }
+    }
+    // Their events are not delivered: a stream would skip those messages, so every stream starts over.
+    if (failed) hub_.shutdown();
+  }
+}
+
+void Batch::drain() {
+  flush();
+  if (syncer_ == nullptr || committed_.empty()) return;
+  syncer_->wait_for(committed_.back().ticket);
+  release_synced();
+}
+
+void Batch::answer(std::vector<Parked>& parked, bool ok, ErrorCode failure, const char* message) {
   for (auto& p : parked) {
     HttpConnection* conn = connections_.find(p.connection);
     if (conn == nullptr) continue;  // the client went away; its answer has nowhere to go
     try {
       if (!ok) {
         send_error(*conn, failure,
-                   failure == ErrorCode::unavailable ? kStoreUnavailableMessage
-                                                     : "the server could not store this request; retry");
+                   message != nullptr                  ? message
+                   : failure == ErrorCode::unavailable ? kStoreUnavailableMessage
+                                                       : "the server could not store this request; retry");
       } else if (p.response.stream) {
         hub_.start_stream(*conn, *p.response.stream);
       } else if (p.response.call_wait) {
@@ -75,25 +143,26 @@ void Batch::flush() {
       spdlog::error("answering a parked request failed: {}", e.what());
     }
   }
-  if (ok) {
-    try {
-      if (message_feed_) {
-        StoreEvents rest = events;
-        rest.messages.clear();
-        hub_.on_events(rest);
-        message_feed_();
-      } else {
-        hub_.on_events(events);
-      }
-    } catch (const std::exception& e) {
-      spdlog::error("waking streams and polls failed: {}", e.what());
+}
+
+void Batch::publish(const StoreEvents& events) {
+  try {
+    if (message_feed_) {
+      StoreEvents rest = events;
+      rest.messages.clear();
+      hub_.on_events(rest);
+      message_feed_();
+    } else {
+      hub_.on_events(events);
     }
-    if (after_commit_) {
-      try {
-        after_commit_(events);
-      } catch (const std::exception& e) {
-        spdlog::error("after-commit work failed: {}", e.what());
-      }
+  } catch (const std::exception& e) {
+    spdlog::error("waking streams and polls failed: {}", e.what());
+  }
+  if (after_commit_) {
+    try {
+      after_commit_(events);
+    } catch (const std::exception& e) {
+      spdlog::error("after-commit work failed: {}", e.what());
     }
   }
 }

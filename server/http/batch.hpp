@@ -1,15 +1,21 @@
 // Group commit: every store-touching request runs inside one open transaction and parks its answer.
-// A deferred flush (event_active) commits once per loop iteration, then sends the parked answers, starts
-// streams and parks long polls, and finally hands the committed events to the Hub. A failed commit rolls
-// back and answers every parked request with an error, `unavailable` (503, retryable) when the disk is full or
-// failing, else `internal`: no receipt is ever sent for a message that is not durable (R-M1).
+// A deferred flush (event_active) commits once per loop iteration. Once the commit is durable the batch sends
+// the parked answers, starts streams and parks long polls, and finally hands the committed events to the Hub.
+// On SQLite "durable" comes later: the commit only writes the WAL and a WalSyncer flushes it on its own thread,
+// so the loop goes on taking requests (the next batch) during the flush; committed batches wait in order for the
+// flush that covers them. A failed commit rolls back and answers every parked request with an error,
+// `unavailable` (503, retryable) when the disk is full or failing, else `internal`; a failed flush answers
+// `unavailable` too: no receipt is ever sent for a message that is not durable (R-M1).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
+#include "agentworks/error.hpp"
 #include "http/response.hpp"
+#include "store/store.hpp"
 
 struct event;
 struct event_base;
@@ -19,8 +25,7 @@ namespace agentworks::server {
 class ConnectionTable;
 class HttpConnection;
 class Hub;
-class Store;
-struct StoreEvents;
+class WalSyncer;
 
 class Batch {
  public:
@@ -32,6 +37,10 @@ class Batch {
   void park(HttpConnection& conn, Response response);
   void schedule();  // make sure a flush runs in this loop iteration
   void flush();
+  // Commits what is open and waits for every committed batch to be durable and answered (shutdown).
+  void drain();
+  // SQLite: commits are made durable by `syncer` (kept alive by the caller), not by the commit itself.
+  void set_syncer(WalSyncer* syncer);
   // Runs after each successful commit, after the hub (the function runner starts executions here).
   void set_after_commit(std::function<void(const StoreEvents&)> f) { after_commit_ = std::move(f); }
   // With replicas (replicas/replica_feed.hpp) committed messages reach the hub through the feed, in sequence
@@ -40,16 +49,31 @@ class Batch {
 
  private:
   static void on_flush(int fd, short what, void* arg);
+  static void on_synced(int fd, short what, void* arg);
   struct Parked {
     std::uint64_t connection;  // looked up again: the client may have gone meanwhile
     Response response;
   };
+  // A committed batch waiting for the WAL flush with its ticket.
+  struct Committed {
+    std::uint64_t ticket = 0;
+    std::int64_t last_seq = 0;
+    std::vector<Parked> parked;
+    StoreEvents events;
+  };
+  void release_synced();
+  void answer(std::vector<Parked>& parked, bool ok, ErrorCode failure, const char* message = nullptr);
+  void publish(const StoreEvents& events);
+  event_base* base_;
   Store& store_;
   Hub& hub_;
   ConnectionTable& connections_;
   event* flush_ev_ = nullptr;
+  event* synced_ev_ = nullptr;
+  WalSyncer* syncer_ = nullptr;
   bool scheduled_ = false;
   std::vector<Parked> parked_;
+  std::deque<Committed> committed_;
   std::function<void(const StoreEvents&)> after_commit_;
   std::function<void()> message_feed_;
 };

@@ -127,7 +127,7 @@ void Hub::start_stream(HttpConnection& conn, const StreamStart& s) {
                                                 {"cursor", cursor_text(s.after)}}));
   ReadTarget target{true, att->agent_id, s.after};
   for (;;) {
-    const auto batch = store_.fetch(target, 100);
+    const auto batch = store_.fetch(target, 100, store_.durable_seq());
     for (const auto& m : batch) {
       out += sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
       target.after = m.seq;
@@ -228,7 +228,7 @@ void Hub::wake(std::uint64_t id, bool timed_out) {
   }
   std::vector<Message> messages;
   try {
-    messages = store_.fetch(p->poll.target, p->poll.limit);
+    messages = store_.fetch(p->poll.target, p->poll.limit, store_.durable_seq());
   } catch (const std::exception& e) {
     spdlog::error("long poll read failed: {}", e.what());
     p->conn->set_close_callback(nullptr);

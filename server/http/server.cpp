@@ -24,6 +24,7 @@
 #include "replicas/replica_feed.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
+#include "store/wal_sync_faults.hpp"
 
 namespace agentworks::server {
 
@@ -33,6 +34,7 @@ struct HttpServer::Impl {
   std::unique_ptr<ConnectionTable> connections;
   std::unique_ptr<Listener> listener;
   std::unique_ptr<Hub> hub;
+  std::unique_ptr<WalSyncer> syncer;  // SQLite: outlives the batch, which waits for it on the way out
   std::unique_ptr<Batch> batch;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<functions::CallRunner> runner;
@@ -52,7 +54,7 @@ struct HttpServer::Impl {
     spdlog::info("shutting down");
     self->listener->stop();
     self->connections->set_stopping();
-    self->batch->flush();
+    self->batch->drain();
     self->hub->shutdown();
     // Give the last answers a moment to reach the sockets before the loop stops.
     const timeval drain{0, 200000};
@@ -97,7 +99,14 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
     : impl_(std::make_unique<Impl>(store)) {
   std::signal(SIGPIPE, SIG_IGN);
   Impl& s = *impl_;
-  s.base = event_base_new();
+  // The changelist folds the add/remove pairs one loop turn makes on a socket (read off while answering, on
+  // again after) into at most one epoll_ctl per socket per turn. Its one hazard, a descriptor dup()ed while
+  // registered, does not arise here: the server never duplicates its sockets.
+  event_config* config = event_config_new();
+  if (config == nullptr) throw Error(ErrorCode::internal, "cannot create the event loop");
+  event_config_set_flag(config, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+  s.base = event_base_new_with_config(config);
+  event_config_free(config);
   if (s.base == nullptr) throw Error(ErrorCode::internal, "cannot create the event loop");
   ConnectionSettings settings;
   settings.max_connections = limits.max_connections;
@@ -107,6 +116,11 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
                                                     [&s](HttpConnection& c) { s.dispatcher->handle(c); });
   s.hub = std::make_unique<Hub>(s.base, store, limits);
   s.batch = std::make_unique<Batch>(s.base, store, *s.hub, *s.connections);
+  if (store.engine() == db::Engine::sqlite) {
+    s.syncer = make_wal_syncer(store.db_path().string() + "-wal");
+    store.defer_wal_sync();
+    s.batch->set_syncer(s.syncer.get());
+  }
   s.dispatcher = std::make_unique<Dispatcher>(store, *s.hub, *s.batch);
 
   const int fd = listen_on(host, port);
@@ -139,14 +153,14 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
 
 HttpServer::~HttpServer() {
   Impl& s = *impl_;
-  if (s.batch) s.batch->flush();
+  if (s.batch) s.batch->drain();
   if (s.batch) s.batch->set_after_commit({});
   if (s.runner && s.runner->running() > 0) {
     // Stopping ends every execution (the keepers kill their trees); their calls read interrupted from now on.
     s.runner.reset();
     try {
       s.store.in_request([&s] { interrupt_open_calls(s.store, OpenCalls::this_replica); });
-      s.batch->flush();
+      s.batch->drain();
     } catch (const std::exception& e) {
       spdlog::error("cannot record the interrupted calls (the next start will): {}", e.what());
     }

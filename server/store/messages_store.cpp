@@ -235,15 +235,16 @@ ReadTarget Store::resolve_read(const Connection& caller, const ReadInput& in) {
   return target;
 }
 
-std::vector<Message> Store::fetch(const ReadTarget& target, int limit) {
+std::vector<Message> Store::fetch(const ReadTarget& target, int limit, std::int64_t up_to_seq) {
   std::vector<Message> out;
   if (target.mailbox) {
-    Q q(*this, AW_MESSAGE_COLUMNS "WHERE recipient_agent_id = ? AND seq > ? ORDER BY seq LIMIT ?");
-    q->bind(1, target.key).bind(2, target.after).bind(3, limit);
+    Q q(*this, AW_MESSAGE_COLUMNS "WHERE recipient_agent_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
+    q->bind(1, target.key).bind(2, target.after).bind(3, up_to_seq).bind(4, limit);
     while (q->step()) out.push_back(read_message(*q));
   } else {
-    Q q(*this, AW_MESSAGE_COLUMNS "WHERE conversation_id = ? AND inbox_seq > ? ORDER BY inbox_seq LIMIT ?");
-    q->bind(1, target.key).bind(2, target.after).bind(3, limit);
+    Q q(*this, AW_MESSAGE_COLUMNS
+        "WHERE conversation_id = ? AND inbox_seq > ? AND seq <= ? ORDER BY inbox_seq LIMIT ?");
+    q->bind(1, target.key).bind(2, target.after).bind(3, up_to_seq).bind(4, limit);
     while (q->step()) out.push_back(read_message(*q));
   }
   return out;

@@ -47,21 +47,33 @@ void Store::begin_batch() {
   db_->begin_write();
   in_batch_ = true;
   batch_requests_ = 0;
+  changes_at_begin_ = db_->total_changes();
 }
 
 bool Store::transaction_open() const { return db_->transaction_open(); }
 
-void Store::commit_batch() {
+void Store::defer_wal_sync() {
+  if (db_->engine() != db::Engine::sqlite) return;
+  db_->exec("PRAGMA synchronous=NORMAL");
+  wal_sync_deferred_ = true;
+  committed_seq_ = durable_seq_ = last_message_seq();  // what earlier commits flushed themselves
+}
+
+bool Store::commit_batch() {
   if (batch_lost_) {
     // The engine rolled the whole batch back under a failing request: the requests answered "ok" so far in this
     // batch are parked and must not be told they were stored.
     batch_lost_ = false;
     throw Error(ErrorCode::unavailable, "the batch's transaction was rolled back by a failed write");
   }
-  if (!in_batch_) return;
+  if (!in_batch_) return false;
   notify_replicas();
+  const std::int64_t seq = wal_sync_deferred_ ? last_message_seq() : 0;
   db_->exec("COMMIT");  // PostgreSQL: one round trip with the last RELEASE and the notices
   in_batch_ = false;
+  if (!wal_sync_deferred_) return true;
+  committed_seq_ = seq;
+  return db_->total_changes() != changes_at_begin_;
 }
 
 // PostgreSQL delivers a NOTIFY only when its transaction commits: other replicas hear of exactly what is stored.

@@ -98,11 +98,20 @@ class Store {
     }
   }
   static constexpr std::int64_t kWalSizeLimit = 64LL << 20;
+  // SQLite under the HTTP server: commits stop flushing the WAL (synchronous=NORMAL) because store/wal_syncer.hpp
+  // flushes it on its own thread and the answers wait for that. Until a commit's flush returns, its messages are
+  // committed but not durable: durable_seq() says how far streams and long polls may read (fetch's up_to_seq).
+  void defer_wal_sync();
+  std::int64_t durable_seq() const { return durable_seq_; }
+  void set_durable_seq(std::int64_t seq) { durable_seq_ = seq; }
+  std::int64_t committed_seq() const { return committed_seq_; }  // the last message seq of the last commit
 
   // --- group commit (store.cpp) ---
   void begin_batch();                 // BEGIN IMMEDIATE unless already open
   bool in_batch() const { return in_batch_; }
-  void commit_batch();                // throws on failure (the caller then calls rollback_batch)
+  // Throws on failure (the caller then calls rollback_batch). False when there was nothing to commit or, with the
+  // WAL sync deferred, when the transaction changed no row (nothing to flush).
+  bool commit_batch();
   void rollback_batch();
   // Runs f inside a savepoint of the batch: a failing request changes nothing.
   void in_request(const std::function<void()>& f);
@@ -138,7 +147,8 @@ class Store {
   // --- messages (messages_store.cpp, conversations_store.cpp) ---
   Receipt send(const Connection& caller, const SendInput& in);
   ReadTarget resolve_read(const Connection& caller, const ReadInput& in);
-  std::vector<Message> fetch(const ReadTarget& target, int limit);
+  std::vector<Message> fetch(const ReadTarget& target, int limit, std::int64_t up_to_seq = kAnySeq);
+  static constexpr std::int64_t kAnySeq = INT64_MAX;
   Message receipt_get(const Connection& caller, const std::string& message_id);
   Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
                       const std::optional<std::string>& via);
@@ -210,6 +220,10 @@ class Store {
   bool in_batch_ = false;
   bool batch_lost_ = false;  // the engine rolled the open batch back under a failed request: its commit must fail
   int batch_requests_ = 0;   // requests of the open batch that succeeded (and wait for its commit)
+  bool wal_sync_deferred_ = false;
+  std::int64_t durable_seq_ = kAnySeq;
+  std::int64_t committed_seq_ = 0;
+  std::int64_t changes_at_begin_ = 0;
   int savepoint_depth_ = 0;
   StoreEvents events_;          // this batch, committed ones
   StoreEvents request_events_;  // current request, merged into events_ when its savepoint is released

@@ -92,6 +92,8 @@ class Database {
   virtual bool transaction_open() const = 0;
   // Rows changed by the last INSERT/UPDATE/DELETE.
   virtual int changes() const = 0;
+  // Rows changed by every statement on this connection so far (SQLite; it tells a commit that wrote nothing).
+  virtual std::int64_t total_changes() const { return 0; }
   // Where the data lives, for logs (never a password).
   virtual std::string describe() const = 0;
 };

@@ -75,6 +75,7 @@ class SqliteDatabase final : public Database {
   void begin_write() override { exec("BEGIN IMMEDIATE"); }
   bool transaction_open() const override { return sqlite3_get_autocommit(db_->handle()) == 0; }
   int changes() const override { return db_->changes(); }
+  std::int64_t total_changes() const override { return sqlite3_total_changes64(db_->handle()); }
   std::string describe() const override { return file_.string(); }
 
  private:
