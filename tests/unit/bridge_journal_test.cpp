@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "agentworks/sqlite.hpp"
 #include "state/journal.hpp"
 
 namespace agentworks::bridge {
@@ -247,6 +248,28 @@ TEST_F(JournalTest, TotalBytesQuota_RB9) {
   EXPECT_EQ(j.free_body_bytes(), 100);
   EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1002), ReceiveResult::cached);
   EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::over_quota);
+}
+
+// Issue 18, R-B5: settling an offer skips the flush (a lost settle only repeats a notice), and only that commit:
+// the journal's connection is back at synchronous=FULL afterwards, whether the settle succeeded or failed.
+TEST_F(JournalTest, SettleSkipsTheFlushButLeavesEveryOtherCommitFlushed_Issue18) {
+  Journal j(db_path());
+  const auto sync_level = [&j] {
+    sql::Stmt s(j.db(), "PRAGMA synchronous");
+    return s.step() ? s.int64(0) : -1;
+  };
+  EXPECT_EQ(sync_level(), 2) << "the journal must commit with synchronous=FULL";
+  j.upsert_attachment(row());
+  j.record_received(row(), msg(1), 1000);
+  j.offer("att_1", {"msg_1"}, 1001);
+  j.settle_offers({"msg_1"}, true);
+  EXPECT_EQ(sync_level(), 2) << "the settle's relaxed flush leaked into the next commits";
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
+  j.record_received(row(), msg(2), 1002);
+  j.offer("att_1", {"msg_2"}, 1003);
+  j.db().exec("CREATE TRIGGER refuse BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'refused'); END");
+  EXPECT_ANY_THROW(j.settle_offers({"msg_2"}, false));
+  EXPECT_EQ(sync_level(), 2) << "a failed settle left the connection relaxed";
 }
 
 // Issue 12.7, R-B5, R-B6: an offer is `pending` until its hand-out is settled; one that may not have arrived

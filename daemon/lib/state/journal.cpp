@@ -499,10 +499,17 @@ AttachmentCounts Journal::counts(const std::string& attachment_id) {
 }
 
 void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {
-  for_each_id(db_,
-              emitted ? "UPDATE messages SET emit = 'done' WHERE message_id = ?1 AND emit = 'pending'"
-                      : "UPDATE messages SET emit = 'unsure' WHERE message_id = ?1 AND emit = 'pending'",
-              message_ids);
+  db_.exec("PRAGMA synchronous=NORMAL");
+  try {
+    for_each_id(db_,
+                emitted ? "UPDATE messages SET emit = 'done' WHERE message_id = ?1 AND emit = 'pending'"
+                        : "UPDATE messages SET emit = 'unsure' WHERE message_id = ?1 AND emit = 'pending'",
+                message_ids);
+  } catch (...) {
+    db_.exec("PRAGMA synchronous=FULL");
+    throw;
+  }
+  db_.exec("PRAGMA synchronous=FULL");
 }
 
 std::int64_t Journal::unsettled_offers_unsure() {

@@ -193,7 +193,9 @@ class Journal {
   void withhold(const std::vector<std::string>& message_ids, const std::string& reason);
 
   // The hand-out of these offers completed (emitted) or may not have (not emitted: they become possibly lost).
-  // Only offers still `pending` change.
+  // Only offers still `pending` change. The commit is not flushed to disk: losing it in a power cut leaves the
+  // offers `pending`, which the next start turns into the same "possibly not arrived" notice as a crash between
+  // hand-out and settle would, and the next flushed commit carries it. So a take costs one flush, not two.
   void settle_offers(const std::vector<std::string>& message_ids, bool emitted);
   // At bridge start: every offer still `pending` was being handed out when the last bridge died. Returns how many.
   std::int64_t unsettled_offers_unsure();
