@@ -42,7 +42,8 @@ CommitFloor measure_commit_floor(const std::filesystem::path& dir, std::size_t r
   // A message-like row: the text and two indexed columns, as the server's messages table has.
   if (!exec(db.get(), "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
                       "CREATE TABLE m(seq INTEGER PRIMARY KEY, recipient TEXT, conversation TEXT, body TEXT);"
-                      "CREATE INDEX m_recipient ON m(recipient, seq); CREATE INDEX m_conversation ON m(conversation, seq);",
+                      "CREATE INDEX m_recipient ON m(recipient, seq);"
+                      "CREATE INDEX m_conversation ON m(conversation, seq);",
             &out.error))
     return out;
   sqlite3_stmt* raw_stmt = nullptr;
