@@ -33,7 +33,12 @@ class WalFile {
       fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd_ < 0) return errno;
       struct stat st {};
-      if (::fstat(fd_, &st) != 0) return errno;
+      if (::fstat(fd_, &st) != 0) {
+        const int err = errno;
+        ::close(fd_);
+        fd_ = -1;  // opened again by the next flush
+        return err;
+      }
       inode_ = st.st_ino;
     }
     if (::fdatasync(fd_) != 0) return errno;
