@@ -1,6 +1,7 @@
 #include "server_setup.hpp"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -172,10 +173,21 @@ std::unique_ptr<Store> open_store(const std::filesystem::path& dir, const std::s
   }
 }
 
+// Under load every request frees the top of the heap again. By default glibc hands it back to the kernel (a brk
+// shrink, with a TLB shootdown across the server's threads) and faults it in again on the next request, which
+// took 5-8 % of the server's CPU. Freed heap up to kKeptHeap stays with the process instead; blocks up to
+// kKeptHeap / 16 come from the heap, not from a mapping of their own each time.
+void keep_freed_heap() {
+  constexpr int kKeptHeap = 64 << 20;
+  mallopt(M_TRIM_THRESHOLD, kKeptHeap);
+  mallopt(M_MMAP_THRESHOLD, kKeptHeap / 16);
+}
+
 }  // namespace
 
 int serve(const ServeOptions& options) {
   ::umask(077);  // the store, its WAL and everything else the server creates stay private
+  keep_freed_heap();
   ServeOptions opt = options;
   const auto tls = prepare_listen_security({opt.listen, opt.tls_cert, opt.tls_key, opt.behind_proxy});
   const rlim_t fd_limit = raise_fd_limit();

@@ -54,7 +54,8 @@ bool Store::transaction_open() const { return db_->transaction_open(); }
 
 void Store::defer_wal_sync() {
   if (db_->engine() != db::Engine::sqlite) return;
-  db_->exec("PRAGMA synchronous=NORMAL");
+  // A long-running server keeps more of the indexes cached than SQLite's 2 MiB default: fewer reads per request.
+  db_->exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768");
   wal_sync_deferred_ = true;
   committed_seq_ = durable_seq_ = last_message_seq();  // what earlier commits flushed themselves
 }
