@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_text.hpp"
+
 namespace agentworks::server {
 
 using nlohmann::json;
@@ -18,18 +20,43 @@ json delivery_json(const Message& m) {
               {"via", opt(m.via)}};
 }
 
-json message_json(const Message& m, bool mailbox) {
-  return json{{"message_id", m.message_id},
-              {"conversation_id", m.conversation_id},
-              {"inbox_id", m.inbox_id},
-              {"cursor", (mailbox ? "m" : "i") + std::to_string(mailbox ? m.seq : m.inbox_seq)},
-              {"direction", m.direction},
-              {"sender", {{"agent_name", opt(m.sender_agent_name)}, {"connection_id", m.sender_conn}}},
-              {"recipient", {{"agent_name", opt(m.recipient_agent_name)}}},
-              {"message", m.body},
-              {"created_at", m.created_at},
-              {"delivery", delivery_json(m)},
-              {"reply_address", m.inbox_id}};
+std::string message_text(const Message& m, bool mailbox) {
+  // The keys in the order dump() gives an object's (sorted), so both renderings of a message read alike.
+  std::string out;
+  out.reserve(400 + m.body.size());
+  out += R"({"conversation_id":)";
+  append_json_string(out, m.conversation_id);
+  out += R"(,"created_at":)";
+  out += std::to_string(m.created_at);
+  out += R"(,"cursor":")";
+  out += mailbox ? 'm' : 'i';
+  out += std::to_string(mailbox ? m.seq : m.inbox_seq);
+  out += R"(","delivery":{"admitted_at":)";
+  append_json_int_or_null(out, m.admitted_at);
+  out += R"(,"processed_at":)";
+  append_json_int_or_null(out, m.processed_at);
+  out += R"(,"state":)";
+  append_json_string(out, m.state);
+  out += R"(,"via":)";
+  append_json_string_or_null(out, m.via);
+  out += R"(},"direction":)";
+  append_json_string(out, m.direction);
+  out += R"(,"inbox_id":)";
+  append_json_string(out, m.inbox_id);
+  out += R"(,"message":)";
+  append_json_string(out, m.body);
+  out += R"(,"message_id":)";
+  append_json_string(out, m.message_id);
+  out += R"(,"recipient":{"agent_name":)";
+  append_json_string_or_null(out, m.recipient_agent_name);
+  out += R"(},"reply_address":)";
+  append_json_string(out, m.inbox_id);
+  out += R"(,"sender":{"agent_name":)";
+  append_json_string_or_null(out, m.sender_agent_name);
+  out += R"(,"connection_id":)";
+  append_json_string(out, m.sender_conn);
+  out += "}}";
+  return out;
 }
 
 json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected) {

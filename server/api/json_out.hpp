@@ -10,8 +10,9 @@
 
 namespace agentworks::server {
 
-// `mailbox` selects the cursor space of `cursor`: m<seq> for mailbox reads and SSE, i<inbox_seq> for inbox reads.
-nlohmann::json message_json(const Message& m, bool mailbox);
+// A message object as JSON text (api/json_text.hpp: written directly, it is the object sent most). `mailbox`
+// selects the cursor space of `cursor`: m<seq> for mailbox reads and SSE, i<inbox_seq> for inbox reads.
+std::string message_text(const Message& m, bool mailbox);
 nlohmann::json delivery_json(const Message& m);
 nlohmann::json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected);
 nlohmann::json attachment_json(const Attachment& a, int streams);

@@ -56,7 +56,9 @@ Response read_messages(Ctx& c) {
     r.long_poll = LongPoll{target, limit, wait, after, c.caller.connection_id};
     return r;
   }
-  return json_reply(200, page_json(messages, target.mailbox, after));
+  Response r;
+  r.body = page_text(messages, target.mailbox, after);
+  return r;
 }
 
 Response get_receipt(Ctx& c) { return json_reply(200, receipt_json(c.store.receipt_get(c.caller, c.params.at(0)))); }

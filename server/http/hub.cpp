@@ -129,7 +129,7 @@ void Hub::start_stream(HttpConnection& conn, const StreamStart& s) {
   for (;;) {
     const auto batch = store_.fetch(target, 100, store_.durable_seq());
     for (const auto& m : batch) {
-      out += sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
+      out += sse_event("message", message_text(m, true), "m" + std::to_string(m.seq));
       target.after = m.seq;
     }
     if (batch.size() < 100) break;
@@ -238,7 +238,7 @@ void Hub::wake(std::uint64_t id, bool timed_out) {
   }
   if (messages.empty() && !timed_out) return;
   p->conn->set_close_callback(nullptr);
-  send_json(*p->conn, 200, dump(page_json(messages, p->poll.target.mailbox, p->poll.after)));
+  send_json(*p->conn, 200, page_text(messages, p->poll.target.mailbox, p->poll.after));
   forget(id);
 }
 
@@ -282,7 +282,7 @@ void Hub::on_events(const StoreEvents& ev) {
             continue;
           }
           if (p->last_seq >= m.seq) continue;
-          if (frame.empty()) frame = sse_event("message", dump(message_json(m, true)), "m" + std::to_string(m.seq));
+          if (frame.empty()) frame = sse_event("message", message_text(m, true), "m" + std::to_string(m.seq));
           if (p->conn->send_chunk(frame)) p->last_seq = m.seq;
         }
       }
