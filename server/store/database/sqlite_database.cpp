@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <map>
+#include <string>
+
 #include "agentworks/sqlite.hpp"
 
 namespace agentworks::server::db {
@@ -69,8 +72,23 @@ class SqliteDatabase final : public Database {
   std::unique_ptr<Statement> prepare(std::string_view text) override {
     return std::make_unique<SqliteStatement>(*db_, text);
   }
+  // Every request runs SAVEPOINT and RELEASE and every batch BEGIN and COMMIT: a single statement is compiled
+  // once and kept, instead of on each run. Scripts of several statements run through sqlite3_exec.
   void exec(std::string_view text) override {
-    translated([&] { db_->exec(text); });
+    if (text.find(';') != std::string_view::npos) {
+      translated([&] { db_->exec(text); });
+      return;
+    }
+    auto it = compiled_.find(text);
+    if (it == compiled_.end()) {
+      it = translated([&] { return compiled_.emplace(std::string(text), sql::Stmt(*db_, text)).first; });
+    }
+    sql::Stmt& stmt = it->second;
+    struct ResetAfter {
+      sql::Stmt& stmt;
+      ~ResetAfter() { stmt.reset(); }
+    } reset_after{stmt};
+    translated([&] { stmt.run(); });
   }
   void begin_write() override { exec("BEGIN IMMEDIATE"); }
   bool transaction_open() const override { return sqlite3_get_autocommit(db_->handle()) == 0; }
@@ -81,6 +99,7 @@ class SqliteDatabase final : public Database {
  private:
   std::filesystem::path file_;
   std::unique_ptr<sql::Db> db_;
+  std::map<std::string, sql::Stmt, std::less<>> compiled_;  // finalized before db_ closes
 };
 
 }  // namespace
