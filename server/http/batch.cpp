@@ -76,17 +76,30 @@ void Batch::flush() {
   if (syncer_ != nullptr && (committed || !committed_.empty())) {
     // Nothing of this batch leaves before the flush that covers it (or, with nothing committed, before the
     // answers of the batches ahead of it: they may have read what those wrote).
-    batch.ticket = committed ? syncer_->request() : committed_.back().ticket;
+    batch.ticket = committed ? 0 : committed_.back().ticket;
     batch.last_seq = store_.committed_seq();
     committed_.push_back(std::move(batch));
+    request_flush();
     return;
   }
   answer(batch.parked, true, ErrorCode::internal);
   publish(batch.events);
 }
 
+// One flush at a time, asked for by the loop: a batch committed while one runs gets its ticket when that one has
+// returned and its answers are out. Asking the syncer at once instead (so that it started the next flush the
+// moment the last one ended) split the benchmark's 8 closed-loop writers into two groups that took turns, two
+// flushes per round trip, on a slow disk (docs/benchmarks.md, 2026-12-04).
+void Batch::request_flush() {
+  if (committed_.empty() || committed_.back().ticket != 0) return;  // every committed batch has its flush
+  if (requested_ > finished_) return;                               // one runs: the next is asked when it returns
+  requested_ = syncer_->request();
+  for (auto it = committed_.rbegin(); it != committed_.rend() && it->ticket == 0; ++it) it->ticket = requested_;
+}
+
 void Batch::release_synced() {
   for (const auto& outcome : syncer_->collect()) {
+    finished_ = outcome.through;
     if (!outcome.ok) {
       spdlog::error("flushing the WAL failed ({}): answering the requests of its commits with unavailable and "
                     "ending every stream, so that clients read again from their cursors",
@@ -111,13 +124,17 @@ void Batch::release_synced() {
     // Their events are not delivered: a stream would skip those messages, so every stream starts over.
     if (failed) hub_.shutdown();
   }
+  request_flush();
 }
 
 void Batch::drain() {
   flush();
-  if (syncer_ == nullptr || committed_.empty()) return;
-  syncer_->wait_for(committed_.back().ticket);
-  release_synced();
+  if (syncer_ == nullptr) return;
+  while (!committed_.empty()) {
+    request_flush();
+    syncer_->wait_for(requested_);
+    release_synced();
+  }
 }
 
 void Batch::answer(std::vector<Parked>& parked, bool ok, ErrorCode failure, const char* message) {

@@ -54,7 +54,7 @@ class Batch {
     std::uint64_t connection;  // looked up again: the client may have gone meanwhile
     Response response;
   };
-  // A committed batch waiting for the WAL flush with its ticket.
+  // A committed batch waiting for the WAL flush with its ticket (0: no flush asked for it yet).
   struct Committed {
     std::uint64_t ticket = 0;
     std::int64_t last_seq = 0;
@@ -62,6 +62,8 @@ class Batch {
     StoreEvents events;
   };
   void release_synced();
+  // Asks for a flush of the committed batches that have no ticket, unless one runs.
+  void request_flush();
   void answer(std::vector<Parked>& parked, bool ok, ErrorCode failure, const char* message = nullptr);
   void publish(const StoreEvents& events);
   event_base* base_;
@@ -71,6 +73,8 @@ class Batch {
   event* flush_ev_ = nullptr;
   event* synced_ev_ = nullptr;
   WalSyncer* syncer_ = nullptr;
+  std::uint64_t requested_ = 0;  // the last ticket asked of the syncer
+  std::uint64_t finished_ = 0;   // the last ticket it reported
   bool scheduled_ = false;
   std::vector<Parked> parked_;
   std::deque<Committed> committed_;
