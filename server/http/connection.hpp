@@ -79,6 +79,8 @@ class HttpConnection {
   void read_body();
   void fail(ErrorCode code, const std::string& message);
   void write_answer(int status, const std::string& body, bool keep_alive);
+  // Every byte the server sends goes through here, in order.
+  void send_bytes(std::string_view bytes);
   void start_closing();
   void arm_timer(int seconds);
   void after_reply(bool keep_alive);
