@@ -25,40 +25,44 @@ std::string fold_name(std::string_view name) {
   return out;
 }
 
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  std::size_t extra = 0;
+  char32_t cp = 0;
+  if (lead < 0x80) {
+    return 1;
+  } else if ((lead & 0xE0) == 0xC0) {
+    extra = 1;
+    cp = lead & 0x1Fu;
+  } else if ((lead & 0xF0) == 0xE0) {
+    extra = 2;
+    cp = lead & 0x0Fu;
+  } else if ((lead & 0xF8) == 0xF0) {
+    extra = 3;
+    cp = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + extra >= text.size()) return 0;  // truncated sequence
+  for (std::size_t k = 1; k <= extra; ++k) {
+    const auto cont = static_cast<unsigned char>(text[i + k]);
+    if ((cont & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cont & 0x3Fu);
+  }
+  // Reject overlong forms, surrogates and values past U+10FFFF.
+  if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    return 0;
+  }
+  return extra + 1;
+}
+
 std::optional<std::size_t> utf8_length(std::string_view text) {
   std::size_t count = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    char32_t cp = 0;
-    if (lead < 0x80) {
-      cp = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = lead & 0x1Fu;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = lead & 0x0Fu;
-    } else if ((lead & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = lead & 0x07u;
-    } else {
-      return std::nullopt;
-    }
-    if (i + extra >= text.size() && extra > 0) return std::nullopt;  // truncated sequence
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto cont = static_cast<unsigned char>(text[i + k]);
-      if ((cont & 0xC0) != 0x80) return std::nullopt;
-      cp = (cp << 6) | (cont & 0x3Fu);
-    }
-    // Reject overlong forms, surrogates and values past U+10FFFF.
-    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-      return std::nullopt;
-    }
-    i += extra + 1;
-    ++count;
+  for (std::size_t i = 0; i < text.size(); ++count) {
+    const std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return std::nullopt;
+    i += len;
   }
   return count;
 }
@@ -109,14 +113,9 @@ std::string echo_typed(std::string_view text, std::size_t max_chars) {
   while (i < text.size()) {
     if (shown == max_chars) return out + "...";
     const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t len = lead < 0x80             ? 1
-                            : (lead & 0xE0) == 0xC0 ? 2
-                            : (lead & 0xF0) == 0xE0 ? 3
-                            : (lead & 0xF8) == 0xF0 ? 4
-                                                    : 0;
-    const auto cp_len = len == 0 || i + len > text.size() ? std::nullopt : utf8_length(text.substr(i, len));
+    const std::size_t len = utf8_sequence_length(text, i);
     ++shown;
-    if (!cp_len) {  // not a whole, valid code point: show the byte
+    if (len == 0) {  // not a whole, valid code point: show the byte
       out += std::string("\\x") + kHex[lead >> 4] + kHex[lead & 0xF];
       ++i;
       continue;

@@ -1,39 +1,12 @@
 #include "api/json_text.hpp"
 
+#include "agentworks/validation.hpp"
+
 namespace agentworks::server {
 
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-
-// The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or 0 when it is not one: no overlong forms,
-// no surrogates, nothing past U+10FFFF.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b0 = byte(i);
-  std::size_t len = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return len;
-}
 
 void append_escaped_control(std::string& out, unsigned char c) {
   switch (c) {
@@ -64,7 +37,7 @@ void append_json_string(std::string& out, std::string_view s) {
       continue;
     }
     if (c >= 0x80) {
-      if (const std::size_t len = utf8_sequence(s, i); len != 0) {
+      if (const std::size_t len = utf8_sequence_length(s, i); len != 0) {
         i += len;
         continue;
       }

@@ -22,6 +22,10 @@ bool valid_agent_name(std::string_view name);
 // Lower-case form used for case-insensitive comparison and storage keys.
 std::string fold_name(std::string_view name);
 
+// The length (1-4) of the valid UTF-8 code point that starts at text[i] (i < size), or 0 when none does: a stray
+// or truncated byte, an overlong form, a surrogate or a value past U+10FFFF.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
 // Number of Unicode code points in valid UTF-8, or nullopt for invalid UTF-8.
 std::optional<std::size_t> utf8_length(std::string_view text);
 
