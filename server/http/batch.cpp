@@ -1,6 +1,7 @@
 #include "http/batch.hpp"
 
 #include <event2/event.h>
+#include <time.h>
 #include <spdlog/spdlog.h>
 
 #include "http/connection.hpp"
@@ -16,6 +17,12 @@ namespace {
 constexpr const char* kFlushFailedMessage =
     "the server could not flush this write to disk (I/O error): it may or may not be stored; resend with the same "
     "submission_id, which stores it at most once";
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
 }  // namespace
 
 Batch::Batch(event_base* base, Store& store, Hub& hub, ConnectionTable& connections)
@@ -31,6 +38,7 @@ Batch::~Batch() {
 
 void Batch::set_syncer(WalSyncer* syncer) {
   syncer_ = syncer;
+  loop_cpu_ = thread_cpu_time();
   synced_ev_ = event_new(base_, syncer->wake_fd(), EV_READ | EV_PERSIST, &Batch::on_synced, this);
   event_add(synced_ev_, nullptr);
 }
@@ -73,6 +81,11 @@ void Batch::flush() {
   batch.parked = std::move(parked_);
   parked_.clear();
   batch.events = store_.take_events();
+  if (syncer_ != nullptr && !batch.parked.empty()) {
+    const auto cpu = thread_cpu_time();
+    policy_.batch_committed(batch.parked.size(), cpu - loop_cpu_);
+    loop_cpu_ = cpu;
+  }
   if (syncer_ != nullptr && (committed || !committed_.empty())) {
     // Nothing of this batch leaves before the flush that covers it (or, with nothing committed, before the
     // answers of the batches ahead of it: they may have read what those wrote).
@@ -86,20 +99,27 @@ void Batch::flush() {
   publish(batch.events);
 }
 
-// One flush at a time, asked for by the loop: a batch committed while one runs gets its ticket when that one has
-// returned and its answers are out. Asking the syncer at once instead (so that it started the next flush the
-// moment the last one ended) split the benchmark's 8 closed-loop writers into two groups that took turns, two
-// flushes per round trip, on a slow disk (docs/benchmarks.md, 2026-12-04).
+// On a slow disk one flush at a time: a batch committed while one runs gets its ticket when that one has returned
+// and its answers are out (asking at once there split closed-loop writers into two groups that took turns, two
+// flushes per round trip). On a fast disk the next flush is asked at once, so the disk works while the loop does.
+// FlushPolicy measures which regime this is.
 void Batch::request_flush() {
   if (committed_.empty() || committed_.back().ticket != 0) return;  // every committed batch has its flush
-  if (requested_ > finished_) return;                               // one runs: the next is asked when it returns
+  if (requested_ > finished_ && !policy_.ask_at_once(waiting_requests())) return;
   requested_ = syncer_->request();
   for (auto it = committed_.rbegin(); it != committed_.rend() && it->ticket == 0; ++it) it->ticket = requested_;
+}
+
+std::size_t Batch::waiting_requests() const {
+  std::size_t n = 0;
+  for (const auto& batch : committed_) n += batch.parked.size();
+  return n;
 }
 
 void Batch::release_synced() {
   for (const auto& outcome : syncer_->collect()) {
     finished_ = outcome.through;
+    policy_.flush_finished(outcome.took);
     if (!outcome.ok) {
       spdlog::error("flushing the WAL failed ({}): answering the requests of its commits with unavailable and "
                     "ending every stream, so that clients read again from their cursors",

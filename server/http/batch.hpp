@@ -8,12 +8,15 @@
 // `unavailable` too: no receipt is ever sent for a message that is not durable (R-M1).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <vector>
 
 #include "agentworks/error.hpp"
+#include "http/flush_policy.hpp"
 #include "http/response.hpp"
 #include "store/store.hpp"
 
@@ -62,8 +65,10 @@ class Batch {
     StoreEvents events;
   };
   void release_synced();
-  // Asks for a flush of the committed batches that have no ticket, unless one runs.
+  // Asks for a flush of the committed batches that have no ticket, unless one runs and the policy says wait.
   void request_flush();
+  // Committed requests whose answers wait for a flush.
+  std::size_t waiting_requests() const;
   void answer(std::vector<Parked>& parked, bool ok, ErrorCode failure, const char* message = nullptr);
   void publish(const StoreEvents& events);
   event_base* base_;
@@ -75,6 +80,8 @@ class Batch {
   WalSyncer* syncer_ = nullptr;
   std::uint64_t requested_ = 0;  // the last ticket asked of the syncer
   std::uint64_t finished_ = 0;   // the last ticket it reported
+  FlushPolicy policy_;
+  std::chrono::nanoseconds loop_cpu_{0};  // the loop thread's CPU time at the last commit
   bool scheduled_ = false;
   std::vector<Parked> parked_;
   std::deque<Committed> committed_;

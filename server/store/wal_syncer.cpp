@@ -107,9 +107,12 @@ void WalSyncer::run() {
     // Every commit up to `through` has written its WAL frames already: one flush covers them all.
     const std::uint64_t through = requested_;
     lock.unlock();
+    const auto started = std::chrono::steady_clock::now();
     const int err = sync_();
+    const auto took = std::chrono::steady_clock::now() - started;
     lock.lock();
-    Outcome outcome{through, err == 0, err == 0 ? std::string() : std::string(std::strerror(err))};
+    Outcome outcome{through, err == 0, err == 0 ? std::string() : std::string(std::strerror(err)),
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(took)};
     outcomes_.push_back(std::move(outcome));
     finished_ = through;
     cv_.notify_all();

@@ -5,6 +5,7 @@
 // receipt still means the message is on disk.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
@@ -29,6 +30,7 @@ class WalSyncer {
     std::uint64_t through = 0;
     bool ok = true;
     std::string error;
+    std::chrono::nanoseconds took{0};  // how long the flush ran
   };
 
   explicit WalSyncer(const std::filesystem::path& wal_path) : WalSyncer(file_flush(wal_path)) {}
