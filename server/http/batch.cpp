@@ -44,6 +44,9 @@ void Batch::set_syncer(WalSyncer* syncer) {
 }
 
 void Batch::park(HttpConnection& conn, Response response) {
+  // The loop's work per request is counted from here when nothing was waiting: what it did while idle (stream
+  // heartbeats, timers) is not the cost of a request.
+  if (syncer_ != nullptr && parked_.empty() && committed_.empty()) loop_cpu_ = thread_cpu_time();
   parked_.push_back(Parked{conn.id(), std::move(response)});
   schedule();
 }
