@@ -23,11 +23,11 @@ bool SqliteError::fatal() const noexcept {
 
 bool SqliteError::constraint() const noexcept { return (code_ & 0xff) == SQLITE_CONSTRAINT; }
 
-Db::Db(const std::string& path) {
+Db::Db(const std::string& path, const char* vfs) {
   // Create the file 0600 before SQLite does, so it never exists with wider permissions.
   const mode_t old = ::umask(077);
   const int rc = sqlite3_open_v2(path.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs);
   ::umask(old);
   if (rc != SQLITE_OK) {
     const std::string msg = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";

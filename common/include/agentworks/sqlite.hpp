@@ -69,8 +69,8 @@ class Stmt {
 class Db {
  public:
   // Opens (creating) the database with WAL journaling, synchronous=FULL, foreign keys on and a busy timeout.
-  // The file is created 0600.
-  explicit Db(const std::string& path);
+  // The file is created 0600. `vfs`: a registered SQLite VFS by name, or null for the default one.
+  explicit Db(const std::string& path, const char* vfs = nullptr);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

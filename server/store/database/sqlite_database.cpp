@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agentworks/sqlite.hpp"
+#include "store/database/wal_write_coalescing.hpp"
 
 namespace agentworks::server::db {
 namespace {
@@ -67,7 +68,7 @@ class SqliteStatement final : public Statement {
 class SqliteDatabase final : public Database {
  public:
   explicit SqliteDatabase(const std::filesystem::path& file)
-      : file_(file), db_(translated([&] { return std::make_unique<sql::Db>(file.string()); })) {}
+      : file_(file), db_(translated([&] { return std::make_unique<sql::Db>(file.string(), wal_write_coalescing_vfs()); })) {}
   Engine engine() const override { return Engine::sqlite; }
   std::unique_ptr<Statement> prepare(std::string_view text) override {
     return std::make_unique<SqliteStatement>(*db_, text);
