@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "agentworks/sqlite_wal_coalescing.hpp"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -69,8 +71,9 @@ class Stmt {
 class Db {
  public:
   // Opens (creating) the database with WAL journaling, synchronous=FULL, foreign keys on and a busy timeout.
-  // The file is created 0600. `vfs`: a registered SQLite VFS by name, or null for the default one.
-  explicit Db(const std::string& path, const char* vfs = nullptr);
+  // The file is created 0600. Its WAL writes are gathered into one write call per commit
+  // (sqlite_wal_coalescing.hpp); `vfs` names another registered VFS, or null for SQLite's default.
+  explicit Db(const std::string& path, const char* vfs = wal_write_coalescing_vfs());
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "agentworks/sqlite.hpp"
-#include "store/database/wal_write_coalescing.hpp"
 
 namespace agentworks::server::db {
 namespace {
@@ -68,7 +67,7 @@ class SqliteStatement final : public Statement {
 class SqliteDatabase final : public Database {
  public:
   explicit SqliteDatabase(const std::filesystem::path& file)
-      : file_(file), db_(translated([&] { return std::make_unique<sql::Db>(file.string(), wal_write_coalescing_vfs()); })) {}
+      : file_(file), db_(translated([&] { return std::make_unique<sql::Db>(file.string()); })) {}
   Engine engine() const override { return Engine::sqlite; }
   std::unique_ptr<Statement> prepare(std::string_view text) override {
     return std::make_unique<SqliteStatement>(*db_, text);

@@ -1,5 +1,5 @@
 // SQLite writes each WAL frame with two system calls (its 24-byte header, then the page), so a commit of N pages
-// costs the event loop 2N pwrite calls. This VFS wraps the default one and gathers a WAL file's sequential writes in
+// costs 2N pwrite calls (the server's event loop, the bridge's take). This VFS wraps the default one and gathers a WAL file's sequential writes in
 // memory, handing them to the kernel as one pwrite:
 // - at once when the frame that ends a commit has been gathered, so a commit's write error still fails that commit;
 // - before any other use of the WAL file (read, sync, truncate, size, lock, file control, close), so SQLite never
@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-namespace agentworks::server::db {
+namespace agentworks::sql {
 
 // Registers the VFS once (never as the default) and returns its name for sqlite3_open_v2.
 const char* wal_write_coalescing_vfs();
@@ -23,4 +23,4 @@ struct WalWriteCounts {
 };
 WalWriteCounts wal_write_counts();
 
-}  // namespace agentworks::server::db
+}  // namespace agentworks::sql

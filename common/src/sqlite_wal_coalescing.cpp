@@ -1,4 +1,4 @@
-#include "store/database/wal_write_coalescing.hpp"
+#include "agentworks/sqlite_wal_coalescing.hpp"
 
 #include <sqlite3.h>
 
@@ -9,7 +9,7 @@
 #include <new>
 #include <vector>
 
-namespace agentworks::server::db {
+namespace agentworks::sql {
 
 namespace {
 
@@ -221,4 +221,4 @@ WalWriteCounts wal_write_counts() {
   return WalWriteCounts{writes_asked.load(std::memory_order_relaxed), writes_made.load(std::memory_order_relaxed)};
 }
 
-}  // namespace agentworks::server::db
+}  // namespace agentworks::sql

@@ -1,4 +1,4 @@
-// The store's WAL writes gathered into one write call per commit (server/store/database/wal_write_coalescing.hpp):
+// WAL writes gathered into one write call per commit (common/include/agentworks/sqlite_wal_coalescing.hpp):
 // a commit of many pages costs a few write calls, not two per page; another connection on the default VFS reads
 // every commit the moment it returns (so nothing a commit published was still held back); a database reopened
 // after the writer went away without a checkpoint recovers every commit from the WAL file. Issue 18: the server's
@@ -12,9 +12,9 @@
 #include <string>
 
 #include "agentworks/sqlite.hpp"
-#include "store/database/wal_write_coalescing.hpp"
+#include "agentworks/sqlite_wal_coalescing.hpp"
 
-namespace agentworks::server::db {
+namespace agentworks::sql {
 namespace {
 
 class WalWriteCoalescingTest : public ::testing::Test {
@@ -29,9 +29,9 @@ class WalWriteCoalescingTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // One transaction of `rows` rows of 1,000 bytes each: about a page per 3 rows, plus the index's pages.
-  static void insert_rows(sql::Db& db, int first, int rows) {
+  static void insert_rows(Db& db, int first, int rows) {
     db.exec("BEGIN IMMEDIATE");
-    sql::Stmt insert(db, "INSERT INTO t(id, body) VALUES (?, ?)");
+    Stmt insert(db, "INSERT INTO t(id, body) VALUES (?, ?)");
     for (int i = first; i < first + rows; ++i) {
       insert.bind(1, static_cast<std::int64_t>(i));
       insert.bind(2, std::string(1000, static_cast<char>('a' + i % 26)));
@@ -40,8 +40,8 @@ class WalWriteCoalescingTest : public ::testing::Test {
     }
     db.exec("COMMIT");
   }
-  static std::int64_t count_rows(sql::Db& db) {
-    sql::Stmt count(db, "SELECT count(*) FROM t");
+  static std::int64_t count_rows(Db& db) {
+    Stmt count(db, "SELECT count(*) FROM t");
     EXPECT_TRUE(count.step());
     return count.int64(0);
   }
@@ -51,7 +51,7 @@ class WalWriteCoalescingTest : public ::testing::Test {
 };
 
 TEST_F(WalWriteCoalescingTest, ACommitOfManyPagesIsAFewWriteCalls_Issue18) {
-  sql::Db writer(path_, wal_write_coalescing_vfs());
+  Db writer(path_);
   writer.exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;"
               "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t(body)");
   insert_rows(writer, 0, 10);  // the first commit starts the WAL: its header is a write of its own
@@ -68,15 +68,15 @@ TEST_F(WalWriteCoalescingTest, ACommitOfManyPagesIsAFewWriteCalls_Issue18) {
 }
 
 TEST_F(WalWriteCoalescingTest, AnotherConnectionReadsEveryCommitAtOnce_Issue18) {
-  sql::Db writer(path_, wal_write_coalescing_vfs());
+  Db writer(path_);
   writer.exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;"
               "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t(body)");
-  sql::Db reader(path_);  // the default VFS, as the server's checkpointer
+  Db reader(path_, nullptr);  // SQLite's own VFS
   for (int commit = 0; commit < 20; ++commit) {
     insert_rows(writer, commit * 50, 50);
     ASSERT_EQ(count_rows(reader), (commit + 1) * 50) << "commit " << commit << " was not in the WAL file";
   }
-  sql::Stmt check(reader, "PRAGMA integrity_check");
+  Stmt check(reader, "PRAGMA integrity_check");
   ASSERT_TRUE(check.step());
   EXPECT_EQ(check.text(0), "ok");
 }
@@ -87,7 +87,7 @@ TEST_F(WalWriteCoalescingTest, AWriterKilledAfterItsCommitsLeavesThemAllInTheWal
   if (child == 0) {
     // The writer ends without closing the database, as a killed server would: no checkpoint, the WAL stays.
     try {
-      auto* writer = new sql::Db(path_, wal_write_coalescing_vfs());
+      auto* writer = new Db(path_);
       writer->exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;"
                    "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)");
       for (int commit = 0; commit < 5; ++commit) insert_rows(*writer, commit * 40, 40);
@@ -100,9 +100,9 @@ TEST_F(WalWriteCoalescingTest, AWriterKilledAfterItsCommitsLeavesThemAllInTheWal
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   ASSERT_GT(std::filesystem::file_size(path_ + "-wal"), 0U);
-  sql::Db reopened(path_);
+  Db reopened(path_, nullptr);
   EXPECT_EQ(count_rows(reopened), 200);
 }
 
 }  // namespace
-}  // namespace agentworks::server::db
+}  // namespace agentworks::sql
