@@ -138,9 +138,25 @@ int wal_device_characteristics(sqlite3_file* file) {
 
 // A WAL file has no shared memory or memory map of its own: version 1 methods.
 const sqlite3_io_methods kWalMethods = {
-    1,         wal_close,    wal_read,          wal_write,        wal_truncate,    wal_sync,
-    wal_file_size, wal_lock, wal_unlock,        wal_check_reserved_lock, wal_file_control, wal_sector_size,
-    wal_device_characteristics, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    1,  // iVersion
+    wal_close,
+    wal_read,
+    wal_write,
+    wal_truncate,
+    wal_sync,
+    wal_file_size,
+    wal_lock,
+    wal_unlock,
+    wal_check_reserved_lock,
+    wal_file_control,
+    wal_sector_size,
+    wal_device_characteristics,
+    nullptr,  // xShmMap and the rest of version 2 and 3: not for a WAL file
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr};
 
 std::size_t real_offset() { return (sizeof(WalFile) + 7) & ~std::size_t{7}; }
 
