@@ -181,8 +181,12 @@ int open_file(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags
 }
 
 // The rest is the underlying VFS's.
-int delete_file(sqlite3_vfs*, const char* name, int sync_dir) { return underlying->xDelete(underlying, name, sync_dir); }
-int access(sqlite3_vfs*, const char* name, int flags, int* out) { return underlying->xAccess(underlying, name, flags, out); }
+int delete_file(sqlite3_vfs*, const char* name, int sync_dir) {
+  return underlying->xDelete(underlying, name, sync_dir);
+}
+int access(sqlite3_vfs*, const char* name, int flags, int* out) {
+  return underlying->xAccess(underlying, name, flags, out);
+}
 int full_pathname(sqlite3_vfs*, const char* name, int n, char* out) {
   return underlying->xFullPathname(underlying, name, n, out);
 }

@@ -16,7 +16,8 @@ void FlushPolicy::flush_finished(std::chrono::nanoseconds took) {
 
 void FlushPolicy::batch_committed(std::size_t requests, std::chrono::nanoseconds loop_cpu) {
   if (requests == 0 || loop_cpu.count() <= 0) return;
-  cpu_per_request_ns_ = blend(cpu_per_request_ns_, static_cast<double>(loop_cpu.count()) / static_cast<double>(requests));
+  const double per_request = static_cast<double>(loop_cpu.count()) / static_cast<double>(requests);
+  cpu_per_request_ns_ = blend(cpu_per_request_ns_, per_request);
 }
 
 bool FlushPolicy::ask_at_once(std::size_t waiting) const {

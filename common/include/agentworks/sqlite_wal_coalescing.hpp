@@ -1,6 +1,6 @@
 // SQLite writes each WAL frame with two system calls (its 24-byte header, then the page), so a commit of N pages
-// costs 2N pwrite calls (the server's event loop, the bridge's take). This VFS wraps the default one and gathers a WAL file's sequential writes in
-// memory, handing them to the kernel as one pwrite:
+// costs 2N pwrite calls (on the server's event loop, in the bridge's take). This VFS wraps the default one and
+// gathers a WAL file's sequential writes in memory, handing them to the kernel in one pwrite:
 // - at once when the frame that ends a commit has been gathered, so a commit's write error still fails that commit;
 // - before any other use of the WAL file (read, sync, truncate, size, lock, file control, close), so SQLite never
 //   reads or syncs around bytes still held here.
