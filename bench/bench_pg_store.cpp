@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -58,6 +59,12 @@ void BenchPgStore::set_up(const std::string& server_binary, bool durable) {
 }
 
 BenchPgStore::~BenchPgStore() { remove(); }
+
+pid_t BenchPgStore::postmaster_pid() const {
+  std::ifstream in(cluster_->dir() / "data" / "postmaster.pid");
+  long pid = 0;
+  return in >> pid ? static_cast<pid_t>(pid) : 0;
+}
 
 void BenchPgStore::remove() {
   try {

@@ -2,6 +2,8 @@
 // `parent` (under /tmp: as root the cluster runs as an unprivileged user, who must reach it) with one migrated database, for servers started with `--store URL`. Stopped and removed on destruction.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -24,6 +26,8 @@ class BenchPgStore {
   const std::string& url() const { return url_; }  // the migrated database
   const std::filesystem::path& dir() const { return dir_; }
   int port() const { return cluster_->port(); }
+  // The postmaster's pid (first line of its postmaster.pid), 0 when unreadable: its children are the backends.
+  pid_t postmaster_pid() const;
 
  private:
   void set_up(const std::string& server_binary, bool durable);

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "bench_run.hpp"
 #include "bench_setup.hpp"
 #include "commit_floor.hpp"
+#include "cpu_budget.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "load_workers.hpp"
@@ -149,8 +151,19 @@ class WalSampler {
   std::thread thread_;
 };
 
+// The run's CPU per accepted send and the rates it allows on this machine, whatever the scheduling or locking.
+void print_cost(const bench::CpuBudget::PerSend& c, std::size_t servers, bool postgres) {
+  std::printf("cpu per accepted send: servers %.0f us (their event-loop threads %.0f us)", c.servers_us, c.loops_us);
+  if (postgres) std::printf(", PostgreSQL %.0f us", c.postgres_us);
+  std::printf("; %.0f us in all\n", c.total_us);
+  std::printf("ceilings at that cost: %zu event-loop thread%s busy all the time %.0f sends/s; %d cores busy with %s"
+              " only %.0f sends/s\n",
+              servers, servers == 1 ? "" : "s", c.loops_ceiling_per_s, c.cores,
+              postgres ? "the servers and PostgreSQL" : "the server", c.cores_ceiling_per_s);
+}
+
 int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids,
-             const std::filesystem::path& wal) {
+             const std::filesystem::path& wal, pid_t postmaster) {
   const std::size_t n = endpoints.size();
   const bench::Endpoint& first = endpoints.front();
   bench::HttpClient setup(first.host, first.port, first.token);
@@ -197,6 +210,9 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   WalSampler wal_sampler(wal);
   std::vector<bench::CpuClock> cpu;
   for (const pid_t pid : pids) cpu.emplace_back(pid);
+  std::vector<pid_t> measured;  // a --url server without --server-pid has none
+  std::copy_if(pids.begin(), pids.end(), std::back_inserter(measured), [](pid_t p) { return p > 0; });
+  bench::CpuBudget budget(measured, postmaster);
   for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
   const auto start = std::chrono::steady_clock::now();
   std::vector<bench::RequestStats> send_stats(opt.senders);
@@ -213,6 +229,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   for (auto& t : threads) t.join();
   reader.join();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  budget.stop();
   std::vector<std::string> cpu_text;
   for (const auto& c : cpu) cpu_text.push_back(c.report(elapsed));
 
@@ -264,6 +281,12 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   }
   std::printf("load average at end: %s\n", bench::load_average().c_str());
   const double rate = static_cast<double>(sends.ok) / elapsed;
+  const bench::CpuBudget::PerSend cost = budget.per_send(sends.ok);
+  if (cost.total_us > 0) {
+    print_cost(cost, n, postmaster > 0);
+  } else if (opt.url.empty()) {
+    std::printf("cpu per accepted send: not measured (a server or PostgreSQL process could not be read)\n");
+  }
   std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
   std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
               delivery.p99_ms);
@@ -282,11 +305,20 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     const double ratio = rate / group.rows_per_second;
     std::printf("target >= 0.8 of the %zu-rows-per-commit floor: %s (%.2f; %.2f of the 1-row floor)\n", opt.senders,
                 ratio >= 0.8 ? "MET" : "MISSED", ratio, rate / one.rows_per_second);
+    // Where the loop thread alone rules the target out: busy all the time at this cost it cannot reach it.
+    if (cost.loops_us > 0 && cost.loops_ceiling_per_s < 0.8 * group.rows_per_second) {
+      std::printf("  beyond one event-loop thread at this cost: busy all the time it allows %.0f sends/s, 0.8 of the floor"
+                  " is %.0f/s, which needs <= %.0f us of loop CPU per send (it spent %.0f us)\n",
+                  cost.loops_ceiling_per_s, 0.8 * group.rows_per_second, 1e6 / (0.8 * group.rows_per_second),
+                  cost.loops_us);
+    }
   }
   // One line for scripts (bench/scripts/replicas.sh).
-  std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu\n",
+  std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu"
+              " cpu_us_per_send=%.0f cores_ceiling_per_s=%.0f\n",
               opt.store.c_str(), n, rate, delivery.p50_ms, delivery.p99_ms,
-              static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok));
+              static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
+              cost.total_us, cost.cores_ceiling_per_s);
   // A run that measured nothing, or lost deliveries, is a failure, not a number.
   if (sends.ok == 0) {
     std::fprintf(stderr, "FAILED: no send was accepted (first failure: %s)\n", sends.first_failure.c_str());
@@ -463,7 +495,8 @@ int main(int argc, char** argv) {
                                         ? std::filesystem::path(servers.front()->data_dir()) / "data" / "server.db-wal"
                                         : std::filesystem::path();
   const int rc =
-      opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front()) : run_load(opt, endpoints, pids, wal);
+      opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front())
+                      : run_load(opt, endpoints, pids, wal, pg ? pg->postmaster_pid() : 0);
   std::fflush(stdout);
   for (auto& server : servers) server->stop();
   return rc;

@@ -43,22 +43,25 @@ for run in "${runs[@]}"; do
   fi
 done
 
-# The result lines: store=S replicas=N sends_per_s=X p50_ms=Y p99_ms=Z delivered=D accepted=A
+# The result lines: store=S replicas=N sends_per_s=X p50_ms=Y p99_ms=Z delivered=D accepted=A cpu_us_per_send=C
+# cores_ceiling_per_s=K
 field() { sed -n "s/^result: .*\b$2=\([^ ]*\).*/\1/p" "$1"; }
 base="$out/sqlite-1.log"
 base_rate=$(field "$base" sends_per_s)
 base_p50=$(field "$base" p50_ms)
 base_p99=$(field "$base" p99_ms)
-printf '%-12s %8s %10s %9s %9s %12s %12s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" "p50/sqlite" "p99/sqlite"
+printf '%-12s %8s %10s %9s %9s %12s %12s %12s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" "p50/sqlite" \
+  "p99/sqlite" "cpu_us/send"
 for run in "${runs[@]}"; do
   read -r store replicas <<<"$run"
   log="$out/$store-$replicas.log"
   rate=$(field "$log" sends_per_s)
   p50=$(field "$log" p50_ms)
   p99=$(field "$log" p99_ms)
+  cost=$(field "$log" cpu_us_per_send)
   awk -v s="$store" -v n="$replicas" -v r="$rate" -v a="$p50" -v b="$p99" -v br="$base_rate" -v ba="$base_p50" \
-      -v bb="$base_p99" 'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f\n", s, n, r, a, b,
-                                 r / br, a / ba, b / bb }'
+      -v bb="$base_p99" -v c="$cost" 'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f %12.0f\n",
+                                            s, n, r, a, b, r / br, a / ba, b / bb, c }'
 done
 
 # The issue's goals: 2 replicas on PostgreSQL accept at least one SQLite server's sends/s; the cross-replica
@@ -66,6 +69,14 @@ done
 two_rate=$(field "$out/postgresql-2.log" sends_per_s)
 awk -v r="$two_rate" -v b="$base_rate" 'BEGIN { printf "goal 2 replicas on PostgreSQL >= 1 SQLite server sends/s: %s (%.0f vs %.0f)\n",
                                                 (r >= b ? "MET" : "MISSED"), r, b }'
+# What the goal asks of this machine: at PostgreSQL's CPU per send (servers and PostgreSQL together), all its cores
+# busy with nothing else and no lock or wait between the replicas allow at most this many sends/s.
+two_cost=$(field "$out/postgresql-2.log" cpu_us_per_send)
+two_ceiling=$(field "$out/postgresql-2.log" cores_ceiling_per_s)
+awk -v c="$two_cost" -v k="$two_ceiling" -v b="$base_rate" -v n="$(nproc)" \
+  'BEGIN { if (c + 0 <= 0) { print "2 replicas: CPU per send not measured"; exit }
+           printf "2 replicas: %.0f us of CPU per send; %d cores allow at most %.0f sends/s at that cost, %s SQLite'"'"'s %.0f\n",
+           c, n, k, (k >= b ? "at or above" : "BELOW"), b }'
 for replicas in 2 3; do
   p99=$(field "$out/postgresql-$replicas.log" p99_ms)
   awk -v n="$replicas" -v p="$p99" 'BEGIN { printf "goal cross-replica send -> SSE p99 <= 50 ms, %d replicas: %s (%.2f ms)\n",
