@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -279,6 +280,11 @@ int run(const Options& opt) {
   std::size_t empty = 0, failed = 0;
   std::string take_error;
   const std::size_t takes = std::min(opt.takes, v.pending);
+  // The CPU each process spends per take: a take waits for the bridge, the server (the release check) and this
+  // client in turn, so their sum is time no take can go below, whatever the disk.
+  const pid_t self = ::getpid();
+  const auto cpu_before = std::array{bench::cpu_seconds(bridge.pid()), bench::cpu_seconds(server.pid()),
+                                     bench::cpu_seconds(self)};
   const auto takes_start = Clock::now();
   for (std::size_t k = 0; k < takes; ++k) {
     const json req = {{"op", "take"}, {"provider", "claude"}, {"session_id", session_id(k % sessions)}, {"limit", 1}};
@@ -298,12 +304,17 @@ int run(const Options& opt) {
     samples.push_back(ns);
   }
   const double takes_s = seconds_since(takes_start);
+  const auto cpu_after = std::array{bench::cpu_seconds(bridge.pid()), bench::cpu_seconds(server.pid()),
+                                    bench::cpu_seconds(self)};
   const auto take_stats = bench::summarize(samples);
   std::printf("\n[3] take (limit 1): %zu round trips with one message each in %.2f s, %zu empty, %zu errors%s%s\n",
               take_stats.count, takes_s, empty, failed, take_error.empty() ? "" : "; first: ", take_error.c_str());
   std::printf("    latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", take_stats.p50_ms, take_stats.p99_ms,
               take_stats.max_ms);
-  const auto floor_stats = bench::summarize(sync_floor(bridge.root(), std::max<std::size_t>(takes, 200)));
+  const std::size_t floor_syncs = std::max<std::size_t>(takes, 200);
+  const auto floor_cpu_before = bench::cpu_seconds(self);
+  const auto floor_stats = bench::summarize(sync_floor(bridge.root(), floor_syncs));
+  const auto floor_cpu_after = bench::cpu_seconds(self);
   // The release check is a round trip to the server: a keep-alive GET /v1/health is its floor.
   std::vector<std::int64_t> health_samples;
   {
@@ -326,6 +337,24 @@ int run(const Options& opt) {
   std::printf("    sync floor (100-byte write + fdatasync, same directory): p50 %.3f ms, p99 %.3f ms (%zu); "
               "take p99 / floor p99 = %.2f\n",
               floor_stats.p50_ms, floor_stats.p99_ms, floor_stats.count, take_ratio);
+  std::array<double, 3> cpu_us{};  // bridge, server, this client: CPU per take
+  bool cpu_known = take_stats.count > 0;
+  for (std::size_t i = 0; i < cpu_us.size(); ++i) {
+    cpu_known = cpu_known && cpu_before[i] && cpu_after[i];
+    if (cpu_known) cpu_us[i] = (*cpu_after[i] - *cpu_before[i]) * 1e6 / static_cast<double>(take_stats.count);
+  }
+  if (cpu_known && floor_cpu_before && floor_cpu_after && floor_stats.count > 0) {
+    // The sync's own CPU (the kernel's work for the write and the flush) is in the floor as well as in the take.
+    const double sync_cpu_us = (*floor_cpu_after - *floor_cpu_before) * 1e6 / static_cast<double>(floor_stats.count);
+    const double chain_us = cpu_us[0] + cpu_us[1] + cpu_us[2];
+    const double beyond_us = std::max(0.0, chain_us - sync_cpu_us);
+    std::printf("    CPU per take: bridge %.0f us, server %.0f us, this client %.0f us; %.0f us in all, %.0f us beyond"
+                " the sync's own %.0f us, which the goal leaves at most the sync floor's p99 (%.0f us) for: %s\n",
+                cpu_us[0], cpu_us[1], cpu_us[2], chain_us, beyond_us, sync_cpu_us, floor_stats.p99_ms * 1000,
+                beyond_us <= floor_stats.p99_ms * 1000 ? "within it" : "BEYOND it at this cost");
+  } else {
+    std::printf("    CPU per take: not measured (a process could not be read)\n");
+  }
 
   std::printf("\nload average at end: %s (run took %.1f s)\n", bench::load_average().c_str(), seconds_since(run_start));
   const bool rss_met = rss_idle > 0 && mib(rss_idle) < 20.0;

@@ -307,8 +307,8 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
                 ratio >= 0.8 ? "MET" : "MISSED", ratio, rate / one.rows_per_second);
     // Where the loop thread alone rules the target out: busy all the time at this cost it cannot reach it.
     if (cost.loops_us > 0 && cost.loops_ceiling_per_s < 0.8 * group.rows_per_second) {
-      std::printf("  beyond one event-loop thread at this cost: busy all the time it allows %.0f sends/s, 0.8 of the floor"
-                  " is %.0f/s, which needs <= %.0f us of loop CPU per send (it spent %.0f us)\n",
+      std::printf("  beyond one event-loop thread at this cost: busy all the time it allows %.0f sends/s, 0.8 of"
+                  " the floor is %.0f/s, which needs <= %.0f us of loop CPU per send (it spent %.0f us)\n",
                   cost.loops_ceiling_per_s, 0.8 * group.rows_per_second, 1e6 / (0.8 * group.rows_per_second),
                   cost.loops_us);
     }

@@ -75,8 +75,8 @@ two_cost=$(field "$out/postgresql-2.log" cpu_us_per_send)
 two_ceiling=$(field "$out/postgresql-2.log" cores_ceiling_per_s)
 awk -v c="$two_cost" -v k="$two_ceiling" -v b="$base_rate" -v n="$(nproc)" \
   'BEGIN { if (c + 0 <= 0) { print "2 replicas: CPU per send not measured"; exit }
-           printf "2 replicas: %.0f us of CPU per send; %d cores allow at most %.0f sends/s at that cost, %s SQLite'"'"'s %.0f\n",
-           c, n, k, (k >= b ? "at or above" : "BELOW"), b }'
+           printf "2 replicas: %.0f us of CPU per send; %d cores allow at most %.0f sends/s at that cost,", c, n, k
+           printf " %s SQLite'"'"'s %.0f\n", (k >= b ? "at or above" : "BELOW"), b }'
 for replicas in 2 3; do
   p99=$(field "$out/postgresql-$replicas.log" p99_ms)
   awk -v n="$replicas" -v p="$p99" 'BEGIN { printf "goal cross-replica send -> SSE p99 <= 50 ms, %d replicas: %s (%.2f ms)\n",

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <utility>
 
 namespace agentworks::sql {
 
@@ -47,7 +48,10 @@ Db::Db(const std::string& path, const char* vfs) {
   }
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::~Db() {
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
 
 void Db::fail(int rc, std::string_view context) const {
   throw SqliteError(sqlite3_extended_errcode(db_) != 0 ? sqlite3_extended_errcode(db_) : rc,
@@ -79,13 +83,40 @@ std::string Db::integrity_check() {
 }
 
 Stmt::Stmt(Db& db, std::string_view sql) : db_(&db) {
+  auto& cache = db.statements_;
+  if (auto it = cache.find(sql); it != cache.end()) {
+    if (it->second != nullptr) {
+      stmt_ = std::exchange(it->second, nullptr);
+      slot_ = &it->second;
+      return;
+    }
+  }
   const int rc = sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
-  if (rc != SQLITE_OK) db.fail(rc, "prepare failed for: " + std::string(sql));
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt_);
+    stmt_ = nullptr;
+    db.fail(rc, "prepare failed for: " + std::string(sql));
+  }
+  if (cache.size() < Db::kMaxCachedStatements) {
+    // Element references survive a rehash, so the slot stays valid while the database lives.
+    const auto [it, added] = cache.try_emplace(std::string(sql), nullptr);
+    if (added) slot_ = &it->second;
+  }
 }
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+Stmt::~Stmt() {
+  if (stmt_ == nullptr) return;
+  if (slot_ != nullptr && *slot_ == nullptr) {
+    sqlite3_reset(stmt_);  // also ends a read it left unfinished
+    sqlite3_clear_bindings(stmt_);
+    *slot_ = stmt_;
+    return;
+  }
+  sqlite3_finalize(stmt_);
+}
 
-Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+Stmt::Stmt(Stmt&& other) noexcept
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), slot_(std::exchange(other.slot_, nullptr)) {}
 
 Stmt& Stmt::bind(int index, std::int64_t value) {
   const int rc = sqlite3_bind_int64(stmt_, index, value);
@@ -143,19 +174,20 @@ std::optional<std::int64_t> Stmt::opt_int64(int col) const {
   return int64(col);
 }
 
-Transaction::Transaction(Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+// Through Stmt, so the three statements stay prepared.
+Transaction::Transaction(Db& db) : db_(db) { Stmt(db_, "BEGIN IMMEDIATE").run(); }
 
 Transaction::~Transaction() {
   if (!done_) {
     try {
-      db_.exec("ROLLBACK");
+      Stmt(db_, "ROLLBACK").run();
     } catch (...) {  // a failed rollback leaves SQLite to roll back on close
     }
   }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  Stmt(db_, "COMMIT").run();
   done_ = true;
 }
 

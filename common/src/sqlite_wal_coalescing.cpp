@@ -230,6 +230,10 @@ const char* wal_write_coalescing_vfs() {
   static std::once_flag once;
   static sqlite3_vfs vfs{};
   std::call_once(once, [] {
+    // This is the first call into SQLite in the process, the last moment for process-wide settings. Memory
+    // statistics cost a global mutex on every allocation (hundreds per request on the server's loop) and
+    // nothing reads them. Refused (harmlessly) if something initialised SQLite earlier.
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     underlying = sqlite3_vfs_find(nullptr);
     vfs = make_vfs();
     sqlite3_vfs_register(&vfs, 0);

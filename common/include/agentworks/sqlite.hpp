@@ -3,11 +3,14 @@
 // I/O, full-disk and corruption errors (fatal for the bridge, invariant 10) from constraint errors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "agentworks/sqlite_wal_coalescing.hpp"
 
@@ -29,7 +32,8 @@ class SqliteError : public std::runtime_error {
 
 class Db;
 
-// A prepared statement. Bind parameters are 1-based; columns are 0-based.
+// A prepared statement. Bind parameters are 1-based; columns are 0-based. Its database keeps it prepared for the
+// next Stmt with the same SQL text: it is reset and its bindings cleared when this one ends.
 class Stmt {
  public:
   Stmt(Db& db, std::string_view sql);
@@ -66,6 +70,7 @@ class Stmt {
  private:
   Db* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  sqlite3_stmt** slot_ = nullptr;  // the database's cache entry it goes back to, when it has one
 };
 
 class Db {
@@ -88,7 +93,18 @@ class Db {
   std::string integrity_check();
 
  private:
+  friend class Stmt;
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  // Statements kept prepared between uses, by SQL text (preparing costs more than running most of them). A null
+  // value is an entry whose statement a Stmt holds now; a second Stmt with that text prepares its own.
+  using StatementCache = std::unordered_map<std::string, sqlite3_stmt*, TextHash, std::equal_to<>>;
+  static constexpr std::size_t kMaxCachedStatements = 256;  // SQL built at run time cannot grow it without end
+
   sqlite3* db_ = nullptr;
+  StatementCache statements_;
 };
 
 // BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() was called.
