@@ -37,6 +37,7 @@ struct CallRunner::Running {
   int turn = 0;  // 0: the execution, 1: the correction turn
   bool timed_out = false;
   bool stalled = false;
+  bool was_waiting = false;  // the last idle check found a question pending, and no output came since
   std::unique_ptr<Execution> execution;
   event* timer = nullptr;
   event* idle_timer = nullptr;
@@ -289,6 +290,7 @@ void CallRunner::start_turn(Running& r, const std::optional<std::string>& correc
 }
 
 void CallRunner::arm_idle(Running& r) {
+  r.was_waiting = false;
   if (r.idle_timer == nullptr) return;
   const timeval tv{r.function.idle_timeout_seconds, 0};
   evtimer_add(r.idle_timer, &tv);
@@ -509,6 +511,13 @@ void CallRunner::on_idle(int, short, void* arg) {
   } catch (const std::exception&) {
   }
   if (waiting) {
+    self->arm_idle(*r);
+    r->was_waiting = true;
+    return;
+  }
+  // Answered during this period (through any replica): the answer is an event, so the agent gets a whole idle
+  // timeout after it, not what was left of the period.
+  if (r->was_waiting) {
     self->arm_idle(*r);
     return;
   }

@@ -54,6 +54,12 @@ case "$prompt" in
     exit 1 ;;
   *MODE=bad_exit*) printf '{"ok":true}' > "$FUNCTION_RESULT_FILE"; init "$session"; result "done" "$session"; exit 3 ;;
   *MODE=stall*) init "$session"; sleep 300 ;;
+  *MODE=ask_then_think*)
+    init "$session"
+    answer=$(")SH" + cli + R"SH(" functions ask --question "Which branch?")
+    sleep 1.5
+    printf '{"ok":true}' > "$FUNCTION_RESULT_FILE"
+    say "branch $answer"; result "branch $answer" "$session" ;;
   *MODE=ask*)
     init "$session"
     answer=$(")SH" + cli + R"SH(" functions ask --question "Which branch?")
@@ -199,6 +205,26 @@ TEST_F(FunctionsAgentRunner, PendingQuestionPausesTheIdleTimeout_R_F3) {
   EXPECT_EQ(waiting.at("status"), "waiting_input");
   // Longer than the 2 s idle timeout: a question waiting for the caller is not a stall.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3500);
+  while (std::chrono::steady_clock::now() < until) {
+    ASSERT_EQ(status(id).at("status"), "waiting_input");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::string request = waiting.at("pending_inputs").at(0).at("request_id").get<std::string>();
+  http_json(owner_http(), "POST", "/v1/calls/" + id + "/replies",
+            json{{"request_id", request}, {"answer", "main"}}.dump(), 200);
+  const json done = wait_terminal(id);
+  EXPECT_EQ(done.at("status"), "completed") << done.dump();
+  EXPECT_EQ(answer_of(done), "branch main");
+}
+
+// The idle clock starts again at the answer: an agent that thinks for most of its idle timeout after it is not
+// stalled, whenever in the timer's period the answer came (it stalled when the answer came late in one).
+TEST_F(FunctionsAgentRunner, AnAnsweredQuestionGivesTheAgentAWholeIdleTimeout_R_F3) {
+  const std::string id = call_ok("agents", "claude_fn", {{"mode", "ask_then_think"}}).at("call_id").get<std::string>();
+  const json waiting = wait_status(id, [](const json& c) { return !c.at("pending_inputs").empty(); });
+  ASSERT_EQ(waiting.at("status"), "waiting_input") << waiting.dump();
+  // Past the first idle check (2 s), so the answer comes part-way into a period the check started while waiting.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3000);
   while (std::chrono::steady_clock::now() < until) {
     ASSERT_EQ(status(id).at("status"), "waiting_input");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
