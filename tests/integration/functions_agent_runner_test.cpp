@@ -142,6 +142,20 @@ class FunctionsAgentRunner : public CrewTest {
     s << in.rdbuf();
     return s.str();
   }
+  // Leaves the call's question unanswered for `hold`, checking that the call stays waiting_input, then answers
+  // "main" and waits for the call to end.
+  json answer_after_waiting(const std::string& id, const json& waiting, std::chrono::milliseconds hold) {
+    const auto until = std::chrono::steady_clock::now() + hold;
+    while (std::chrono::steady_clock::now() < until) {
+      const json now = status(id);
+      if (now.at("status") != "waiting_input") return now;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const std::string request = waiting.at("pending_inputs").at(0).at("request_id").get<std::string>();
+    http_json(owner_http(), "POST", "/v1/calls/" + id + "/replies",
+              json{{"request_id", request}, {"answer", "main"}}.dump(), 200);
+    return wait_terminal(id);
+  }
   static std::string error_code(const json& call) {
     return call.at("error").is_object() ? call["error"].value("code", "") : "";
   }
@@ -204,15 +218,7 @@ TEST_F(FunctionsAgentRunner, PendingQuestionPausesTheIdleTimeout_R_F3) {
   const json waiting = wait_status(id, [](const json& c) { return !c.at("pending_inputs").empty(); });
   EXPECT_EQ(waiting.at("status"), "waiting_input");
   // Longer than the 2 s idle timeout: a question waiting for the caller is not a stall.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3500);
-  while (std::chrono::steady_clock::now() < until) {
-    ASSERT_EQ(status(id).at("status"), "waiting_input");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  const std::string request = waiting.at("pending_inputs").at(0).at("request_id").get<std::string>();
-  http_json(owner_http(), "POST", "/v1/calls/" + id + "/replies",
-            json{{"request_id", request}, {"answer", "main"}}.dump(), 200);
-  const json done = wait_terminal(id);
+  const json done = answer_after_waiting(id, waiting, std::chrono::milliseconds(3500));
   EXPECT_EQ(done.at("status"), "completed") << done.dump();
   EXPECT_EQ(answer_of(done), "branch main");
 }
@@ -224,15 +230,7 @@ TEST_F(FunctionsAgentRunner, AnAnsweredQuestionGivesTheAgentAWholeIdleTimeout_R_
   const json waiting = wait_status(id, [](const json& c) { return !c.at("pending_inputs").empty(); });
   ASSERT_EQ(waiting.at("status"), "waiting_input") << waiting.dump();
   // Past the first idle check (2 s), so the answer comes part-way into a period the check started while waiting.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(3000);
-  while (std::chrono::steady_clock::now() < until) {
-    ASSERT_EQ(status(id).at("status"), "waiting_input");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  const std::string request = waiting.at("pending_inputs").at(0).at("request_id").get<std::string>();
-  http_json(owner_http(), "POST", "/v1/calls/" + id + "/replies",
-            json{{"request_id", request}, {"answer", "main"}}.dump(), 200);
-  const json done = wait_terminal(id);
+  const json done = answer_after_waiting(id, waiting, std::chrono::milliseconds(3000));
   EXPECT_EQ(done.at("status"), "completed") << done.dump();
   EXPECT_EQ(answer_of(done), "branch main");
 }
