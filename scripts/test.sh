@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds and runs every test. Usage: scripts/test.sh [PRESET...]   (default: default asan release)
-#   default: every test (unit, integration, fault, e2e with the real Claude Code and Codex CLIs)
-#   asan:    the same build under AddressSanitizer + UndefinedBehaviorSanitizer, without the e2e tests (they
-#            exercise the agent CLIs more than our code, and run once in the default preset)
-#   release: the Debian package (CPack), checked by packaging/check-package.sh: every file, the programs running
-#            from an empty root, man pages, completions, the systemd user units, lintian
-# Prints each phase's duration at the end. The whole run stays under 60 minutes on a 2-core machine
+# Builds and runs every test. Usage: scripts/test.sh [PRESET...]   (default: default asan)
+#   default: the shipping build (no failpoints), every test (unit, integration, fault, e2e with the real Claude
+#            Code and Codex CLIs, the PostgreSQL copies), then the Debian package from the same tree (CPack strips
+#            the programs), checked by packaging/check-package.sh: every file, the programs running from an empty
+#            root, man pages, completions, the systemd user units, lintian
+#   asan:    AddressSanitizer + UndefinedBehaviorSanitizer with the failpoints, without the e2e and postgresql
+#            labels (each runs once, in the default preset) and with 50 bridge crash cycles instead of 200
+#   debug:   a debug build with the failpoints and every test but e2e
+# Prints each phase's duration at the end. The whole run stays under 40 minutes on a 2-core machine
 # (docs/architecture.md, "CI budget").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,19 +58,21 @@ phase "install packages" "$here/packaging/install-deps.sh"
 phase "install agent CLIs and test clients (npm)" install_agent_clis
 export AGENTWORKS_E2E_REQUIRED=1
 
-package() {
-  cmake --build --preset release --target package
-  packaging/check-package.sh "$(ls build/release/agentworks_*.deb | tail -1)"
+package() {  # the .deb from the default tree: no third compile
+  cmake --build --preset default --target package
+  packaging/check-package.sh "$(ls -t build/default/agentworks_*.deb | head -1)"
 }
 
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(default asan release)
+[ ${#presets[@]} -gt 0 ] || presets=(default asan)
 for preset in "${presets[@]}"; do
   phase "$preset: build" build "$preset"
   case "$preset" in
-    asan)    phase "$preset: tests (unit, integration, fault)" ctest --preset "$preset" -LE e2e ;;
-    release) phase "$preset: Debian package and its checks" package ;;
-    *)       phase "$preset: tests (all)" ctest --preset "$preset" ;;
+    default)
+      phase "$preset: tests (all labels)" ctest --preset "$preset"
+      phase "$preset: Debian package and its checks" package ;;
+    asan)    phase "$preset: tests (not e2e, not postgresql)" ctest --preset "$preset" -LE "e2e|postgresql" ;;
+    *)       phase "$preset: tests (not e2e)" ctest --preset "$preset" -LE e2e ;;
   esac
 done
 if [ -x fuzz/smoke.sh ]; then

@@ -24,4 +24,6 @@ std::string server_binary() { return from_env_or("AGENTWORKS_TEST_SERVER_BIN", A
 std::string cli_binary() { return from_env_or("AGENTWORKS_TEST_CLI_BIN", AGENTWORKS_CLI_BIN); }
 std::string bridge_binary() { return from_env_or("AGENTWORKS_TEST_BRIDGE_BIN", AGENTWORKS_BRIDGE_BIN); }
 
+bool programs_have_failpoints() { return AGENTWORKS_PROGRAMS_HAVE_FAILPOINTS != 0; }
+
 }  // namespace agentworks::testing

@@ -11,4 +11,8 @@ std::string server_binary();
 std::string cli_binary();
 std::string bridge_binary();
 
+// Whether those programs were built with the named failpoints (AGENTWORKS_FAILPOINTS: the debug and asan presets;
+// the default preset is the shipping build and has none). Tests that drive a failpoint skip without them.
+bool programs_have_failpoints();
+
 }  // namespace agentworks::testing

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "bridge_journal_reader.hpp"
+#include "testing/binaries.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/bridge_process.hpp"
 #include "testing/temp_home.hpp"
@@ -110,12 +111,12 @@ TEST_F(BridgeCrashTest, KillNineWhileMessagesFlowAndAreTaken_RB5_RB6_Invariant1)
   std::mt19937 rng(seed);
   const json take_req = {{"op", "take"}, {"provider", "claude"}, {"session_id", "crash"}};
 
+  // The shipping build (the default preset) has no failpoints: its cycles kill at random moments only.
+  bool failpoints = false;
   {
     BridgeProcess first(home_);
     first.start();
-    if (!bridge_call(home_, {{"op", "ping"}})->value("failpoints", false)) {
-      GTEST_SKIP() << "bridge built without failpoints";
-    }
+    failpoints = bridge_call(home_, {{"op", "ping"}})->value("failpoints", false);
     const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", "crash"},
                                        {"agent_name", "reviewer"}, {"purpose", "crash test"}});
     ASSERT_TRUE(a && a->value("ok", false)) << (a ? a->dump() : "no answer");
@@ -124,7 +125,8 @@ TEST_F(BridgeCrashTest, KillNineWhileMessagesFlowAndAreTaken_RB5_RB6_Invariant1)
 
   int failpoint_kills = 0;
   for (long cycle = 0; cycle < cycles && !HasFatalFailure(); ++cycle) {
-    const int mode = static_cast<int>(rng() % 3);  // 0 random delay, 1 after_offer_commit, 2 before_take_reply
+    // 0 random delay, 1 after_offer_commit, 2 before_take_reply
+    const int mode = failpoints ? static_cast<int>(rng() % 3) : 0;
     SCOPED_TRACE("cycle " + std::to_string(cycle) + " mode " + std::to_string(mode) + " seed " +
                  std::to_string(seed));
     EnvOverrides env;
@@ -198,7 +200,9 @@ TEST_F(BridgeCrashTest, KillNineWhileMessagesFlowAndAreTaken_RB5_RB6_Invariant1)
   for (const auto& [id, n] : taken_) EXPECT_EQ(n, 1) << id;
   std::cout << "[ crash ] sent=" << sent_.size() << " handed_out=" << taken_.size()
             << " failpoint_kills=" << failpoint_kills << " seed=" << seed << std::endl;
-  EXPECT_GT(failpoint_kills, 0);
+  if (failpoints) {
+    EXPECT_GT(failpoint_kills, 0);
+  }
 }
 
 // Issue 12.7, R-B5, R-B6: a SIGKILL between the offer's commit and its answer (both failpoints) loses the batch

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "testing/binaries.hpp"
 #include "testing/sse_client.hpp"
 #include "testing/test_store.hpp"
 #include "testing/wait.hpp"
@@ -22,6 +23,7 @@ class ServerWalSync : public MessagingTest {
  protected:
   void SetUp() override {
     if (store_is_postgresql()) GTEST_SKIP() << "the WAL flush is SQLite's; PostgreSQL commits durably itself";
+    if (!programs_have_failpoints()) GTEST_SKIP() << "built without failpoints (the asan and debug presets have them)";
     gate_ = home_.root() / "wal-gate";
   }
   void start_with(const std::string& mode) {
