@@ -242,6 +242,22 @@ void PgCluster::stop() {
   stop_pg_cluster(dir_);
 }
 
+void PgCluster::restart(RestartMode mode) {
+  if (!running_) throw std::logic_error("restart of a PostgreSQL test cluster that is not running");
+  const fs::path data = dir_ / "data";
+  // -l again: without it the new postmaster would write to pg_ctl's output, which run_pg_program reads to EOF.
+  const ProcessResult r = run_pg_program(
+      os_user_owning(data),
+      {(pg_bindir() / "pg_ctl").string(), "-D", data.string(), "-l", log_path().string(), "-m",
+       mode == RestartMode::fast ? "fast" : "immediate", "-w", "-t", "60", "restart"},
+      dir_, std::chrono::seconds(90));
+  if (r.exit_code != 0) throw std::runtime_error(describe_pg_failure("pg_ctl restart in " + data.string(), r));
+  if (!wait_until([&] { return pg_accepts_connections(url("postgres")); }, kPgStartTimeout,
+                  std::chrono::milliseconds(20))) {
+    throw std::runtime_error("PostgreSQL in " + data.string() + " did not accept connections within 60 s of a restart");
+  }
+}
+
 std::string PgCluster::url(const std::string& dbname) const {
   const std::string server = std::string("postgresql://") + kPgUser + "@127.0.0.1:" + std::to_string(port_);
   return dbname.empty() ? server : pg_url_with_database(server, dbname);

@@ -26,6 +26,11 @@ class PgCluster {
   ~PgCluster();  // stops it unless stopped or released
 
   void stop();
+  // `pg_ctl restart -m MODE` (fast: clients are disconnected and the postmaster refuses new connections while it
+  // shuts down; immediate: it dies as if killed and recovers on start), then polls until it accepts connections
+  // again on the same port. Fault tests use it to restart the database under load.
+  enum class RestartMode { fast, immediate };
+  void restart(RestartMode mode);
   // Leaves it running past this object (agentworks-test-pg start; `stop_pg_cluster(dir)` ends it later).
   void release() { running_ = false; }
 

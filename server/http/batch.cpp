@@ -1,6 +1,8 @@
 #include "http/batch.hpp"
 
 #include <event2/event.h>
+#include <algorithm>
+#include <iterator>
 #include <time.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +16,9 @@ namespace agentworks::server {
 
 namespace {
 // The commit is in the database file's cache but the disk did not confirm it: it may survive a power loss or not.
+constexpr const char* kBatchLostMessage =
+    "the database rolled this request's transaction back before its commit (connection lost or write failed): it "
+    "is not stored; resend with the same submission_id";
 constexpr const char* kFlushFailedMessage =
     "the server could not flush this write to disk (I/O error): it may or may not be stored; resend with the same "
     "submission_id, which stores it at most once";
@@ -43,11 +48,11 @@ void Batch::set_syncer(WalSyncer* syncer) {
   event_add(synced_ev_, nullptr);
 }
 
-void Batch::park(HttpConnection& conn, Response response) {
+void Batch::park(HttpConnection& conn, Response response, std::uint64_t batch) {
   // The loop's work per request is counted from here when nothing was waiting: what it did while idle (stream
   // heartbeats, timers) is not the cost of a request.
   if (syncer_ != nullptr && parked_.empty() && committed_.empty()) loop_cpu_ = thread_cpu_time();
-  parked_.push_back(Parked{conn.id(), std::move(response)});
+  parked_.push_back(Parked{conn.id(), std::move(response), batch});
   schedule();
 }
 
@@ -63,9 +68,9 @@ void Batch::on_synced(int, short, void* arg) { static_cast<Batch*>(arg)->release
 
 void Batch::flush() {
   scheduled_ = false;
-  bool committed = false;
+  Store::BatchCommit commit;
   try {
-    committed = store_.commit_batch();
+    commit = store_.commit_batch();
   } catch (const std::exception& e) {
     const ErrorCode failure = store_failure_code(e);
     spdlog::error("group commit failed, answering {} request(s) with {}: {}", parked_.size(), code_name(failure),
@@ -80,6 +85,18 @@ void Batch::flush() {
     answer(parked, false, failure);
     return;
   }
+  // Only the commit of a request's own batch releases its answer (R-M1): a batch the database rolled back under a
+  // later request committed nothing of what was parked for it.
+  const auto lost_begin = std::stable_partition(parked_.begin(), parked_.end(),
+                                                [&](const Parked& p) { return p.batch == commit.batch; });
+  if (lost_begin != parked_.end()) {
+    std::vector<Parked> lost(std::make_move_iterator(lost_begin), std::make_move_iterator(parked_.end()));
+    parked_.erase(lost_begin, parked_.end());
+    spdlog::error("the database rolled back a batch before its commit: answering {} request(s) with unavailable",
+                  lost.size());
+    answer(lost, false, ErrorCode::unavailable, kBatchLostMessage);
+  }
+  const bool committed = commit.wrote;
   Committed batch;
   batch.parked = std::move(parked_);
   parked_.clear();

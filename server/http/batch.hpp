@@ -37,7 +37,8 @@ class Batch {
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
-  void park(HttpConnection& conn, Response response);
+  // `batch` is what Store::in_request returned: the answer leaves only after that batch's commit.
+  void park(HttpConnection& conn, Response response, std::uint64_t batch);
   void schedule();  // make sure a flush runs in this loop iteration
   void flush();
   // Commits what is open and waits for every committed batch to be durable and answered (shutdown).
@@ -56,6 +57,7 @@ class Batch {
   struct Parked {
     std::uint64_t connection;  // looked up again: the client may have gone meanwhile
     Response response;
+    std::uint64_t batch;  // the store batch holding its work
   };
   // A committed batch waiting for the WAL flush with its ticket (0: no flush asked for it yet).
   struct Committed {

@@ -98,8 +98,9 @@ void Dispatcher::handle(HttpConnection& conn) {
     const std::string token = bearer_token(head);
     const std::string no_token;
     Response response;
+    std::uint64_t batch = 0;
     try {
-      store_.in_request([&] {
+      batch = store_.in_request([&] {
         if (route->auth == Auth::call) {
           const Connection nobody;
           const auto query = parse_query(query_text, *route);
@@ -121,7 +122,7 @@ void Dispatcher::handle(HttpConnection& conn) {
       if (store_.in_batch()) batch_.schedule();
       throw;
     }
-    batch_.park(conn, std::move(response));
+    batch_.park(conn, std::move(response), batch);
   } catch (const Error& e) {
     send_error(conn, e.code(), e.what());
   } catch (const std::exception& e) {

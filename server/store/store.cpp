@@ -46,7 +46,7 @@ void Store::begin_batch() {
   if (in_batch_) return;
   db_->begin_write();
   in_batch_ = true;
-  batch_requests_ = 0;
+  ++batch_;
   changes_at_begin_ = db_->total_changes();
 }
 
@@ -60,21 +60,15 @@ void Store::defer_wal_sync() {
   committed_seq_ = durable_seq_ = last_message_seq();  // what earlier commits flushed themselves
 }
 
-bool Store::commit_batch() {
-  if (batch_lost_) {
-    // The engine rolled the whole batch back under a failing request: the requests answered "ok" so far in this
-    // batch are parked and must not be told they were stored.
-    batch_lost_ = false;
-    throw Error(ErrorCode::unavailable, "the batch's transaction was rolled back by a failed write");
-  }
-  if (!in_batch_) return false;
+Store::BatchCommit Store::commit_batch() {
+  if (!in_batch_) return {};
   notify_replicas();
   const std::int64_t seq = wal_sync_deferred_ ? last_message_seq() : 0;
   db_->exec("COMMIT");  // PostgreSQL: one round trip with the last RELEASE and the notices
   in_batch_ = false;
-  if (!wal_sync_deferred_) return true;
+  if (!wal_sync_deferred_) return {batch_, true};
   committed_seq_ = seq;
-  return db_->total_changes() != changes_at_begin_;
+  return {batch_, db_->total_changes() != changes_at_begin_};
 }
 
 // PostgreSQL delivers a NOTIFY only when its transaction commits: other replicas hear of exactly what is stored.
@@ -88,7 +82,6 @@ void Store::notify_replicas() {
 
 void Store::rollback_batch() {
   events_ = StoreEvents{};
-  batch_lost_ = false;
   if (!in_batch_) return;
   in_batch_ = false;
   // A failed COMMIT on a full disk or an I/O error may already have rolled back.
@@ -101,7 +94,7 @@ StoreEvents Store::take_events() {
   return out;
 }
 
-void Store::in_request(const std::function<void()>& f) {
+std::uint64_t Store::in_request(const std::function<void()>& f) {
   try {
     begin_batch();
     db_->exec_soon("SAVEPOINT req");
@@ -118,24 +111,23 @@ void Store::in_request(const std::function<void()>& f) {
     db_->drop_queued_statements();
     if (!transaction_open()) {
       // The engine rolled back the whole batch (SQLite may on SQLITE_FULL / SQLITE_IOERR; PostgreSQL when the
-      // connection is lost): every request of this batch
-      // is lost, and the batch must fail instead of committing nothing and answering "stored". (PostgreSQL sends
-      // BEGIN with the first statement, so the batch's first request may be the one that finds the loss.)
+      // connection is lost): the answers parked for it are never released, since no commit returns its number;
+      // the next request begins the next batch. (PostgreSQL sends BEGIN with the first statement, so the batch's
+      // first request may be the one that finds the loss.)
       in_batch_ = false;
-      batch_lost_ = batch_requests_ > 0;
       events_ = StoreEvents{};
     } else {
       db_->exec("ROLLBACK TO req; RELEASE req");
     }
     rethrow_store_failure();
   }
-  ++batch_requests_;
   for (auto& m : request_events_.messages) events_.messages.push_back(std::move(m));
   for (auto& x : request_events_.fenced) events_.fenced.push_back(std::move(x));
   for (auto& x : request_events_.revoked_connections) events_.revoked_connections.push_back(std::move(x));
   for (auto& x : request_events_.calls_started) events_.calls_started.push_back(std::move(x));
   for (auto& x : request_events_.calls_changed) events_.calls_changed.push_back(std::move(x));
   request_events_ = StoreEvents{};
+  return batch_;
 }
 
 }  // namespace agentworks::server

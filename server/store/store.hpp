@@ -107,14 +107,22 @@ class Store {
   std::int64_t committed_seq() const { return committed_seq_; }  // the last message seq of the last commit
 
   // --- group commit (store.cpp) ---
+  // Each batch is one transaction with a number of its own. A request's answer is released only by the commit
+  // of the batch its work ran in (R-M1): when the engine rolls a batch back under a later request (PostgreSQL's
+  // connection lost, SQLite on a full disk), the answers parked for it are never told "stored", whatever the
+  // requests after the loss do (they run in the next batch).
+  struct BatchCommit {
+    std::uint64_t batch = 0;  // the batch this commit made durable; 0: none was open (nothing committed)
+    bool wrote = false;       // with the WAL sync deferred: it changed a row (there is something to flush)
+  };
   void begin_batch();                 // BEGIN IMMEDIATE unless already open
   bool in_batch() const { return in_batch_; }
-  // Throws on failure (the caller then calls rollback_batch). False when there was nothing to commit or, with the
-  // WAL sync deferred, when the transaction changed no row (nothing to flush).
-  bool commit_batch();
+  // Throws on failure (the caller then calls rollback_batch).
+  BatchCommit commit_batch();
   void rollback_batch();
-  // Runs f inside a savepoint of the batch: a failing request changes nothing.
-  void in_request(const std::function<void()>& f);
+  // Runs f inside a savepoint of the batch: a failing request changes nothing. Returns the batch f's work is in:
+  // its answer waits for commit_batch() to return that batch.
+  std::uint64_t in_request(const std::function<void()>& f);
   StoreEvents take_events();
 
   // --- accounts and connections (accounts_store.cpp) ---
@@ -218,8 +226,7 @@ class Store {
   std::unordered_map<const char*, std::unique_ptr<db::Statement>> stmts_;
   bool transaction_open() const;
   bool in_batch_ = false;
-  bool batch_lost_ = false;  // the engine rolled the open batch back under a failed request: its commit must fail
-  int batch_requests_ = 0;   // requests of the open batch that succeeded (and wait for its commit)
+  std::uint64_t batch_ = 0;  // the open batch's number, or the last one's
   bool wal_sync_deferred_ = false;
   std::int64_t durable_seq_ = kAnySeq;
   std::int64_t committed_seq_ = 0;
