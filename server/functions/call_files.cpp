@@ -52,18 +52,29 @@ std::vector<std::string> components(const std::string& name) {
   return parts;
 }
 
+// Visits what is under `call_dir` without following links, at most kMaxWalkedEntries entries and kMaxWalkDepth
+// levels deep: a request on the server's loop never pays for more than that, whatever the execution left there.
+// `visit` returns false to stop.
+template <typename Visit>
+void walk_bounded(const fs::path& call_dir, Visit&& visit) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(call_dir, fs::directory_options::none, ec), end;
+  for (std::size_t seen = 0; !ec && it != end && seen < kMaxWalkedEntries; it.increment(ec), ++seen) {
+    if (it.depth() + 1 >= kMaxWalkDepth) it.disable_recursion_pending();
+    if (!visit(*it)) return;
+  }
+}
+
 }  // namespace
 
 std::vector<CallFile> list_call_files(const fs::path& call_dir) {
   std::vector<CallFile> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(call_dir, fs::directory_options::none, ec), end;
-  for (; !ec && it != end && out.size() < kMaxListedFiles; it.increment(ec)) {
-    const fs::directory_entry& e = *it;
+  walk_bounded(call_dir, [&](const fs::directory_entry& e) {
     std::error_code sec;
-    if (e.is_symlink(sec) || !e.is_regular_file(sec)) continue;
+    if (e.is_symlink(sec) || !e.is_regular_file(sec)) return true;
     struct stat st {};
-    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    // A file with other names (hard links) may be a name for a file outside the folder: not the call's own.
+    if (::lstat(e.path().c_str(), &st) != 0 || st.st_nlink > 1) return true;
     CallFile f;
     f.name = fs::relative(e.path(), call_dir, sec).string();
     f.size = st.st_size;
@@ -77,7 +88,8 @@ std::vector<CallFile> list_call_files(const fs::path& call_dir) {
       f.text = valid_utf8(head);
     }
     out.push_back(std::move(f));
-  }
+    return out.size() < kMaxListedFiles;
+  });
   std::sort(out.begin(), out.end(), [](const CallFile& a, const CallFile& b) { return a.name < b.name; });
   return out;
 }
@@ -107,6 +119,10 @@ FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     throw Error(ErrorCode::bad_request, "'" + name + "' is not a regular file");
+  // Another name of the same file may be outside the call's folder (a hard link made by the execution).
+  if (st.st_nlink > 1)
+    throw Error(ErrorCode::bad_request, "'" + name + "' has other names (hard links); only the call's own files "
+                                        "are readable");
   FilePage page;
   page.size = st.st_size;
   page.offset = std::min<std::int64_t>(offset, st.st_size);
@@ -136,12 +152,11 @@ std::int64_t last_change(const fs::path& call_dir) {
   struct stat st {};
   if (::lstat(call_dir.c_str(), &st) != 0) return 0;
   std::int64_t newest = st.st_mtime;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(call_dir, fs::directory_options::none, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
+  walk_bounded(call_dir, [&](const fs::directory_entry& e) {
     struct stat s {};
-    if (::lstat(it->path().c_str(), &s) == 0) newest = std::max<std::int64_t>(newest, s.st_mtime);
-  }
+    if (::lstat(e.path().c_str(), &s) == 0) newest = std::max<std::int64_t>(newest, s.st_mtime);
+    return true;
+  });
   return newest;
 }
 

@@ -11,6 +11,9 @@ namespace agentworks::server::functions {
 inline constexpr std::int64_t kMaxFilePageBytes = 2 * 1024 * 1024;
 inline constexpr std::int64_t kDefaultFilePageBytes = 256 * 1024;
 inline constexpr std::size_t kMaxListedFiles = 1000;
+// What one walk of a call's folder looks at, at most (entries, and levels below the folder).
+inline constexpr std::size_t kMaxWalkedEntries = 10000;
+inline constexpr int kMaxWalkDepth = 16;
 
 struct CallFile {
   std::string name;  // relative to the call's folder
@@ -19,7 +22,8 @@ struct CallFile {
   std::int64_t modified = 0;
 };
 
-// Regular files under `call_dir` (symlinks are not followed or listed), sorted by name.
+// Regular files under `call_dir` (symlinks are not followed or listed), sorted by name: of the first
+// kMaxWalkedEntries entries, kMaxWalkDepth levels deep, at most kMaxListedFiles files.
 std::vector<CallFile> list_call_files(const std::filesystem::path& call_dir);
 
 struct FilePage {
@@ -36,7 +40,8 @@ struct FilePage {
 FilePage read_call_file(const std::filesystem::path& call_dir, const std::string& name, std::int64_t offset,
                         std::int64_t limit);
 
-// The newest modification time of the folder or anything under it (the cleanup clock); 0 when it is gone.
+// The newest modification time of the folder or anything under it (the cleanup clock; the walk is bounded like
+// the listing's, so a folder of more entries is judged by the first ones); 0 when it is gone.
 std::int64_t last_change(const std::filesystem::path& call_dir);
 
 }  // namespace agentworks::server::functions

@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "agentworks/error.hpp"
+#include "agentworks/regular_file.hpp"
 #include "agentworks/validation.hpp"
 #include "functions/prompt_template.hpp"
 #include "functions/schema_check.hpp"
@@ -230,13 +229,18 @@ std::filesystem::path declaration_path(const std::filesystem::path& crew_dir) {
 Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentAllowance& allowance,
                              const std::string& crew_name) {
   const auto path = declaration_path(crew_dir);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(path.string(), 0, "cannot read it (create it; docs/functions.md shows the format)");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  if (text.size() > kMaxDeclarationBytes) refuse(path.string(), 0, "the file is over 1 MiB");
-  return parse_declaration(text, crew_dir, path.string(), allowance, crew_name);
+  // Read on the server's loop: a FIFO or device here must be refused, never waited on.
+  const RegularFileRead file = read_regular_file(path, kMaxDeclarationBytes);
+  switch (file.outcome) {
+    case RegularFileRead::Outcome::ok: break;
+    case RegularFileRead::Outcome::missing:
+      refuse(path.string(), 0, "no such file (create it; docs/functions.md shows the format)");
+    case RegularFileRead::Outcome::too_large: refuse(path.string(), 0, "the file is over 1 MiB");
+    case RegularFileRead::Outcome::not_regular:
+      refuse(path.string(), 0, "it " + file.reason + " (make it a plain file in the Crew's folder)");
+    case RegularFileRead::Outcome::unreadable: refuse(path.string(), 0, "cannot read it: " + file.reason);
+  }
+  return parse_declaration(file.text, crew_dir, path.string(), allowance, crew_name);
 }
 
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,

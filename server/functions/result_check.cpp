@@ -1,13 +1,8 @@
 #include "functions/result_check.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "agentworks/regular_file.hpp"
 #include "functions/schema_check.hpp"
 
 namespace agentworks::server::functions {
@@ -38,34 +33,17 @@ ResultCheck check_text(const std::string& text, const std::string& schema_json, 
 
 ResultCheck check_result_file(const std::string& path, const std::string& schema_json) {
   ResultCheck r;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    r.problem = errno == ENOENT ? "no result file: write the JSON result to FUNCTION_RESULT_FILE (" + path + ")"
-                                : "cannot read FUNCTION_RESULT_FILE: " + std::string(std::strerror(errno));
-    return r;
+  const RegularFileRead file = read_regular_file(path, kMaxResultBytes);
+  switch (file.outcome) {
+    case RegularFileRead::Outcome::ok: return check_text(file.text, schema_json, "the result file");
+    case RegularFileRead::Outcome::missing:
+      r.problem = "no result file: write the JSON result to FUNCTION_RESULT_FILE (" + path + ")";
+      break;
+    case RegularFileRead::Outcome::not_regular: r.problem = "FUNCTION_RESULT_FILE is not a regular file"; break;
+    case RegularFileRead::Outcome::too_large: r.problem = "the result file is over 16 MiB"; break;
+    case RegularFileRead::Outcome::unreadable: r.problem = "cannot read FUNCTION_RESULT_FILE: " + file.reason; break;
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    r.problem = "FUNCTION_RESULT_FILE is not a regular file";
-    return r;
-  }
-  if (static_cast<std::size_t>(st.st_size) > kMaxResultBytes) {
-    ::close(fd);
-    r.problem = "the result file is over 16 MiB";
-    return r;
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(got);
-  return check_text(text, schema_json, "the result file");
+  return r;
 }
 
 ResultCheck check_answer(const std::string& answer, const std::string& schema_json) {

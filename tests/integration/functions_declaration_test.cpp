@@ -3,6 +3,7 @@
 // read or that sit inside another Crew are refused.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -191,6 +192,31 @@ TEST_F(FunctionsDeclaration, UnreadableOrNestedFolderRefused_R_F1) {
     EXPECT_EQ(error_code_of(unreadable.body), "invalid_declaration") << describe(unreadable);
   }
   EXPECT_EQ(http_json(owner_http(), "GET", "/v1/crews", std::nullopt, 200).at("crews").size(), 1u);
+}
+
+// R-F1: a FIFO (or any other non-regular file) as functions.json is refused at register and reload at once, with
+// the reason, and the server goes on answering: it is never opened for a blocking read on the server's loop.
+TEST_F(FunctionsDeclaration, FifoDeclarationRefusedWithoutBlockingTheServer_R_F1) {
+  start_server();
+  const fs::path dir = make_crew_dir("fifo");
+  fs::create_directories(dir / ".agentworks");
+  ASSERT_EQ(::mkfifo((dir / ".agentworks" / "functions.json").c_str(), 0600), 0);
+  const HttpResponse fifo = owner_http().request(
+      "POST", "/v1/crews", json{{"crew_name", "fifo"}, {"dir", dir.string()}}.dump(), {}, std::chrono::seconds(5));
+  EXPECT_EQ(fifo.status, 400) << describe(fifo);
+  EXPECT_EQ(error_code_of(fifo.body), "invalid_declaration") << describe(fifo);
+  EXPECT_NE(fifo.body.find("FIFO"), std::string::npos) << describe(fifo);
+  EXPECT_EQ(owner_http().get("/v1/health").status, 200);
+
+  make_crew("api", json::array({function_decl("hello")}), {{"tools/hello.sh", "echo hello"}});
+  const fs::path declared = crew_dir("api") / ".agentworks" / "functions.json";
+  fs::remove(declared);
+  ASSERT_EQ(::mkfifo(declared.c_str(), 0600), 0);
+  const HttpResponse reload = owner_http().request("POST", "/v1/crews/api/reload", std::string("{}"), {},
+                                                   std::chrono::seconds(5));
+  EXPECT_EQ(reload.status, 400) << describe(reload);
+  EXPECT_NE(reload.body.find("FIFO"), std::string::npos) << describe(reload);
+  EXPECT_EQ(names_of(show("api")), std::vector<std::string>{"hello"});
 }
 
 // R-F1: a reload with a good file replaces the declaration; unregister is busy while a call runs, then removes the

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 class FunctionsFiles : public CrewTest {
  protected:
   // One completed call of a script that writes report.txt, blob.bin (bytes 0..255), big.txt (3 MiB of 'a'),
-  // utf8.txt ("éééé"), sub/nested.txt and a symlink `link` to a file outside the folder.
+  // utf8.txt ("éééé"), sub/nested.txt, a symlink `link` and a hard link `hard` to a file outside the folder, a
+  // FIFO `pipe`, and `deep.txt` 20 folders down (below what a walk looks at).
   std::string make_files_call() {
     write_text(home_.path("secret.txt"), "outside secret\n");
     make_crew("api", json::array({function_decl("files")}),
@@ -32,6 +33,10 @@ class FunctionsFiles : public CrewTest {
                 "printf '\\303\\251\\303\\251\\303\\251\\303\\251' > utf8.txt\n"
                 "mkdir sub && printf 'nested\\n' > sub/nested.txt\n"
                 "ln -s " + home_.path("secret.txt").string() + " link\n"
+                "ln " + home_.path("secret.txt").string() + " hard\n"
+                "mkfifo pipe\n"
+                "d=x; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do d=$d/x; done\n"
+                "mkdir -p $d && printf deep > $d/deep.txt\n"
                 "echo wrote"}});
     const std::string id = call_ok("api", "files").at("call_id").get<std::string>();
     const json done = wait_terminal(id);
@@ -64,6 +69,11 @@ TEST_F(FunctionsFiles, FilesListed_R_F3_R_F4) {
   EXPECT_EQ(files["big.txt"].at("size"), 3145728);
   EXPECT_TRUE(files.count("sub/nested.txt")) << c.dump();
   EXPECT_FALSE(files.count("link")) << "a symlink is not a regular file of the call: " << c.dump();
+  EXPECT_FALSE(files.count("pipe")) << c.dump();
+  EXPECT_FALSE(files.count("hard")) << "a hard link may name a file outside the folder: " << c.dump();
+  for (const auto& [name, f] : files) {
+    EXPECT_EQ(name.find("deep.txt"), std::string::npos) << "the walk goes at most 16 levels down: " << c.dump();
+  }
   EXPECT_EQ(c.at("files_expired"), false);
 }
 
@@ -159,7 +169,8 @@ TEST_F(FunctionsFiles, PathEscapesRefused_R_F4) {
   start_server();
   const std::string id = make_files_call();
   const std::vector<std::string> escapes = {"../../../secret.txt", "sub/../../x", "..",
-                                            home_.path("secret.txt").string(), "/etc/passwd", "link"};
+                                            home_.path("secret.txt").string(), "/etc/passwd", "link", "hard",
+                                            "pipe"};
   for (const std::string& name : escapes) {
     const HttpResponse r = file_page(owner_http(), id, name);
     EXPECT_EQ(r.status, 400) << name << " " << describe(r);
