@@ -25,6 +25,9 @@ constexpr std::size_t kMaxPartialLine = 64 * 1024;
 constexpr std::size_t kReadBudget = 4096;
 // An agent's event lines carry whole tool results: kept whole up to this size, so a JSON line is never split.
 constexpr std::size_t kMaxEventLine = 16 * 1024 * 1024;
+// After SIGTERM the keeper ends the tree at once; one that has not exited after this was stopped or is stuck, and
+// is killed with SIGKILL (with the program's group, when it runs without a PID namespace).
+constexpr timeval kTerminateGrace{3, 0};
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -131,6 +134,7 @@ Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on
   err_ev_ = event_new(base, err_fd_, EV_READ | EV_PERSIST, &Execution::on_stderr, this);
   exit_ev_ = event_new(base, pidfd_, EV_READ, &Execution::on_exit, this);
   after_exit_ev_ = event_new(base, -1, 0, &Execution::on_exit, this);
+  escalate_ev_ = evtimer_new(base, &Execution::on_escalate, this);
   event_add(out_ev_, nullptr);
   event_add(err_ev_, nullptr);
   event_add(exit_ev_, nullptr);
@@ -138,10 +142,12 @@ Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on
 
 Execution::~Execution() {
   if (!ended_ && pid_ > 0) {
-    // The server is going away: the keeper must take the tree with it.
+    // The server is going away: the keeper must take the tree with it, and a keeper stopped from inside cannot.
     ::kill(pid_, SIGTERM);
+    read_status();
+    if (group_ > 0) ::kill(-group_, SIGKILL);
   }
-  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_})
+  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_, escalate_ev_})
     if (e != nullptr) event_free(e);
   close_fd(out_fd_);
   close_fd(err_fd_);
@@ -150,7 +156,29 @@ Execution::~Execution() {
 }
 
 void Execution::terminate() {
-  if (!ended_ && pid_ > 0) ::kill(pid_, SIGTERM);
+  if (ended_ || pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  evtimer_add(escalate_ev_, &kTerminateGrace);  // a timeout always ends in SIGKILL
+}
+
+void Execution::on_escalate(int, short, void* arg) {
+  auto* self = static_cast<Execution*>(arg);
+  if (self->ended_) return;
+  self->read_status();
+  ::kill(self->pid_, SIGKILL);  // the keeper's PID namespace dies with it
+  if (self->group_ > 0) ::kill(-self->group_, SIGKILL);
+}
+
+void Execution::read_status() {
+  char buf[512];
+  for (;;) {
+    const ssize_t n = ::read(status_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (status_text_.size() < 4096) status_text_.append(buf, static_cast<std::size_t>(n));
+  }
+  // "group N": the keeper runs the program without a PID namespace, in that process group.
+  if (group_ <= 0 && status_text_.rfind("group ", 0) == 0) group_ = std::atoi(status_text_.c_str() + 6);
 }
 
 void Execution::on_stdout(int, short, void* arg) {
@@ -246,11 +274,14 @@ void Execution::finish() {
   drain_stderr();
   deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
   if (on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
-  std::string line;
-  char buf[512];
-  const ssize_t n = ::read(status_fd_, buf, sizeof buf);
-  if (n > 0) line.assign(buf, static_cast<std::size_t>(n));
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  read_status();
+  // The end is the first line after the optional "group N" line.
+  std::string line = status_text_;
+  if (line.rfind("group ", 0) == 0) {
+    const auto nl = line.find('\n');
+    line = nl == std::string::npos ? std::string() : line.substr(nl + 1);
+  }
+  if (const auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
   ExecutionEnd end;
   if (line.rfind("exit ", 0) == 0) {
     end.kind = ExecutionEnd::Kind::exited;
@@ -262,7 +293,9 @@ void Execution::finish() {
     end.kind = ExecutionEnd::Kind::spawn_failed;
     end.detail = line.substr(13);
   } else {
-    // The keeper itself died without a word (killed from outside): the tree went with its group.
+    // The keeper itself died without a word (killed from outside, or from inside without a PID namespace): in a
+    // namespace the tree died with it; else its group is killed here.
+    if (group_ > 0) ::kill(-group_, SIGKILL);
     end.kind = ExecutionEnd::Kind::signaled;
     end.code = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : SIGKILL;
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 126) {
@@ -273,7 +306,7 @@ void Execution::finish() {
       end.detail = "cannot start the keeper process";
     }
   }
-  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_}) event_del(e);
+  for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_, escalate_ev_}) event_del(e);
   on_end_(end);  // may destroy this object: nothing after this line
 }
 

@@ -44,7 +44,8 @@ class Execution {
   Execution(const Execution&) = delete;
   Execution& operator=(const Execution&) = delete;
 
-  // Asks the keeper to kill the process tree (the end handler follows once it is gone).
+  // Asks the keeper to kill the process tree (the end handler follows once it is gone); a keeper still there
+  // after a grace period is killed with SIGKILL, and the tree with it.
   void terminate();
   const std::string& stdout_text() const { return stdout_; }
   bool stdout_truncated() const { return stdout_truncated_; }
@@ -54,6 +55,9 @@ class Execution {
   static void on_stdout(int fd, short what, void* arg);
   static void on_stderr(int fd, short what, void* arg);
   static void on_exit(int fd, short what, void* arg);
+  static void on_escalate(int fd, short what, void* arg);
+  // Reads the keeper's status lines that arrived (never blocks) and learns the program's group from them.
+  void read_status();
   // What a drain left: the pipe closed, nothing more for now, or more than its budget.
   enum class Drained { closed, empty, more };
   Drained drain_stdout(std::size_t budget = SIZE_MAX);
@@ -78,6 +82,9 @@ class Execution {
   event* err_ev_ = nullptr;
   event* exit_ev_ = nullptr;
   event* after_exit_ev_ = nullptr;
+  event* escalate_ev_ = nullptr;
+  std::string status_text_;  // the keeper's lines so far
+  int group_ = -1;           // the program's process group when the keeper runs it without a PID namespace
   std::string stdout_;
   bool stdout_truncated_ = false;
   std::string stderr_partial_;

@@ -232,7 +232,7 @@ TEST_F(FunctionsCalling, TimedOutExecutionKeepsSlotUntilGone_R_F2) {
   start_server({"--crew-max-running", "1"});
   make_crew("api",
             json::array({function_decl("slow", {{"timeout_seconds", 1}}), function_decl("quick")}),
-            {{"tools/slow.sh", "trap '' TERM\necho $$ > slow.pid\necho run >> counter\n"
+            {{"tools/slow.sh", "trap '' TERM\n" + write_host_pid("slow.pid") + "echo run >> counter\n"
                                "while [ ! -e gate/open ]; do sleep 0.02; done"},
              {"tools/quick.sh", "echo quick"}});
   const std::string id = call_ok("api", "slow").at("call_id").get<std::string>();

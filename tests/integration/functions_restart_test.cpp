@@ -21,9 +21,8 @@ class FunctionsRestart : public CrewTest {
                 "echo run >> counter\n"
                 "echo 'saved progress' >&2\n"
                 "echo evidence > \"$FUNCTION_OUTPUT_DIR/evidence.txt\"\n"
-                "sleep 300 &\n"
-                "echo $! > \"$FUNCTION_OUTPUT_DIR/child.pid\"\n"
-                "echo $$ > \"$FUNCTION_OUTPUT_DIR/self.pid\"\n"
+                + background_sleep("300", "\"$FUNCTION_OUTPUT_DIR/child.pid\"") +
+                write_host_pid("\"$FUNCTION_OUTPUT_DIR/self.pid\"") +
                 "while [ ! -e gate/open ]; do sleep 0.02; done\n"
                 "kill $! 2>/dev/null; echo released"},
                {"tools/quick.sh", "echo quick"}});

@@ -26,7 +26,7 @@ class ReplicaCalls : public CrewTest {
     make_crew("api", json::array({function_decl("hold"), function_decl("quick")}),
               {{"tools/hold.sh",
                 "echo run >> counter\n"
-                "echo $$ > \"$FUNCTION_OUTPUT_DIR/self.pid\"\n"
+                + write_host_pid("\"$FUNCTION_OUTPUT_DIR/self.pid\"") +
                 "while [ ! -e gate/open ]; do sleep 0.02; done\n"
                 "echo released"},
                {"tools/quick.sh", "echo quick"}});
