@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <deque>
 #include <filesystem>
 
@@ -42,6 +44,11 @@ struct CallRunner::Running {
   event* timer = nullptr;
   event* idle_timer = nullptr;
   std::deque<std::string> stderr_tail;  // kept for a failure's message
+  // Past kMaxCallMessages stderr lines are only counted, and written at most every kDroppedWriteInterval.
+  std::int64_t messages_written = 0;     // appends this runner made for the call (each claimed a slot or counted)
+  std::int64_t dropped_unwritten = 0;
+  std::optional<std::string> progress_unwritten;
+  std::chrono::steady_clock::time_point dropped_written_at{};
   // Agent runners.
   std::string agent_cli;                 // the claude / codex executable
   std::string session;                   // Claude: chosen before the start; Codex: from thread.started
@@ -57,6 +64,8 @@ struct CallRunner::Running {
 namespace {
 
 constexpr std::size_t kTailLines = 10;
+// How often a flooding execution's dropped count and progress reach the store once its messages are full.
+constexpr auto kDroppedWriteInterval = std::chrono::milliseconds(250);
 
 // The folder for one call, private to the server's user; `outputs/` is shared by every call of the Crew.
 std::string make_call_dir(const std::string& crew_dir, const std::string& call_id) {
@@ -301,10 +310,33 @@ void CallRunner::on_line(Running& r, const std::string& line) {
   r.stderr_tail.push_back(line.substr(0, 500));
   if (r.stderr_tail.size() > kTailLines) r.stderr_tail.pop_front();
   const std::string id = r.call_id;
+  if (r.messages_written >= kMaxCallMessages) {
+    // The call's messages are full: the line is counted, and the count and the progress are written a few times a
+    // second, not once per line (a flood of stderr would cost the store a write each).
+    ++r.dropped_unwritten;
+    if (!r.agent()) r.progress_unwritten = line;
+    if (std::chrono::steady_clock::now() - r.dropped_written_at >= kDroppedWriteInterval) write_dropped(r);
+    return;
+  }
+  ++r.messages_written;
   // A command's stderr is its progress; an agent CLI's stderr is only its log.
   write("an execution message", [&] {
     append_call_message(store_, id, r.agent() ? "stderr" : "progress", line);
     if (!r.agent()) set_call_progress(store_, id, line);
+  });
+}
+
+void CallRunner::write_dropped(Running& r) {
+  r.dropped_written_at = std::chrono::steady_clock::now();
+  if (r.dropped_unwritten == 0 && !r.progress_unwritten) return;
+  const std::string id = r.call_id;
+  const std::int64_t n = r.dropped_unwritten;
+  const std::optional<std::string> progress = std::move(r.progress_unwritten);
+  r.dropped_unwritten = 0;
+  r.progress_unwritten.reset();
+  write("the dropped messages' count", [&] {
+    if (n > 0) add_dropped_call_messages(store_, id, n);
+    if (progress) set_call_progress(store_, id, *progress);
   });
 }
 
@@ -385,6 +417,7 @@ void CallRunner::on_end(const std::string& call_id, int turn, const ExecutionEnd
 }
 
 void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string& output) {
+  write_dropped(r);  // what the last interval counted, before the outcome
   const std::string call_id = r.call_id;
   std::string answer = without_final_newline(output);
   std::optional<CallOutcome> outcome;

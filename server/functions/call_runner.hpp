@@ -48,6 +48,7 @@ class CallRunner {
   void start_turn(Running& r, const std::optional<std::string>& correction);
   ExecutionSpec turn_spec(Running& r, const std::optional<std::string>& correction);
   void on_line(Running& r, const std::string& line);
+  void write_dropped(Running& r);  // the lines counted past the message limit, and the last progress
   void on_event_line(Running& r, const std::string& line);
   void arm_idle(Running& r);
   void probe_version(Running& r);

@@ -145,6 +145,19 @@ std::optional<CallInput> call_input(Store& store, const std::string& call_id, co
   return input_row(*q);
 }
 
+// Past the limit (or no such call: then nothing matches): the last slot is one "dropped" message whose text counts
+// what did not fit.
+void add_dropped_call_messages(Store& store, const std::string& call_id, std::int64_t n) {
+  Q d(store, "UPDATE calls SET dropped_messages = dropped_messages + ?, updated_at = ? WHERE call_id = ?");
+  d->bind(1, n).bind(2, now()).bind(3, call_id).run();
+  if (store.sql_changes() == 0) return;
+  Q u(store,
+      "UPDATE call_messages SET text = (SELECT dropped_messages FROM calls WHERE call_id = ?1) || ' more messages"
+      " were not kept (the limit is 10,000 per call)' WHERE call_id = ?1 AND seq = ?2");
+  u->bind(1, call_id).bind(2, kMaxCallMessages - 1).run();
+  store.note_call_changed(call_id);
+}
+
 // One round trip claims the slot and touches the call (a chatty execution writes thousands of these, and on a
 // PostgreSQL store every statement is a round trip).
 void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text) {
@@ -162,16 +175,7 @@ void append_call_message(Store& store, const std::string& call_id, const std::st
     q->run();  // SQLite finishes the UPDATE when RETURNING's rows are read to the end
   }
   if (!claimed) {
-    // Past the limit (or no such call: then nothing matches): the last slot is one "dropped" message whose text
-    // counts what did not fit.
-    Q d(store, "UPDATE calls SET dropped_messages = dropped_messages + 1, updated_at = ? WHERE call_id = ?");
-    d->bind(1, now()).bind(2, call_id).run();
-    if (store.sql_changes() == 0) return;
-    Q u(store,
-        "UPDATE call_messages SET text = (SELECT dropped_messages FROM calls WHERE call_id = ?1) || ' more messages"
-        " were not kept (the limit is 10,000 per call)' WHERE call_id = ?1 AND seq = ?2");
-    u->bind(1, call_id).bind(2, kMaxCallMessages - 1).run();
-    store.note_call_changed(call_id);
+    add_dropped_call_messages(store, call_id, 1);
     return;
   }
   std::string body = text.size() > kMaxCallMessageBytes ? text.substr(0, kMaxCallMessageBytes) : text;

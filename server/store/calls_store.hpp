@@ -42,6 +42,8 @@ std::optional<CallInput> call_input(Store& store, const std::string& call_id, co
 
 // Execution messages: cut at kMaxCallMessageBytes; past kMaxCallMessages one "dropped" message counts the rest.
 void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text);
+// `n` more messages past the limit, counted in one write (a flooding execution is not a write per line).
+void add_dropped_call_messages(Store& store, const std::string& call_id, std::int64_t n);
 void set_call_progress(Store& store, const std::string& call_id, const std::string& progress);
 // Lifecycle events; past kMaxCallEvents only terminal ones are still recorded.
 void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail);

@@ -102,6 +102,25 @@ TEST_F(FunctionsStatus, MessagesAreBounded_R_F3) {
   EXPECT_TRUE(beyond.at("messages").empty());
 }
 
+// R-F3: a flood far past the limit is still counted exactly, and the progress is its last line: past 10,000 the
+// lines are counted in memory and written a few times a second, not once each.
+TEST_F(FunctionsStatus, AFloodPastTheLimitIsCountedExactly_R_F3) {
+  start_server();
+  make_crew("api", json::array({function_decl("flood")}), {{"tools/flood.sh", "seq 1 100000 >&2\necho flooded"}});
+  const std::string id = call_ok("api", "flood").at("call_id").get<std::string>();
+  const json done = wait_terminal(id, std::chrono::seconds(200));
+  ASSERT_EQ(done.at("status"), "completed") << done.dump().substr(0, 2000);
+  EXPECT_EQ(done.at("progress"), "100000") << done.dump().substr(0, 2000);
+  const json tail = status(id, "after=9997&message_limit=500");
+  ASSERT_FALSE(tail.at("messages").empty()) << tail.dump();
+  const json& last = tail.at("messages").back();
+  EXPECT_EQ(last.at("kind"), "dropped") << tail.dump();
+  const long kept = last.at("seq").get<long>();
+  EXPECT_NE(last.at("text").get<std::string>().find(std::to_string(100000 - kept) + " more messages"),
+            std::string::npos)
+      << "it counts the " << (100000 - kept) << " dropped lines: " << last.dump();
+}
+
 // R-F3: GET /v1/calls/{id}?wait_seconds=N with the cursors last seen blocks until the next change, then answers
 // with it.
 TEST_F(FunctionsStatus, LongPollReturnsOnNextChange_R_F3) {
