@@ -62,16 +62,16 @@ Bridge::~Bridge() { shutdown(exit_code_); }
 std::int64_t Bridge::now() { return unix_now(); }
 
 void Bridge::start() {
-  const auto removed = journal_.cleanup(now());
-  if (removed.processed_removed + removed.offered_removed > 0) {
-    log::info("cleanup: removed " + std::to_string(removed.processed_removed) + " processed and " +
-              std::to_string(removed.offered_removed) + " old offered messages");
-  }
-  // Issue 12.7: offers the last bridge was handing out when it died may not have reached their chat; the next
-  // delivery to each chat lists them.
+  // R-B6: offers the last bridge was handing out when it died may not have reached their chat; the next delivery
+  // to each chat lists them. Marked before the cleanup, which keeps such notices (only the person clears them).
   if (const auto unsure = journal_.unsettled_offers_unsure(); unsure > 0) {
     log::warn(std::to_string(unsure) + " offered messages were being handed out when the bridge last stopped; "
               "the next delivery to their chats lists them as possibly not arrived");
+  }
+  const auto removed = journal_.cleanup(now(), CleanupScope::automatic);
+  if (removed.processed_removed + removed.offered_removed > 0) {
+    log::info("cleanup: removed " + std::to_string(removed.processed_removed) + " processed and " +
+              std::to_string(removed.offered_removed) + " old offered messages");
   }
   for (const auto& row : journal_.attachments()) {
     if (row.state != AttachmentState::attached) continue;
@@ -82,7 +82,7 @@ void Bridge::start() {
       cleanup_timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<Bridge*>(t->data);
-        self->guard_journal("during cleanup", [self] { self->journal_.cleanup(now()); });
+        self->guard_journal("during cleanup", [self] { self->journal_.cleanup(now(), CleanupScope::automatic); });
       },
       kCleanupIntervalMs, kCleanupIntervalMs);
   outbox_.kick();
@@ -251,7 +251,7 @@ void Bridge::fence(const std::string& attachment_id, const std::string& reason) 
   guard_journal("while fencing", [&] {
     const auto row = journal_.attachment(attachment_id);
     if (row && row->state != AttachmentState::fenced && reason == "fenced:superseded") {
-      // Issue 13.3: another chat took the name. Its turn end and status tell the losing chat (the taking attach
+      // R-H7: another chat took the name. Its turn end and status tell the losing chat (the taking attach
       // on this bridge records who took it); the person also gets a desktop notice naming the agent (R-B15).
       journal_.record_name_loss(attachment_id, "", now());
       DesktopNotifier(loop_).notify(waiting_title(), name_moved_text(row->agent_name));
@@ -293,7 +293,7 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
     const auto row = journal_.attachment(attachment_id);
     if (!row || row->state != AttachmentState::attached) return;
     if (held_.paused(attachment_id)) {
-      // R-B9, issue 12.3: the journal is full for this attachment; nothing is journaled and the watermark stays,
+      // R-B9: the journal is full for this attachment; nothing is journaled and the watermark stays,
       // so these come again when the stream is reopened with room.
       for (const auto& msg : batch) held_.dropped(attachment_id, msg.seq);
       return;

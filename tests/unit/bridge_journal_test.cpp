@@ -146,7 +146,7 @@ TEST_F(JournalTest, WatermarkMonotonicSurvivesCleanupAndDetach_RB12) {
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "Reviewer"), 10);
   j.offer("att_1", {"msg_10"}, 1001);
   j.set_delivery("msg_10", MessageState::processed, 1002);
-  const auto c = j.cleanup(1003);
+  const auto c = j.cleanup(1003, CleanupScope::by_person);
   EXPECT_EQ(c.processed_removed, 1);
   EXPECT_FALSE(j.message_state("msg_10"));
   EXPECT_EQ(j.record_received(row(), msg(10), 1004), ReceiveResult::below_watermark);
@@ -305,7 +305,7 @@ TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_
   EXPECT_TRUE(j.set_delivery("msg_3", MessageState::admitted, 1004));
   EXPECT_EQ(j.counts("att_1").possibly_lost, 1);
   EXPECT_TRUE(j.offer("att_1", {"msg_4"}, 1005).messages.empty());  // never offered again
-  EXPECT_EQ(j.cleanup(1006).possibly_lost_cleared, 1);
+  EXPECT_EQ(j.cleanup(1006, CleanupScope::by_person).possibly_lost_cleared, 1);
   EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
 }
@@ -338,9 +338,33 @@ TEST_F(JournalTest, CleanupKeepsPendingRemovesOldOffered_RB11) {
   j.record_received(row(), msg(1), 1000);
   j.record_received(row(), msg(2), 1000);
   j.offer("att_1", {"msg_1"}, 1000);
-  EXPECT_EQ(j.cleanup(1000 + 3600).offered_removed, 0);
-  EXPECT_EQ(j.cleanup(1000 + 7 * 86400).offered_removed, 1);
+  EXPECT_EQ(j.cleanup(1000 + 3600, CleanupScope::automatic).offered_removed, 0);
+  EXPECT_EQ(j.cleanup(1000 + 7 * 86400, CleanupScope::automatic).offered_removed, 1);
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
+}
+
+// R-B6: the bridge's own cleanup (at every start and hourly) never erases a possibly-not-arrived notice, told or
+// not, nor removes its row with the old offers; only the person's cleanup clears it.
+TEST_F(JournalTest, AutomaticCleanupKeepsPossiblyLostNotices_RB6) {
+  {
+    Journal j(db_path());
+    j.upsert_attachment(row());
+    for (int i = 1; i <= 3; ++i) j.record_received(row(), msg(i), 1000);
+    j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, 1000);  // the bridge dies before settling them
+  }
+  for (int restart = 0; restart < 3; ++restart) {  // clean restarts: mark, then the start's cleanup
+    Journal j(db_path());
+    j.unsettled_offers_unsure();
+    j.cleanup(1001 + restart, CleanupScope::automatic);
+    EXPECT_EQ(j.counts("att_1").possibly_lost, 3) << "restart " << restart;
+  }
+  Journal j(db_path());
+  j.possibly_lost_told({"msg_1"});
+  EXPECT_EQ(j.cleanup(1000 + 8 * 86400, CleanupScope::automatic).possibly_lost_cleared, 0);  // the hourly timer
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 3);
+  EXPECT_EQ(j.possibly_lost("att_1", 20, true).count, 3);
+  EXPECT_EQ(j.cleanup(1000 + 8 * 86400, CleanupScope::by_person).possibly_lost_cleared, 3);
+  EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
 }
 
 // R-B17: the first offer carries guidance; the next only after 24 h; restore after a definite failure; a new

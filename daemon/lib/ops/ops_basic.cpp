@@ -53,7 +53,7 @@ json status_answer(Bridge& bridge, json list) {
           {"cached_body_bytes", bridge.journal().total_body_bytes()}};
 }
 
-// Issue 13.4: while a chat's stream is down the local cache does not see what the server holds for it, so its
+// R-H8: while a chat's stream is down the local cache does not see what the server holds for it, so its
 // `pending` would be a false 0. With `server_counts:true` (`agentworks status --agents`) those rows are counted
 // on the server (one bounded mailbox read each, in parallel): `pending_source` "server" with `pending` local +
 // stored on the server (`pending_more` when over one page), or "unknown" with `pending` null when it cannot be
@@ -117,7 +117,7 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"processed", counts.processed},
                     {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
     add_held_and_lost(bridge, row, counts, list.back());
-    if (const auto loss = bridge.journal().name_loss(row.attachment_id)) {  // issue 13.3: who took the name
+    if (const auto loss = bridge.journal().name_loss(row.attachment_id)) {  // R-H7: who took the name
       list.back()["lost_to"] = loss->taken_by.empty() ? std::string("another chat") : loss->taken_by;
       list.back()["lost_at"] = loss->taken_at;
     }
@@ -144,7 +144,7 @@ void op_lookup(Bridge& bridge, const json& req, const Reply& reply, const Attach
 }
 
 void op_cleanup(Bridge& bridge, const json&, const Reply& reply, const AttachmentRow*) {
-  const auto r = bridge.journal().cleanup(Bridge::now());
+  const auto r = bridge.journal().cleanup(Bridge::now(), CleanupScope::by_person);
   bridge.room_freed();
   reply.ok({{"processed_removed", r.processed_removed}, {"offered_removed", r.offered_removed},
             {"possibly_lost_cleared", r.possibly_lost_cleared}});

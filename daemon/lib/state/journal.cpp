@@ -568,20 +568,24 @@ std::int64_t Journal::total_body_bytes() {
   return s.step() ? s.int64(0) : 0;
 }
 
-CleanupResult Journal::cleanup(std::int64_t now) {
+CleanupResult Journal::cleanup(std::int64_t now, CleanupScope scope) {
   CleanupResult r;
   sql::Transaction tx(db_);
   sql::Stmt p(db_, "DELETE FROM messages WHERE state = 'processed'");
   p.run();
   r.processed_removed = db_.changes();
+  if (scope == CleanupScope::by_person) {
+    // The person cleaned up: offers that may not have arrived are no longer reported (R-B6).
+    sql::Stmt lost(db_, "UPDATE messages SET emit = 'done' WHERE state = 'offered' AND emit IN ('unsure', 'told')");
+    lost.run();
+    r.possibly_lost_cleared = db_.changes();
+  }
+  // A possibly-lost offer outlives the retention: its notice stays until it is read, acknowledged or cleared by
+  // the person (the quota's reclaim takes such rows last).
   sql::Stmt o(db_, "DELETE FROM messages WHERE state IN ('offered', 'admitted') AND offered_at IS NOT NULL "
-                   "AND offered_at <= ?1");
+                   "AND offered_at <= ?1 AND NOT (state = 'offered' AND coalesce(emit, 'done') IN ('unsure', 'told'))");
   o.bind(1, now - limits_.offered_retention_seconds).run();
   r.offered_removed = db_.changes();
-  // The person cleaned up: offers that may not have arrived are no longer reported (issue 12.7).
-  sql::Stmt lost(db_, "UPDATE messages SET emit = 'done' WHERE state = 'offered' AND emit IN ('unsure', 'told')");
-  lost.run();
-  r.possibly_lost_cleared = db_.changes();
   sql::Stmt ob(db_, "DELETE FROM outbox WHERE state != 'queued' AND done_at <= ?1");
   ob.bind(1, now - limits_.offered_retention_seconds).run();
   tx.commit();

@@ -3,7 +3,7 @@
 //
 // Message states: received (pending, body cached) -> offered (persisted BEFORE it is handed out; body cleared)
 // -> admitted -> processed; `withheld` when the server's release check refused it (body kept for recovery).
-// An offer also records whether its hand-out is known to have completed (the `emit` column, issue 12.7):
+// An offer also records whether its hand-out is known to have completed (the `emit` column, R-B6):
 // pending (persisted, being handed out) -> done, or unsure (it may not have arrived: the bridge restarted or the
 // client went away first) -> told (a later delivery text listed it). Unsure and told offers count as possibly
 // lost until they are acknowledged, read through the bridge or cleared by cleanup.
@@ -82,10 +82,10 @@ struct AttachmentCounts {
   std::int64_t admitted = 0;   // acknowledged rows still journaled (cleanup and the quota reclaim them)
   std::int64_t processed = 0;
   std::int64_t total = 0;
-  std::int64_t possibly_lost = 0;  // offered, not acknowledged, and not known to have arrived (issue 12.7)
+  std::int64_t possibly_lost = 0;  // offered, not acknowledged, and not known to have arrived (R-B6)
 };
 
-// Offers that may not have reached the chat (issue 12.7).
+// Offers that may not have reached the chat (R-B6).
 struct PossiblyLost {
   std::vector<std::string> message_ids;  // oldest first, at most the limit asked for
   std::int64_t count = 0;                // all of them, listed or not
@@ -97,6 +97,10 @@ struct NameLoss {
   std::int64_t taken_at = 0;
   bool told = false;
 };
+
+// Who cleans up: the bridge on its own (at start and hourly) never erases a possibly-not-arrived notice (R-B6);
+// only the person's `/agentworks cleanup` clears them.
+enum class CleanupScope { automatic, by_person };
 
 struct CleanupResult {
   std::int64_t processed_removed = 0;
@@ -159,13 +163,13 @@ class Journal {
   // The person's and the provider's settings for the native routes (JSON text, native_router.cpp); "" = none.
   void set_native_settings(const std::string& attachment_id, const std::string& settings_json);
   std::string native_settings(const std::string& attachment_id);
-  // Another chat took this attachment's name (issue 13.3): who (a description for the person, "" when unknown)
+  // Another chat took this attachment's name (R-H7): who (a description for the person, "" when unknown)
   // and when, kept until the attachment is removed; `told` once a turn end of the losing chat showed it.
   void record_name_loss(const std::string& attachment_id, const std::string& taken_by, std::int64_t at);
   std::optional<NameLoss> name_loss(const std::string& attachment_id);
   void name_loss_told(const std::string& attachment_id);
   // The folder the chat ran in when a typed attach made the attachment ("" = not known), so a new chat of the same
-  // project can be told which names its predecessors held (issue 13.9).
+  // project can be told which names its predecessors held (R-H11).
   void set_attachment_cwd(const std::string& attachment_id, const std::string& cwd);
   std::string attachment_cwd(const std::string& attachment_id);
   // Detach: the attachment and its messages go; the agent's watermark stays (R-B12, R-B22).
@@ -218,7 +222,7 @@ class Journal {
 
   AttachmentCounts counts(const std::string& attachment_id);
   std::int64_t total_body_bytes();
-  CleanupResult cleanup(std::int64_t now);
+  CleanupResult cleanup(std::int64_t now, CleanupScope scope);
 
   // Durable outbox (R-B2): the submission id is minted by the caller once, before the first attempt.
   std::int64_t outbox_add(const OutboxItem& item, std::int64_t now);
