@@ -59,7 +59,7 @@ class Status final : public Command {
       health = client.get("/v1/health");  // unreachable -> exit 6
     } catch (const Error& e) {
       if (e.code() != ErrorCode::unreachable) throw;
-      // Issue 13.8: this IS `agentworks status`; say what brings the server back instead.
+      // The generic error says to try `agentworks status`, which is this command: say what brings the server back.
       throw Error(ErrorCode::unreachable,
                   "the agentworks server at " + url + " does not answer; start the embedded server with "
                   "`agentworks up` (after `agentworks down` it stays stopped), or log in to a running server with "
@@ -107,7 +107,7 @@ class Status final : public Command {
  private:
   // Each attachment with the fields of the contract (docs/protocol.md, "CLI machine output").
   static json agents() {
-    // server_counts: a chat whose stream is down is counted on the server, never shown as a false 0 (issue 13.4).
+    // server_counts: a chat whose stream is down is counted on the server, never shown as a false 0 (R-H8).
     const json status = bridge_client::call(json{{"op", local_protocol::op::status}, {"server_counts", true}},
                                             std::chrono::seconds(10));
     json list = json::array();
@@ -118,7 +118,7 @@ class Status final : public Command {
                                 "pending", "offered_not_admitted", "delivery", "held_back", "possibly_lost"}) {
           row[key] = a.contains(key) ? a[key] : json(nullptr);
         }
-        // Only when there is something to read (issue 12.3, 12.7).
+        // Only when there is something to read (R-B9, R-B6).
         for (const char* key : {"pending_source", "pending_more", "held_back_read", "possibly_lost_ids",
                                 "possibly_lost_read", "lost_to", "lost_at"}) {
           if (a.contains(key)) row[key] = a[key];
@@ -129,7 +129,7 @@ class Status final : public Command {
     return json{{"bridge_pid", status.value("pid", 0)}, {"attachments", list}};
   }
 
-  // "3", "100+ (on the server)", "unknown while offline": never a 0 the bridge cannot know (issue 13.4).
+  // "3", "100+ (on the server)", "unknown while offline": never a 0 the bridge cannot know (R-H8).
   static std::string pending_cell(const json& a) {
     const std::string source = a.value("pending_source", "bridge");
     if (source == "unknown" || !a.contains("pending") || !a["pending"].is_number_integer()) {
@@ -154,7 +154,7 @@ class Status final : public Command {
       std::cout << "no attached chats (bridge pid " << r.value("bridge_pid", 0) << ")\n";
       return;
     }
-    // A table with headers (issue 13.8); the route, the widest, comes last.
+    // A table with headers (R-H8); the route, the widest, comes last.
     std::vector<std::vector<std::string>> rows = {
         {"AGENT", "CHAT", "ATTACHMENT", "STATE/STREAM", "PENDING", "NOT ACKED", "ROUTE"}};
     for (const auto& a : r["attachments"]) {

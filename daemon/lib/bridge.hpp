@@ -87,7 +87,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   void fence(const std::string& attachment_id, const std::string& reason) override;
   void end_native_route(const std::string& attachment_id) override;
 
-  // Messages waiting on the server because the journal was full (R-B9, issue 12.3).
+  // Messages waiting on the server because the journal was full (R-B9).
   const HeldBack& held_back() const override { return held_; }
   // Something left the quota (an offer, a cleanup): on a later loop turn, every paused attachment with room again
   // reopens its stream from the watermark, so the server sends what was held back.

@@ -49,7 +49,7 @@ std::string on_stop(const HookContext& ctx) {
   r["max_chars"] = kMaxChars;
   const json a = ctx.call(r, kDeliverTimeout);
   if (a.value("attached", false) != true) return {};
-  // For the person, not the model: another chat took this chat's name (issue 13.3).
+  // For the person, not the model: another chat took this chat's name (R-H7).
   if (const std::string notice = string_of(a, "notice"); !notice.empty()) {
     return tell_person(ctx.provider, for_person(notice));
   }

@@ -22,7 +22,7 @@ DeliveryNotices notices_for(DeliveryServices& bridge, const AttachmentRow& row) 
   return n;
 }
 
-// Issue 12.3, 12.7: how many messages wait on the server because the journal was full, how many offers may not
+// R-B9, R-B6: how many messages wait on the server because the journal was full, how many offers may not
 // have arrived, and the command that reads each (as the person's login).
 void add_held_and_lost(DeliveryServices& bridge, const AttachmentRow& row, const AttachmentCounts& counts,
                        nlohmann::json& out) {

@@ -1,4 +1,4 @@
-// What the next delivery to a chat must say besides its messages (issue 12.3, 12.7): how many messages wait on
+// What the next delivery to a chat must say besides its messages (R-B9, R-B6): how many messages wait on
 // the server because the journal was full, and which earlier offers may not have arrived. Read from the journal
 // and the bridge's held-back count; the text is delivery_text's.
 #pragma once

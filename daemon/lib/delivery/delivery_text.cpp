@@ -112,7 +112,7 @@ std::string read_after(const DeliveryContext& ctx, const std::string& cursor) {
          " --after " + after + "`";
 }
 
-// Issue 12.3, 12.7: what is held back on the server and which offers may not have arrived; `listed` ids of the
+// R-B9, R-B6: what is held back on the server and which offers may not have arrived; `listed` ids of the
 // possibly lost ones are named. `compact`: one short line each, for tight budgets.
 std::string notices_text(const DeliveryContext& ctx, std::size_t listed, bool compact) {
   const auto& n = ctx.notices;

@@ -26,7 +26,7 @@ struct DeliveryMessage {
 // From the Message object as cached JSON text; fields that are missing or of the wrong type stay empty.
 DeliveryMessage delivery_message_from_json(std::string_view message_json);
 
-// What the chat must be told besides the messages (issue 12.3, 12.7). Cursors are mailbox cursors ("m<N>" or
+// What the chat must be told besides the messages (R-B9, R-B6). Cursors are mailbox cursors ("m<N>" or
 // "0") to read after with the bridge's read op.
 struct DeliveryNotices {
   std::int64_t held_back = 0;            // messages waiting on the server because the local cache is full (R-B9)

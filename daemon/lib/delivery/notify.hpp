@@ -45,7 +45,7 @@ std::string waiting_title();
 std::string waiting_text(std::string_view agent_name);
 // After a native push whose outcome is unknown (R-B14): the messages may not have reached the chat.
 std::string uncertain_text(std::string_view agent_name);
-// Another chat took the name (issue 13.3): the chat that held it no longer receives its messages.
+// Another chat took the name (R-H7): the chat that held it no longer receives its messages.
 std::string name_moved_text(std::string_view agent_name);
 
 // argv for one notification with `program` (notify-send, osascript, or an override called as PROGRAM TITLE TEXT).

@@ -45,7 +45,7 @@ void settle_offers(DeliveryServices& bridge, const std::vector<std::string>& mes
 
 // An offered outcome could not be carried to its chat (building its answer or push failed): a definite failure
 // before delivery. The guidance timestamp is restored (R-B17); the messages stay offered (invariant 1) and count
-// as not arrived, so the chat's next delivery says so (issue 12.7). Journal errors propagate.
+// as not arrived, so the chat's next delivery says so (R-B6). Journal errors propagate.
 void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome);
 
 // `pending` is what the caller read from the journal (oldest first, at most 100); `token` is the child token.

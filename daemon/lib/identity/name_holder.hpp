@@ -1,4 +1,4 @@
-// Which chat holds an agent name right now, asked before a typed attach takes it (issue 13.3, R-H7): a name held
+// Which chat holds an agent name right now, asked before a typed attach takes it (R-H7): a name held
 // by another connected chat moves only when the person repeats the command with `--take`, and both chats are told.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Claude Code's own per-session inbox as a native route (issue 6, R-N1..R-N4): a running Claude Code 2.1.332
+// Claude Code's own per-session inbox as a native route (R-N1..R-N4): a running Claude Code 2.1.332
 // session listens on a private Unix socket and takes one NDJSON `user` frame as its next input, waking an idle
 // session. Undocumented and version-sensitive, so everything fails closed (the Stop hook delivers instead). The
 // facts this file relies on (field types, modes, paths, limits) are in docs/native-routes.md, "Claude session

@@ -1,4 +1,4 @@
-// Codex's own queue as a native route (issue 7, R-N2..R-N4): `codex queue --thread UUID --message TEXT` admits
+// Codex's own queue as a native route (R-N2..R-N4): `codex queue --thread UUID --message TEXT` admits
 // a message into a session's native queue; an idle session runs it at once, a busy one after its turn. The facts
 // this file relies on (outputs, exit codes, which binary runs the hooks) are in docs/native-routes.md, "Codex
 // queue". Everything runs with uv_spawn (argv, never a shell), a bounded output capture and a timeout.

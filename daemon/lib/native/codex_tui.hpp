@@ -1,4 +1,4 @@
-// Which process shows a Codex chat to the person (issue 13.5). With Codex's default daemon the hooks run in the
+// Which process shows a Codex chat to the person (R-H11). With Codex's default daemon the hooks run in the
 // daemon (`codex app-server … --managed-daemon`), which keeps a thread loaded for about a minute after its TUI
 // quit and runs queued items headless meanwhile; SessionEnd only comes when it unloads the thread. So the bridge
 // watches the TUI itself: the provider process when it is the TUI (`--no-daemon`), else the one Codex TUI that

@@ -156,7 +156,7 @@ struct PushState {
   std::optional<CodexBinding> codex;
   std::optional<process::ProcessKey> tui;
   bool pushed = false;
-  std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (issue 12.7)
+  std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (R-B6)
 };
 
 NativeRouter::NativeRouter(DeliveryServices& bridge, Outbox& outbox)
@@ -404,7 +404,7 @@ void NativeRouter::start_push(Route& r) {
     return turn_off(r, "the provider process that ran this session has ended; the next hook event of the "
                        "session binds its new process");
   }
-  // Never queue into a thread whose TUI is gone: Codex's daemon would run it with nobody watching (issue 13.5).
+  // Never queue into a thread whose TUI is gone: Codex's daemon would run it with nobody watching (R-H11).
   if (r.tui && !alive(*r.tui)) return tui_ended(r.attachment_id, r.generation);  // r is gone after this
   const auto now = Clock::now();
   r.tokens = std::min(kBurst, r.tokens + std::chrono::duration<double>(now - r.refilled).count() * kRefillPerSecond);
@@ -536,7 +536,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
         break;
       case PushOutcome::ambiguous:
         // R-N2, R-B14: it may have arrived: never pushed again; the person can read them explicitly, and the
-        // chat's next delivery lists them (issue 12.7).
+        // chat's next delivery lists them.
         settle_offers(bridge_, ids, false);
         summary = "uncertain (" + result.detail + "); " + count_words(included.size()) +
                   " stay readable with `agentworks messages read`";

@@ -1,4 +1,4 @@
-// Native push (issues 6 and 7, R-N1..R-N4): waiting messages go straight into an attached chat through the
+// Native push (R-N1..R-N4): waiting messages go straight into an attached chat through the
 // provider's own route (Claude Code's session inbox, Codex's queue) instead of waiting for the next Stop hook.
 // One route per attachment, bound to the exact provider process that runs the session (pid + start time) and
 // re-bound on attach, resume, the session's next hook event and bridge start; never chosen by name or recency.

@@ -105,7 +105,7 @@ std::string greeting_line() {
 namespace {
 
 // registers_process (docs/protocol.md "Hook ops"): the one place the registry is written, whichever op it is; with
-// binds_native, a hook event of an attached session (re)binds its native route to this process (issues 6, 7; R-N1).
+// binds_native, a hook event of an attached session (re)binds its native route to this process (R-N1).
 void register_hook_process(Bridge& bridge, const Command& command, const json& request) {
   const auto process = optional_process(request);
   if (!process || !request.contains("provider") || !request.contains("session_id")) return;

@@ -27,7 +27,7 @@ enum OpFlag : unsigned {
   // claim is checked against the registrations (session_resolver.cpp, R-C7, R-C8) and must never create one.
   registers_process = 1U << 0,
   // A hook event: once its process is registered, it (re)binds the session's native route to that process, with
-  // the request's provider_home when absolute (issues 6, 7; R-N1). Only with registers_process.
+  // the request's provider_home when absolute (R-N1). Only with registers_process.
   binds_native = 1U << 1,
   // The op acts as the attached agent: the attachment it acts for is resolved (resolve_usable_attachment: provider +
   // session_id or the caller's process, fenced refused) before it runs and handed to it as `session`.

@@ -22,7 +22,7 @@ struct OfferAnswer {
   std::function<nlohmann::json(const AttachmentRow& row, const OfferBatch& batch)> offered;
   // The answer fields when the release check could not be asked: `held` messages wait.
   std::function<nlohmann::json(const AttachmentRow& row, std::size_t held)> held;
-  // After the answer's offers were settled (issue 12.7: they count as arrived once the line is written to the
+  // After the answer's offers were settled (R-B6: they count as arrived once the line is written to the
   // client, as possibly lost when the client went away first): whether it was written. May be empty.
   std::function<void(bool written)> written;
 };

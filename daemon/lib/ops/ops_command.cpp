@@ -276,7 +276,7 @@ bool same_project(const std::string& a, const std::string& b) {
   return a == b || inside(a, b) || inside(b, a);
 }
 
-// `resume` in a chat that never attached (issue 13.9): resume reconnects only the same chat (R-H11), so say which
+// `resume` in a chat that never attached: resume reconnects only the same chat (R-H11), so say which
 // offline names this project's chats held and the exact command that attaches one of them here.
 json resume_unattached(Bridge& bridge, const json& req, const SessionKey& key) {
   const std::string cwd = optional_string(req, "cwd", 4096).value_or("");

@@ -44,8 +44,8 @@ json quiet_answer(Bridge& bridge, const AttachmentRow& row, std::size_t held, bo
           {"guarded", guarded}};
 }
 
-// Issue 12.7: nothing is waiting, but earlier offers may not have arrived: the chat is told once, by a text of
-// the notice alone.
+// R-B6: nothing is waiting, but earlier offers may not have arrived: the chat is told once, by a text of the
+// notice alone.
 bool deliver_notice_only(Bridge& bridge, const SessionKey& key, const AttachmentRow& row, std::int64_t max_chars,
                          const Reply& reply) {
   const auto notices = notices_for(bridge, row);
@@ -85,7 +85,7 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
   }
   if (row->state != AttachmentState::attached) {
     json out = quiet_answer(bridge, *row, 0, false);  // offline or fenced: nothing is delivered here
-    // Issue 13.3: the first turn end after another chat took the name tells the person (not the model) who did.
+    // R-H7: the first turn end after another chat took the name tells the person (not the model) who did.
     if (const auto loss = bridge.journal().name_loss(row->attachment_id); loss && !loss->told) {
       out["notice"] = name_loss_sentence(*row, *loss);
       bridge.journal().name_loss_told(row->attachment_id);
@@ -128,7 +128,7 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
       for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
         left_out.push_back(batch.messages[i].message_id);
       }
-      bridge.journal().settle_offers(left_out, false);  // issue 12.7: the next delivery lists them
+      bridge.journal().settle_offers(left_out, false);  // R-B6: the next delivery lists them
     }
     *listed = text.lost_listed;
     json ids = json::array();

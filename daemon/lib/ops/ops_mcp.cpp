@@ -87,7 +87,7 @@ void release_filter(Bridge& bridge, const AttachmentRow& row, const std::string&
                       ++filtered;
                     }
                   }
-                  // Issue 12.7: offers that may not have arrived are read now: no longer reported.
+                  // R-B6: offers that may not have arrived are read now: no longer reported.
                   std::vector<std::string> read_ids;
                   for (const auto& m : kept) read_ids.push_back(m["message_id"].get<std::string>());
                   bridge.journal().possibly_lost_read(read_ids);

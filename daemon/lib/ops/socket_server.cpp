@@ -65,7 +65,7 @@ struct SocketServer::Connection : std::enable_shared_from_this<Connection> {
       return;
     }
     // Straight into the socket when nothing is queued: the answer counts as written before the loop moves on
-    // (an offer is confirmed at once, issue 12.7); what does not fit is queued.
+    // (an offer is confirmed at once, R-B6); what does not fit is queued.
     std::size_t sent = 0;
     auto* stream = reinterpret_cast<uv_stream_t*>(pipe);
     if (uv_stream_get_write_queue_size(stream) == 0) {

@@ -29,7 +29,7 @@ class Reply {
 
   // {"id":N,"ok":true, ...fields}; `fields` must be an object (or null for none).
   void ok(const nlohmann::json& fields) const;
-  // The same, and `written` learns whether the answer reached the client's socket (issue 12.7: an offer is
+  // The same, and `written` learns whether the answer reached the client's socket (R-B6: an offer is
   // confirmed only then). Called exactly once, maybe later; false also when the answer was already sent.
   void ok(const nlohmann::json& fields, Written written) const;
   // {"id":N,"error":{"code","message"}}

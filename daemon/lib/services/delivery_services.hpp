@@ -14,7 +14,7 @@ class HeldBack;
 
 class DeliveryServices : public ServerCalls {
  public:
-  // Messages waiting on the server because the journal was full (R-B9, issue 12.3).
+  // Messages waiting on the server because the journal was full (R-B9).
   virtual const HeldBack& held_back() const = 0;
   // Something left the quota: paused attachments with room again reopen their streams on a later loop turn.
   virtual void room_freed() = 0;

@@ -1,4 +1,4 @@
-// Messages the journal had no room for (R-B9, issue 12.3), per attachment, in memory. When the journal answers
+// Messages the journal had no room for (R-B9), per attachment, in memory. When the journal answers
 // over_quota the attachment's caching pauses: the watermark stays at the last journaled message, later stream
 // events are only counted, and once room returns the stream is reopened from the watermark so the server sends
 // the held messages again. Counts distinct mailbox sequences, so a replay never counts a message twice. After a

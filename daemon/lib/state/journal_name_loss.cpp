@@ -1,4 +1,4 @@
-// The journal's record of names other chats took from this bridge's attachments (issue 13.3), so the losing
+// The journal's record of names other chats took from this bridge's attachments (R-H7), so the losing
 // chat is told at its next turn end and in its status, also after a restart.
 #include "state/journal.hpp"
 

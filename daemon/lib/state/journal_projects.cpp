@@ -1,5 +1,5 @@
-// The journal's record of the folder each typed attach ran in (issue 13.9: a new chat of the same project is told
-// which offline names it can attach).
+// The journal's record of the folder each typed attach ran in (R-H11: a new chat of the same project is told which
+// offline names it can attach).
 #include "state/journal.hpp"
 
 namespace agentworks::bridge {

@@ -19,7 +19,7 @@ namespace {
 
 constexpr off_t kMaxConfigBytes = 1 << 20;
 
-// The config text, read without ever blocking the bridge's loop (issue 12.6): a FIFO, a device or a directory
+// The config text, read without ever blocking the bridge's loop: a FIFO, a device or a directory
 // named as the config is refused, not opened for a blocking read. O_NONBLOCK makes opening a FIFO return at
 // once; the type is checked on the opened descriptor, so a symlink to a regular file (a dotfile manager's) still
 // works while a symlink to anything else is refused. nullopt when the file does not exist.

@@ -2,7 +2,7 @@
 // through a hook. The MCP child and `agentworks bridge message` resolve their session here from their own
 // provider ancestor (R-C6, R-C7); nothing is ever chosen by name or recency (R-H12). In memory only: after a
 // bridge restart the next hook event of a session registers it again.
-// Bounded (issue 12.6): a process that has ended can never report again, so each new registration checks a few
+// Bounded: a process that has ended can never report again, so each new registration checks a few
 // existing ones (round robin) and drops those whose process is gone; past kMaxEntries the least recently
 // reported one goes.
 #pragma once
