@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace agentworks::server {
 
@@ -28,6 +30,9 @@ struct Limits {
   // Replicas: a call is run by the replica that committed it, which renews this lease on its open calls; a
   // call whose lease lapsed (its replica died) is interrupted by any replica, never run again.
   int call_lease_seconds = 30;
+  // Folders (canonical) where accounts other than the owner may register Crews; none: only the owner may. A shared
+  // server must not tell any account which folders exist on its computer.
+  std::vector<std::string> crew_roots;
 };
 
 }  // namespace agentworks::server

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
 #include "api/body.hpp"
 #include "api/function_json.hpp"
 #include "api/handlers.hpp"
@@ -20,12 +21,37 @@ using nlohmann::json;
 
 namespace {
 
-// The folder as the server sees it: absolute, existing, readable, canonical (symlinks resolved).
-std::string crew_folder(const std::string& dir) {
+bool inside_any(const std::filesystem::path& dir, const std::vector<std::string>& roots) {
+  const std::string d = dir.string();
+  for (const auto& root : roots) {
+    if (d == root || (d.size() > root.size() && d.compare(0, root.size(), root) == 0 &&
+                      (root.back() == '/' || d[root.size()] == '/')))
+      return true;
+  }
+  return false;
+}
+
+[[noreturn]] void refuse_outside_roots(const std::string& dir, const std::vector<std::string>& roots) {
+  if (roots.empty())
+    throw Error(ErrorCode::forbidden, "only the server's owner account registers Crews here; ask its administrator "
+                                      "for a Crew root (agentworks-server --crew-root DIR) to register " + dir);
+  std::string list;
+  for (const auto& r : roots) list += (list.empty() ? "" : ", ") + r;
+  throw Error(ErrorCode::forbidden, "folder " + dir + " is not inside a Crew root of this server (" + list +
+                                        "); register a folder inside one");
+}
+
+// The folder as the server sees it: absolute, existing, readable, canonical (symlinks resolved). An account other
+// than the owner may name only folders inside a Crew root, and learns nothing about any other path: the lexical
+// check comes before the file system is asked, the canonical one after (a link inside a root leading out).
+std::string crew_folder(const std::string& dir, const Connection& caller, const std::vector<std::string>& roots) {
   if (dir.empty() || dir.front() != '/')
     throw Error(ErrorCode::bad_request, "dir must be an absolute path on the server's computer (got '" + dir + "')");
+  const bool owner = fold_name(caller.account_name) == "owner";
+  if (!owner && !inside_any(std::filesystem::path(dir).lexically_normal(), roots)) refuse_outside_roots(dir, roots);
   std::error_code ec;
   const auto canonical = std::filesystem::canonical(dir, ec);
+  if (!owner && !ec && !inside_any(canonical, roots)) refuse_outside_roots(dir, roots);
   if (ec || !std::filesystem::is_directory(canonical, ec))
     throw Error(ErrorCode::invalid_declaration, "the server cannot open folder " + dir +
                                                     " (it must exist on the server's computer and be a folder)");
@@ -58,7 +84,7 @@ void sweep(Ctx& c, const Crew& crew) {
 Response register_crew(Ctx& c) {
   const Body b(c.body, {"crew_name", "dir", "allow"});
   const std::string name = b.string("crew_name");
-  const std::string dir = crew_folder(b.string("dir"));
+  const std::string dir = crew_folder(b.string("dir"), c.caller, c.store.limits().crew_roots);
   functions::AgentAllowance allowance;
   if (const auto it = c.body.find("allow"); it != c.body.end() && !it->is_null()) allowance = allowance_from(*it, allowance);
   const functions::Declaration d = functions::load_declaration(dir, allowance, name);

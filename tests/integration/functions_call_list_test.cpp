@@ -123,7 +123,8 @@ TEST_F(FunctionsCallList, CrewFilterByNameOrId) {
 // Exactly what GET /v1/calls/{id} shows the same connection: the owner sees its children's calls and the calls
 // another account made of its Crew; that caller sees only its own; a child only its own; a stranger nothing.
 TEST_F(FunctionsCallList, EachConnectionSeesOnlyItsCalls) {
-  start_server();
+  std::filesystem::create_directories(home_.path("crews"));
+  start_server({"--crew-root", home_.path("crews").string()});  // the partner registers a Crew of its own
   Identity partner = add_account("partner");
   Identity stranger = add_account("stranger");
   const json crew = make_crew(

@@ -219,6 +219,50 @@ TEST_F(FunctionsDeclaration, FifoDeclarationRefusedWithoutBlockingTheServer_R_F1
   EXPECT_EQ(names_of(show("api")), std::vector<std::string>{"hello"});
 }
 
+// R-F1: an account other than the owner registers Crews only inside a Crew root (--crew-root); outside one every
+// folder, present or not, gets the same `forbidden`, so the server tells it nothing of its file system; a link
+// inside a root that leads out is refused the same way.
+TEST_F(FunctionsDeclaration, OtherAccountsRegisterOnlyInsideACrewRoot_R_F1) {
+  fs::create_directories(home_.path("crews"));
+  start_server({"--crew-root", home_.path("crews").string()});
+  Identity partner = add_account("partner");
+  const fs::path inside = make_crew_dir("partner-api");
+  write_script(inside, "tools/hello.sh", "echo hello");
+  write_functions(inside, json::array({function_decl("hello")}));
+  EXPECT_EQ(register_crew(partner.http, "api", inside).status, 201);
+
+  const fs::path outside = home_.path("elsewhere/api");
+  fs::create_directories(outside / ".agentworks");
+  write_script(outside, "tools/hello.sh", "echo hello");
+  write_functions(outside, json::array({function_decl("hello")}));
+  const HttpResponse present = register_crew(partner.http, "out", outside);
+  const HttpResponse absent = register_crew(partner.http, "out", home_.path("elsewhere/nothing"));
+  const HttpResponse system = register_crew(partner.http, "out", "/etc");
+  for (const HttpResponse* r : {&present, &absent, &system}) {
+    EXPECT_EQ(r->status, 403) << describe(*r);
+    EXPECT_EQ(error_code_of(r->body), "forbidden") << describe(*r);
+    EXPECT_NE(r->body.find("not inside a Crew root"), std::string::npos) << describe(*r);
+  }
+  fs::create_directory_symlink(outside, home_.path("crews/link"));
+  const HttpResponse link = register_crew(partner.http, "link", home_.path("crews/link"));
+  EXPECT_EQ(error_code_of(link.body), "forbidden") << describe(link);
+  // The owner is not bound to the roots.
+  EXPECT_EQ(register_crew(owner_http(), "out", outside).status, 201);
+}
+
+// R-F1: without a Crew root only the owner registers Crews.
+TEST_F(FunctionsDeclaration, WithoutACrewRootOnlyTheOwnerRegisters_R_F1) {
+  start_server();
+  Identity partner = add_account("partner");
+  const fs::path dir = make_crew_dir("api");
+  write_script(dir, "tools/hello.sh", "echo hello");
+  write_functions(dir, json::array({function_decl("hello")}));
+  const HttpResponse r = register_crew(partner.http, "api", dir);
+  EXPECT_EQ(r.status, 403) << describe(r);
+  EXPECT_NE(r.body.find("--crew-root"), std::string::npos) << describe(r);
+  EXPECT_EQ(register_crew(owner_http(), "api", dir).status, 201);
+}
+
 // R-F1: a reload with a good file replaces the declaration; unregister is busy while a call runs, then removes the
 // Crew; a second account never sees it.
 TEST_F(FunctionsDeclaration, ReloadReplacesAndUnregisterWaitsForCalls_R_F1) {
