@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "agentworks/error.hpp"
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("server"));
   CLI::App app{"agentworks reference message server"};
   ServeOptions opt;
-  app.add_option("--listen", opt.listen, "IPV4:PORT to listen on (PORT 0 picks a free port)")->capture_default_str();
+  app.add_option("--listen", opt.listen, "IPV4:PORT or [IPV6]:PORT to listen on (PORT 0 picks a free port)")->capture_default_str();
   app.add_option("--data", opt.data_dir, "data directory (created 0700): the SQLite store and logs");
   app.add_option("--store", opt.store_url,
                  "postgresql://USER@HOST[:PORT]/DB: keep the store in PostgreSQL (shared by replicas) instead of "
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
                  "call folders of a Crew are swept at most this often")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
 
+  app.add_option("--crew-root", l.crew_roots,
+                 "a folder in which accounts other than the owner may register Crews (repeatable; default: none, "
+                 "only the owner registers Crews)")
+      ->check(CLI::ExistingDirectory)
+      ->transform([](std::string dir) { return std::filesystem::canonical(dir).string(); });
   app.add_option("--call-lease-seconds", l.call_lease_seconds,
                  "PostgreSQL replicas: a call whose replica stopped renewing its lease this long is interrupted")
       ->capture_default_str()->check(CLI::Range(1, 3600));

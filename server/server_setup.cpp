@@ -206,18 +206,9 @@ int serve(const ServeOptions& options) {
   std::optional<Checkpointer> checkpointer;
   if (store.engine() == db::Engine::sqlite) checkpointer.emplace(store.db_path());
 
-  const auto colon = opt.listen.rfind(':');
-  if (colon == std::string::npos) throw Error(ErrorCode::usage, "--listen must be IPV4:PORT, e.g. 127.0.0.1:0");
-  int port = -1;
-  try {
-    std::size_t used = 0;
-    port = std::stoi(opt.listen.substr(colon + 1), &used);
-    if (used != opt.listen.size() - colon - 1) port = -1;
-  } catch (const std::exception&) {
-    port = -1;
-  }
-  HttpServer http(store, opt.limits, opt.listen.substr(0, colon), port, tls.get(), opt.tls_cert);
-  std::printf("listening on %s://%s:%d\n", tls ? "https" : "http", opt.listen.substr(0, colon).c_str(), http.port());
+  const ListenAddress address = parse_listen_address(opt.listen);
+  HttpServer http(store, opt.limits, address, tls.get(), opt.tls_cert);
+  std::printf("listening on %s://%s:%d\n", tls ? "https" : "http", address.url_host().c_str(), http.port());
   std::fflush(stdout);
   spdlog::info("store {}, logs in {}; at most {} open connections (open-file limit {})", store.describe(),
                dir.string(), opt.limits.max_connections, fd_limit);

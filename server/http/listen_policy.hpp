@@ -10,6 +10,16 @@ namespace agentworks::server {
 
 class TlsContext;
 
+// --listen, parsed: `IPV4:PORT` or `[IPV6]:PORT` (PORT 0 picks a free port).
+struct ListenAddress {
+  std::string host;  // without brackets
+  int port = 0;
+  bool ipv6 = false;
+  std::string url_host() const { return ipv6 ? "[" + host + "]" : host; }  // as it appears in a URL
+};
+// Throws Error(usage) saying the two accepted forms for anything else.
+ListenAddress parse_listen_address(const std::string& listen);
+
 struct ListenSecurity {
   std::string listen;  // --listen HOST:PORT
   std::string tls_cert;

@@ -64,37 +64,53 @@ struct HttpServer::Impl {
 
 namespace {
 
-int listen_on(const std::string& host, int port) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (port < 0 || port > 65535 || inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1)
-    throw Error(ErrorCode::usage, "--listen must be IPV4:PORT, e.g. 127.0.0.1:0");
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+int listen_on(const ListenAddress& a) {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  const auto port = htons(static_cast<std::uint16_t>(a.port));
+  bool parsed = false;
+  if (a.ipv6) {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = port;
+    parsed = inet_pton(AF_INET6, a.host.c_str(), &v6->sin6_addr) == 1;
+    length = sizeof *v6;
+  } else {
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+    v4->sin_family = AF_INET;
+    v4->sin_port = port;
+    parsed = inet_pton(AF_INET, a.host.c_str(), &v4->sin_addr) == 1;
+    length = sizeof *v4;
+  }
+  if (!parsed) throw Error(ErrorCode::usage, "--listen must be IPV4:PORT or [IPV6]:PORT, e.g. 127.0.0.1:0");
+  const int fd = ::socket(a.ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw Error(ErrorCode::internal, std::string("socket: ") + std::strerror(errno));
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  // [::]:PORT is IPv6 only: the IPv4 rule (loopback, TLS) is judged on IPv4 addresses alone.
+  if (a.ipv6) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
   // No Nagle: small SSE frames must not wait for the client's delayed ACK (accepted sockets inherit this).
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   // SOMAXCONN-sized backlog: a thousand streams may connect at once.
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&storage), length) != 0 || ::listen(fd, SOMAXCONN) != 0) {
     const std::string why = std::strerror(errno);
     ::close(fd);
-    throw Error(ErrorCode::usage, "cannot listen on " + host + ":" + std::to_string(port) + ": " + why);
+    throw Error(ErrorCode::usage, "cannot listen on " + a.url_host() + ":" + std::to_string(a.port) + ": " + why);
   }
   return fd;
 }
 
 int bound_port(int fd) {
-  sockaddr_in addr{};
+  sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return ntohs(addr.sin_port);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
 }  // namespace
 
-HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& host, int port, const TlsContext* tls,
+HttpServer::HttpServer(Store& store, const Limits& limits, const ListenAddress& address, const TlsContext* tls,
                        const std::string& tls_cert)
     : impl_(std::make_unique<Impl>(store)) {
   std::signal(SIGPIPE, SIG_IGN);
@@ -123,7 +139,7 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
   }
   s.dispatcher = std::make_unique<Dispatcher>(store, *s.hub, *s.batch);
 
-  const int fd = listen_on(host, port);
+  const int fd = listen_on(address);
   s.port = bound_port(fd);
   functions::RunnerConfig runner_config;
   std::error_code ec;
@@ -135,7 +151,10 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const std::string& ho
                                      "and runs every function call; reinstall agentworks");
   runner_config.agentworks_cli = functions::find_agentworks_cli(self.parent_path());
   runner_config.server_url = std::string(tls != nullptr ? "https://" : "http://") +
-                             (host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" + std::to_string(s.port);
+                             (address.host == "0.0.0.0" ? std::string("127.0.0.1")
+                              : address.host == "::"    ? std::string("[::1]")
+                                                        : address.url_host()) +
+                             ":" + std::to_string(s.port);
   if (tls != nullptr) runner_config.server_ca_file = std::filesystem::absolute(tls_cert).string();
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);
   s.batch->set_after_commit([&s](const StoreEvents& events) { s.runner->on_committed(events); });

@@ -1,6 +1,8 @@
 // The HTTP server: one libevent event loop, evhttp, the dispatcher, the group-commit batch and the hub.
 #pragma once
 
+#include "http/listen_policy.hpp"
+
 #include <memory>
 #include <string>
 
@@ -13,9 +15,9 @@ class TlsContext;
 
 class HttpServer {
  public:
-  // Binds host:port (port 0 picks a free one); throws agentworks::Error on failure. With `tls` (kept alive by the
-  // caller) every connection is TLS; `tls_cert` is then what function executions trust for their own requests.
-  HttpServer(Store& store, const Limits& limits, const std::string& host, int port, const TlsContext* tls = nullptr,
+  // Binds the address (port 0 picks a free one); throws agentworks::Error on failure. With `tls` (kept alive by
+  // the caller) every connection is TLS; `tls_cert` is then what function executions trust for their own requests.
+  HttpServer(Store& store, const Limits& limits, const ListenAddress& address, const TlsContext* tls = nullptr,
              const std::string& tls_cert = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
