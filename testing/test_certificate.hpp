@@ -15,4 +15,9 @@ struct TestCertificate {
 // Writes NAME.crt and NAME.key into `dir`; throws std::runtime_error with openssl's output when it fails.
 TestCertificate make_test_certificate(const std::filesystem::path& dir, const std::string& name);
 
+// The same kind of certificate, valid from now + `not_before_seconds` to now + `not_after_seconds` (negative: in
+// the past), made with OpenSSL's library (the command cannot date a certificate back).
+TestCertificate make_dated_test_certificate(const std::filesystem::path& dir, const std::string& name,
+                                            long not_before_seconds, long not_after_seconds);
+
 }  // namespace agentworks::testing

@@ -28,6 +28,7 @@ struct ServerAnswer {
   nlohmann::json body;       // null when the body is not JSON
   std::optional<std::time_t> date;  // the Date header, when present and well formed
   std::time_t received_at = 0;      // local time when the answer arrived
+  std::optional<std::time_t> certificate_expires;  // https: when the server's certificate stops being valid
   std::string error;                // why there is no answer (transport failure)
   std::string error_code;           // the error's code name (unreachable, untrusted_certificate, usage, …)
 };

@@ -43,6 +43,22 @@ std::string no_proxy_list() {
   return list;
 }
 
+// The server's own certificate's "Expire date" (e.g. "Dec  6 14:00:00 2026 GMT") from libcurl's certificate info.
+std::optional<std::time_t> leaf_certificate_expiry(CURL* curl) {
+  curl_certinfo* info = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_CERTINFO, &info) != CURLE_OK || info == nullptr || info->num_of_certs < 1)
+    return std::nullopt;
+  for (curl_slist* field = info->certinfo[0]; field != nullptr; field = field->next) {
+    const std::string text = field->data;
+    if (text.rfind("Expire date:", 0) != 0) continue;
+    std::tm tm{};
+    const char* end = strptime(text.c_str() + 12, "%b %d %H:%M:%S %Y GMT", &tm);
+    if (end == nullptr) return std::nullopt;
+    return timegm(&tm);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::time_t> parse_http_date(const std::string& text) {
@@ -113,6 +129,8 @@ ServerAnswer probe_get(const std::string& base_url, const std::string& path, con
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "agentworks-doctor/0.1.0");
   apply_server_trust(curl, ca_file);
+  const bool https = url.rfind("https://", 0) == 0;
+  if (https) curl_easy_setopt(curl, CURLOPT_CERTINFO, 1L);
   const CURLcode rc = curl_easy_perform(curl);
   answer.received_at = std::time(nullptr);
   curl_slist_free_all(headers);
@@ -126,6 +144,7 @@ ServerAnswer probe_get(const std::string& base_url, const std::string& path, con
     return answer;
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &answer.status);
+  if (https) answer.certificate_expires = leaf_certificate_expiry(curl);
   curl_easy_cleanup(curl);
   answer.answered = true;
   answer.body = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);

@@ -2,6 +2,7 @@
 // GET /v1/whoami with the saved token says the login is valid (401 = revoked or unknown), and the Date header of
 // the health answer against local time says whether the clocks agree.
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "doctor/doctor_check.hpp"
@@ -17,6 +18,8 @@ constexpr long kSkewWarnSeconds = 5;
 constexpr long kSkewFailSeconds = 60;
 
 const std::string kLoginFix = "agentworks up (embedded server), or: agentworks login --server URL --token-stdin";
+
+constexpr std::time_t kCertificateWarningSeconds = 14 * 86400;
 
 std::string server_of(State& state) { return state.login() ? state.login()->server_url : std::string("-"); }
 
@@ -38,6 +41,17 @@ std::vector<Finding> check_server(State& state) {
     return one(Status::fail, server_of(state) + " answered GET /v1/health with HTTP " + std::to_string(h.status) +
                                  ", not an agentworks health answer",
                "agentworks login --server URL --token-stdin (the URL of an agentworks server)");
+  }
+  // A certificate that runs out soon takes every client down with it on that day: say so while there is time.
+  if (h.certificate_expires && *h.certificate_expires - h.received_at < kCertificateWarningSeconds) {
+    char date[32];
+    const std::tm* tm = std::gmtime(&*h.certificate_expires);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", tm);
+    const long days = static_cast<long>((*h.certificate_expires - h.received_at) / 86400);
+    return one(Status::warn,
+               server_of(state) + " answers, but its TLS certificate expires on " + date + " (in " +
+                   std::to_string(days) + " day" + (days == 1 ? "" : "s") + "); clients refuse it from then on",
+               "renew the certificate and restart agentworks-server with it (--tls-cert FILE --tls-key FILE)");
   }
   return one(Status::ok, server_of(state) + " answers, version " + text_or(h.body, "version", "?"));
 }

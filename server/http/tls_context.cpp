@@ -48,6 +48,27 @@ EVP_PKEY* read_private_key(const std::string& key_file) {
   return key;
 }
 
+std::string asn1_time_text(const ASN1_TIME* t) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  if (bio == nullptr) return "?";
+  ASN1_TIME_print(bio, t);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string text(data != nullptr && n > 0 ? std::string(data, static_cast<std::size_t>(n)) : std::string("?"));
+  BIO_free(bio);
+  return text;
+}
+
+// Why a certificate cannot be served now ("" when it can): every client would refuse an expired or not yet valid
+// one, so the server says so at start with the dates instead of failing each handshake.
+std::string validity_problem(X509* cert) {
+  const ASN1_TIME* not_before = X509_get0_notBefore(cert);
+  const ASN1_TIME* not_after = X509_get0_notAfter(cert);
+  if (X509_cmp_current_time(not_after) < 0) return "expired on " + asn1_time_text(not_after);
+  if (X509_cmp_current_time(not_before) > 0) return "is not valid before " + asn1_time_text(not_before);
+  return "";
+}
+
 }  // namespace
 
 TlsContext::TlsContext(const std::string& cert_file, const std::string& key_file) {
@@ -70,6 +91,8 @@ TlsContext::TlsContext(const std::string& cert_file, const std::string& key_file
               "; give the private key the certificate was issued for";
   } else if (SSL_CTX_use_PrivateKey(ctx_, key) != 1) {
     problem = "cannot use --tls-key " + key_file + ": " + openssl_reason();
+  } else if (const std::string dates = validity_problem(SSL_CTX_get0_certificate(ctx_)); !dates.empty()) {
+    problem = "--tls-cert " + cert_file + " " + dates + " (clients refuse it); give a certificate valid now";
   }
   EVP_PKEY_free(key);
   if (!problem.empty()) {

@@ -217,6 +217,45 @@ TEST_F(TlsTest, KeyThatDoesNotMatchAndBadFilesAreRefused_R_T5) {
   EXPECT_FALSE(std::filesystem::exists(home_.path("refused-data")));
 }
 
+// R-T5: an expired or not yet valid certificate is refused at start with its dates (clients would refuse every
+// handshake), and nothing is created; a dated certificate valid now starts.
+TEST_F(TlsTest, ExpiredOrNotYetValidCertificateIsRefusedAtStart_R_T5) {
+  const TestCertificate expired = make_dated_test_certificate(home_.root(), "expired", -10 * 86400, -86400);
+  const ProcessResult old =
+      run_server_expecting_refusal(home_, {"--tls-cert", expired.cert.string(), "--tls-key", expired.key.string()});
+  EXPECT_EQ(old.exit_code, 2) << old.err;
+  EXPECT_NE(old.err.find("expired on"), std::string::npos) << old.err;
+  EXPECT_NE(old.err.find("GMT"), std::string::npos) << "the date: " << old.err;
+
+  const TestCertificate future = make_dated_test_certificate(home_.root(), "future", 86400, 10 * 86400);
+  const ProcessResult early =
+      run_server_expecting_refusal(home_, {"--tls-cert", future.cert.string(), "--tls-key", future.key.string()});
+  EXPECT_EQ(early.exit_code, 2) << early.err;
+  EXPECT_NE(early.err.find("is not valid before"), std::string::npos) << early.err;
+  EXPECT_FALSE(std::filesystem::exists(home_.path("refused-data")));
+
+  cert_ = make_dated_test_certificate(home_.root(), "current", -60, 86400);
+  start_tls_server();
+  EXPECT_EQ(server_->url().rfind("https://127.0.0.1:", 0), 0u) << server_->log();
+}
+
+// R-T5: doctor warns, with the date, when the server's certificate expires within two weeks.
+TEST_F(TlsTest, DoctorWarnsOfACertificateAboutToExpire_R_T5) {
+  cert_ = make_dated_test_certificate(home_.root(), "soon", -60, 3 * 86400 - 3600);
+  start_tls_server();
+  const Cli cli(home_.env());
+  ASSERT_EQ(login(cli, {"--ca-file", cert_.cert.string()}).exit_code, 0);
+  const CliResult doctor = cli.json({"doctor", "--provider", "cursor", "--project", home_.root().string()});
+  json server_check;
+  const json report = doctor.json();  // named: the loop must not iterate a dead temporary
+  for (const auto& c : report.at("checks"))
+    if (c.at("name") == "server") server_check = c;
+  ASSERT_TRUE(server_check.is_object()) << doctor.describe();
+  EXPECT_EQ(server_check.value("status", ""), "warn") << doctor.describe();
+  EXPECT_NE(server_check.dump().find("certificate expires on"), std::string::npos) << doctor.describe();
+  EXPECT_NE(server_check.dump().find("in 2 days"), std::string::npos) << doctor.describe();
+}
+
 TEST_F(TlsTest, ClientRefusesPlainHttpBeyondLoopback_R_T5) {
   const Cli cli(home_.env());
   const CliResult in = cli.json({"login", "--server", "http://192.0.2.1:7787", "--token-stdin"}, "token");
