@@ -52,6 +52,16 @@ int open_checked_dir(const fs::path& dir) {
       throw refuse(dir, "it is a symlink or not a directory",
                    "Remove it (rm " + dir.string() + ") and run `agentworks daemon start`.");
     }
+    if (err == EACCES) {
+      // A folder we may not open is someone else's: lstat needs no permission on the folder itself, so say whose.
+      struct stat st {};
+      if (::lstat(dir.c_str(), &st) == 0) {
+        if (auto why = unsafe_dir_reason(st, dir))
+          throw Error(ErrorCode::forbidden, "refusing to use the agentworks bridge socket: " + *why + "; nothing was sent");
+      }
+      throw refuse(dir, "you may not open it (" + std::string(std::strerror(err)) + ")",
+                   "It must be your own folder with mode 0700 (ls -ld " + dir.string() + ").");
+    }
     throw Error(ErrorCode::internal, "cannot open " + dir.string() + ": " + std::strerror(err));
   }
   struct stat st {};

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "testing/binaries.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/bridge_process.hpp"
 #include "testing/cli_runner.hpp"
@@ -130,6 +131,27 @@ TEST_F(SocketTrust, ListenerRunningAsAnotherUserIsRefused) {
   const Impostor impostor(home_, theirs.path() / "s", kOtherUser);
   fs::rename(theirs.path() / "s", dir / "bridge.sock");
   expect_every_client_refuses(home_, impostor, "runs as uid 65534");
+}
+
+// Another user's directory that the person cannot even open (mode 0700) is `forbidden` naming its owner, not an
+// internal error: the client runs as an unprivileged user, the directory belongs to root.
+TEST_F(SocketTrust, ForeignDirectoryThatCannotBeOpenedIsForbiddenNamingItsOwner) {
+  need_root();
+  const fs::path dir = home_.bridge_dir();
+  fs::create_directory(dir);
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);  // root's, and closed to the person below
+  for (fs::path p = dir.parent_path(); p != home_.root().parent_path(); p = p.parent_path()) {
+    ASSERT_EQ(::chown(p.c_str(), kOtherUser, kOtherUser), 0) << p;
+    ::chmod(p.c_str(), 0755);
+  }
+  EnvOverrides env = home_.env();
+  // setpriv keeps the environment (the temp HOME and XDG folders); runuser would reset HOME.
+  const ProcessResult r = run_process({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                       cli_binary(), "daemon", "status", "--json"},
+                                      RunOptions{env, std::nullopt, std::chrono::seconds(30), {}});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"forbidden\""), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("owned by uid 0"), std::string::npos) << r.out << r.err;
 }
 
 // A directory the person owns but left open to others is refused too: nobody else may reach the socket.
