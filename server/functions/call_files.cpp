@@ -148,6 +148,22 @@ FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::
   return page;
 }
 
+bool discard_call_folder(const fs::path& call_dir) {
+  const fs::path trash = call_dir.parent_path() / kCallTrash;
+  if (::mkdir(trash.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  return ::rename(call_dir.c_str(), (trash / call_dir.filename()).c_str()) == 0 || errno == ENOENT;
+}
+
+void empty_call_trash(const fs::path& calls_dir) {
+  const fs::path trash = calls_dir / kCallTrash;
+  std::vector<fs::path> seen;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(trash, fs::directory_options::none, ec), end;
+  for (; !ec && it != end && seen.size() < kMaxWalkedEntries; it.increment(ec)) seen.push_back(it->path());
+  // Pre-order: a folder comes before what it holds, so from the back every folder is reached after its entries.
+  for (auto p = seen.rbegin(); p != seen.rend(); ++p) fs::remove(*p, ec);
+}
+
 std::int64_t last_change(const fs::path& call_dir) {
   struct stat st {};
   if (::lstat(call_dir.c_str(), &st) != 0) return 0;

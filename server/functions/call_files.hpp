@@ -40,6 +40,13 @@ struct FilePage {
 FilePage read_call_file(const std::filesystem::path& call_dir, const std::string& name, std::int64_t offset,
                         std::int64_t limit);
 
+// Expired call folders leave at once by a rename into `.calls/.trash/` (one system call, whatever they hold);
+// empty_call_trash removes what one bounded walk of the trash finds (at most kMaxWalkedEntries entries, the
+// deepest first), so a huge folder goes over several sweeps and never in one request.
+inline constexpr const char* kCallTrash = ".trash";
+bool discard_call_folder(const std::filesystem::path& call_dir);  // false (and logged by the caller) on failure
+void empty_call_trash(const std::filesystem::path& calls_dir);
+
 // The newest modification time of the folder or anything under it (the cleanup clock; the walk is bounded like
 // the listing's, so a folder of more entries is judged by the first ones); 0 when it is gone.
 std::int64_t last_change(const std::filesystem::path& call_dir);

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "clock.hpp"
@@ -20,15 +22,15 @@ int sweep_call_outputs(Store& store, const Crew& crew, std::int64_t retention_se
     const std::filesystem::path dir = std::filesystem::path(crew.dir) / ".calls" / call_id;
     const std::int64_t changed = last_change(dir);
     if (changed != 0 && t - changed < retention_seconds) continue;
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-    if (ec) {
-      spdlog::warn("cannot remove the expired call folder {}: {}", dir.string(), ec.message());
+    if (!discard_call_folder(dir)) {
+      spdlog::warn("cannot move the expired call folder {} to the trash: {}", dir.string(), std::strerror(errno));
       continue;
     }
     mark_files_expired(store, call_id);
     ++removed;
   }
+  // The sweep runs inside a request: the trash is emptied a bounded walk at a time.
+  empty_call_trash(std::filesystem::path(crew.dir) / ".calls");
   return removed;
 }
 

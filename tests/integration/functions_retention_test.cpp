@@ -57,5 +57,39 @@ TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
   EXPECT_EQ(status(running_id).at("files_expired"), false);
 }
 
+// R-F6: an expired call's folder leaves at once (renamed into .calls/.trash, its files `expired`), whatever it
+// holds; the trash is emptied a bounded walk per sweep, so a huge folder goes over several sweeps, never in one
+// request.
+TEST_F(FunctionsRetention, AHugeFolderIsRemovedOverSeveralBoundedSweeps_R_F6) {
+  start_server({"--call-output-ttl-seconds", "1", "--call-sweep-interval-seconds", "0"});
+  make_crew("api", json::array({function_decl("many"), function_decl("report")}),
+            {{"tools/many.sh", "cd \"$FUNCTION_OUTPUT_DIR\" && seq 1 25000 | xargs touch && echo made"},
+             {"tools/report.sh", "echo report"}});
+  const std::string id = call_ok("api", "many").at("call_id").get<std::string>();
+  const json many = wait_terminal(id, std::chrono::seconds(60));
+  ASSERT_EQ(many.at("status"), "completed") << many.dump().substr(0, 2000);
+  const std::time_t since = std::time(nullptr);
+  ASSERT_TRUE(wait_until([&] { return std::time(nullptr) >= since + 3; }, std::chrono::seconds(8),
+                         std::chrono::milliseconds(50)));
+  const fs::path trash = crew_dir("api") / ".calls" / ".trash";
+  const auto left = [&] {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(trash, ec), end; !ec && it != end; it.increment(ec)) ++n;
+    return n;
+  };
+  ASSERT_EQ(call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("status"), "completed");
+  EXPECT_FALSE(fs::exists(call_dir("api", id))) << "the folder leaves at the first sweep";
+  EXPECT_EQ(status(id).at("files_expired"), true);
+  EXPECT_GT(left(), 10000u) << "one sweep removes at most 10,000 entries";
+  int sweeps = 1;
+  while (left() > 0 && sweeps < 10) {
+    ASSERT_EQ(call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("status"), "completed");
+    ++sweeps;
+  }
+  EXPECT_EQ(left(), 0u);
+  EXPECT_GE(sweeps, 3) << "25,000 entries at most 10,000 a sweep";
+}
+
 }  // namespace
 }  // namespace agentworks::testing
