@@ -14,6 +14,8 @@
 #include <csignal>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "agentworks/error.hpp"
 
 namespace agentworks::server::functions {
@@ -177,8 +179,20 @@ void Execution::read_status() {
     if (n <= 0) break;
     if (status_text_.size() < 4096) status_text_.append(buf, static_cast<std::size_t>(n));
   }
-  // "group N": the keeper runs the program without a PID namespace, in that process group.
-  if (group_ <= 0 && status_text_.rfind("group ", 0) == 0) group_ = std::atoi(status_text_.c_str() + 6);
+  // Whole lines: "group N" (the keeper runs the program without a PID namespace, in that process group) and
+  // "warning TEXT" come before the end line.
+  std::size_t nl = 0;
+  while (end_line_.empty() && (nl = status_text_.find('\n')) != std::string::npos) {
+    const std::string line = status_text_.substr(0, nl);
+    status_text_.erase(0, nl + 1);
+    if (line.rfind("group ", 0) == 0) {
+      group_ = std::atoi(line.c_str() + 6);
+    } else if (line.rfind("warning ", 0) == 0) {
+      spdlog::warn("function call execution (keeper pid {}): {}", pid_, line.substr(8));
+    } else {
+      end_line_ = line;
+    }
+  }
 }
 
 void Execution::on_stdout(int, short, void* arg) {
@@ -275,13 +289,7 @@ void Execution::finish() {
   deliver_lines(stderr_partial_, on_line_, true, kMaxPartialLine);
   if (on_stdout_line_) deliver_lines(stdout_partial_, on_stdout_line_, true, kMaxEventLine);
   read_status();
-  // The end is the first line after the optional "group N" line.
-  std::string line = status_text_;
-  if (line.rfind("group ", 0) == 0) {
-    const auto nl = line.find('\n');
-    line = nl == std::string::npos ? std::string() : line.substr(nl + 1);
-  }
-  if (const auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
+  const std::string line = end_line_;
   ExecutionEnd end;
   if (line.rfind("exit ", 0) == 0) {
     end.kind = ExecutionEnd::Kind::exited;

@@ -83,7 +83,8 @@ class Execution {
   event* exit_ev_ = nullptr;
   event* after_exit_ev_ = nullptr;
   event* escalate_ev_ = nullptr;
-  std::string status_text_;  // the keeper's lines so far
+  std::string status_text_;  // the keeper's output not yet read as whole lines
+  std::string end_line_;     // "exit N", "signal N" or "spawn_failed REASON"
   int group_ = -1;           // the program's process group when the keeper runs it without a PID namespace
   std::string stdout_;
   bool stdout_truncated_ = false;

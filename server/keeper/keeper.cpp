@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,7 +42,8 @@ bool write_file(const char* path, const std::string& text) {
 // program runs in a process group of its own under this subreaper, and the server kills that group itself.
 enum class Isolation { pid_namespace, none, failed };
 Isolation enter_pid_namespace() {
-  if (::unshare(CLONE_NEWPID) == 0) return Isolation::pid_namespace;
+  // A mount namespace too: the namespace's first process mounts a /proc of its own (below).
+  if (::unshare(CLONE_NEWPID | CLONE_NEWNS) == 0) return Isolation::pid_namespace;
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   if (::unshare(CLONE_NEWUSER) != 0) return Isolation::none;
@@ -54,7 +56,7 @@ Isolation enter_pid_namespace() {
            std::strerror(errno));
     return Isolation::failed;
   }
-  return ::unshare(CLONE_NEWPID) == 0 ? Isolation::pid_namespace : Isolation::none;
+  return ::unshare(CLONE_NEWPID | CLONE_NEWNS) == 0 ? Isolation::pid_namespace : Isolation::none;
 }
 
 // Children of this process (descendants re-parented to it as the subreaper), from /proc.
@@ -225,6 +227,13 @@ int keeper_main(int argc, char** argv) {
     char c = 0;
     if (::read(alive[0], &c, 1) == 0) _exit(1);  // the keeper died before the line above
     ::close(alive[0]);
+    // /proc of this namespace, so that /proc/self, $$ and ps agree inside (sandboxes such as bubblewrap, which
+    // Codex runs its commands in, open /proc/<own pid>/ns). Mounts made here stay in this mount namespace.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      report(std::string("warning cannot mount /proc for the execution's PID namespace (") + std::strerror(errno) +
+             "): it sees the host's /proc");
+    }
     run_program(program, waited, true);  // it reports every end, a failed start included
     _exit(0);
   }

@@ -232,17 +232,18 @@ TEST_F(FunctionsCalling, TimedOutExecutionKeepsSlotUntilGone_R_F2) {
   start_server({"--crew-max-running", "1"});
   make_crew("api",
             json::array({function_decl("slow", {{"timeout_seconds", 1}}), function_decl("quick")}),
-            {{"tools/slow.sh", "trap '' TERM\n" + write_host_pid("slow.pid") + "echo run >> counter\n"
+            {{"tools/slow.sh", "trap '' TERM\necho run >> counter\n"
                                "while [ ! -e gate/open ]; do sleep 0.02; done"},
              {"tools/quick.sh", "echo quick"}});
   const std::string id = call_ok("api", "slow").at("call_id").get<std::string>();
-  const pid_t pid = read_pid(crew_dir("api") / "slow.pid");
+  const auto alive = [&] { return !processes_in(crew_dir("api"), "slow.sh").empty(); };
+  ASSERT_TRUE(wait_until(alive)) << "the slow script runs";
   bool probed_while_alive = false;
   // Until the process is gone, every call is busy; a call answered while the process was still alive after the
   // answer proves the slot was held.
-  while (process_alive(pid)) {
+  while (alive()) {
     const HttpResponse r = call(owner_http(), "api", "quick", json::object());
-    const bool alive_after = process_alive(pid);
+    const bool alive_after = alive();
     if (r.status == 201) {
       EXPECT_FALSE(alive_after) << "a call was accepted while the timed-out process was still running: " << describe(r);
       break;

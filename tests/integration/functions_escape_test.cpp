@@ -137,5 +137,18 @@ TEST_F(FunctionsEscape, DoubleForkAndSetsidDieWithTheCall_R_F6) {
   EXPECT_EQ(done.at("status"), "completed") << done.dump();
 }
 
+// Decision 0006: inside its PID namespace an execution has a /proc of its own, so $$ and /proc agree (sandboxes
+// such as bubblewrap, which Codex runs its commands in, open /proc/<own pid>).
+TEST_F(FunctionsEscape, AnExecutionSeesItsOwnProc) {
+  if (!pid_namespaces_allowed()) GTEST_SKIP() << "no PID namespaces here (the keeper falls back to a process group)";
+  start_server();
+  make_crew("api", json::array({function_decl("proc")}),
+            {{"tools/proc.sh", "[ \"$(readlink /proc/$$/ns/pid)\" = \"$(readlink /proc/self/ns/pid)\" ] && "
+                               "[ \"$(ls /proc | grep -c '^[0-9]')\" -lt 20 ] && echo own"}});
+  const json done = wait_terminal(call_ok("api", "proc").at("call_id").get<std::string>());
+  EXPECT_EQ(done.at("status"), "completed") << done.dump();
+  EXPECT_EQ(answer_of(done), "own") << done.dump();
+}
+
 }  // namespace
 }  // namespace agentworks::testing

@@ -13,19 +13,22 @@ namespace {
 
 class FunctionsRestart : public CrewTest {
  protected:
-  // A Crew whose `hold` function writes a progress line and a file, starts a background `sleep` (its pid in
-  // child.pid, its own in self.pid), counts its runs and blocks; `quick` completes at once.
+  // A Crew whose `hold` function writes a progress line and a file, starts a background `sleep 300`, counts its
+  // runs and blocks; `quick` completes at once. Its processes are found with hold_processes().
   void make_restart_crew() {
     make_crew("api", json::array({function_decl("hold"), function_decl("quick")}),
               {{"tools/hold.sh",
                 "echo run >> counter\n"
                 "echo 'saved progress' >&2\n"
                 "echo evidence > \"$FUNCTION_OUTPUT_DIR/evidence.txt\"\n"
-                + background_sleep("300", "\"$FUNCTION_OUTPUT_DIR/child.pid\"") +
-                write_host_pid("\"$FUNCTION_OUTPUT_DIR/self.pid\"") +
+                "sleep 300 &\n"
                 "while [ ! -e gate/open ]; do sleep 0.02; done\n"
                 "kill $! 2>/dev/null; echo released"},
                {"tools/quick.sh", "echo quick"}});
+  }
+  // The hold script and its sleep, running in the Crew folder.
+  std::size_t hold_processes() {
+    return processes_in(crew_dir("api"), "hold.sh").size() + processes_in(crew_dir("api"), "sleep 300").size();
   }
   // After a restart: a quick call that completes proves the server finished starting; the counter shows no rerun.
   void expect_never_rerun() {
@@ -52,12 +55,12 @@ TEST_F(FunctionsRestart, RestartDuringCallInterruptsNeverReruns_R_F6) {
   make_restart_crew();
   const std::string done = call_ok("api", "quick", json::object(), {{"wait_seconds", 20}}).at("call_id").get<std::string>();
   const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
-  const pid_t self = read_pid(call_dir("api", id) / "self.pid");
-  const pid_t child = read_pid(call_dir("api", id) / "child.pid");
+  ASSERT_TRUE(wait_until([&] { return !processes_in(crew_dir("api"), "sleep 300").empty(); }))
+      << "the script and its sleep run";
   ASSERT_TRUE(wait_status(id, [](const json& c) { return !c.at("messages").empty(); }).at("status") == "running");
 
   stop_server(/*graceful=*/true);
-  EXPECT_TRUE(wait_until([&] { return !process_alive(self) && !process_alive(child); }, std::chrono::seconds(20)))
+  EXPECT_TRUE(wait_until([&] { return hold_processes() == 0; }, std::chrono::seconds(20)))
       << "the execution outlived its server";
   start_again_same_port();
   expect_interrupted(id);
@@ -73,17 +76,15 @@ TEST_F(FunctionsRestart, KillNineKillsExecutionAndChildren_R_F6) {
   start_server();
   make_restart_crew();
   const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
-  const pid_t self = read_pid(call_dir("api", id) / "self.pid");
-  const pid_t child = read_pid(call_dir("api", id) / "child.pid");
-  ASSERT_TRUE(process_alive(self));
-  ASSERT_TRUE(process_alive(child));
+  ASSERT_TRUE(wait_until([&] { return !processes_in(crew_dir("api"), "sleep 300").empty(); }))
+      << "the script and its sleep run";
   wait_status(id, [](const json& c) { return !c.at("messages").empty(); });
 
   stop_server(/*graceful=*/false);
-  EXPECT_TRUE(wait_until([&] { return !process_alive(self); }, std::chrono::seconds(20)))
-      << "the execution survived kill -9 of its server (pid " << self << ")";
-  EXPECT_TRUE(wait_until([&] { return !process_alive(child); }, std::chrono::seconds(20)))
-      << "the execution's background child survived (pid " << child << ")";
+  EXPECT_TRUE(wait_until([&] { return processes_in(crew_dir("api"), "hold.sh").empty(); }, std::chrono::seconds(20)))
+      << "the execution survived kill -9 of its server";
+  EXPECT_TRUE(wait_until([&] { return processes_in(crew_dir("api"), "sleep 300").empty(); }, std::chrono::seconds(20)))
+      << "the execution's background child survived";
   // The gate opening now changes nothing: nothing is left to see it.
   open_gate(crew_dir("api"));
   start_again_same_port();

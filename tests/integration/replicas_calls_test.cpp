@@ -26,7 +26,6 @@ class ReplicaCalls : public CrewTest {
     make_crew("api", json::array({function_decl("hold"), function_decl("quick")}),
               {{"tools/hold.sh",
                 "echo run >> counter\n"
-                + write_host_pid("\"$FUNCTION_OUTPUT_DIR/self.pid\"") +
                 "while [ ! -e gate/open ]; do sleep 0.02; done\n"
                 "echo released"},
                {"tools/quick.sh", "echo quick"}});
@@ -88,10 +87,9 @@ TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_R_T4) {
   ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
   make_hold_crew();
   const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
-  ASSERT_TRUE(wait_file(call_dir("api", id) / "self.pid"));
-  const pid_t self = read_pid(call_dir("api", id) / "self.pid");
+  ASSERT_TRUE(wait_until([&] { return !processes_in(crew_dir("api"), "hold.sh").empty(); }));
   server_->kill();
-  EXPECT_TRUE(wait_until([&] { return !process_alive(self); }, std::chrono::seconds(20)))
+  EXPECT_TRUE(wait_until([&] { return processes_in(crew_dir("api"), "hold.sh").empty(); }, std::chrono::seconds(20)))
       << "the execution outlived its replica";
   const HttpClient at_b(b.url(), owner_token());
   const json interrupted = wait_status_at(at_b, id, "interrupted");

@@ -1,5 +1,8 @@
 #include "support/crew_fixture.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 
 #include <fstream>
 #include <stdexcept>
@@ -130,6 +133,22 @@ bool CrewTest::wait_file(const fs::path& path, std::chrono::milliseconds timeout
 
 bool CrewTest::wait_lines(const fs::path& path, std::size_t lines, std::chrono::milliseconds timeout) {
   return wait_until([&] { return line_count(path) >= lines; }, timeout);
+}
+
+std::vector<pid_t> CrewTest::processes_in(const fs::path& dir, const std::string& part) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code link_ec;
+    if (fs::read_symlink(it->path() / "cwd", link_ec) != dir || link_ec) continue;
+    std::ifstream in(it->path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(part) != std::string::npos) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
 }
 
 pid_t CrewTest::read_pid(const fs::path& path) {

@@ -80,16 +80,11 @@ class CrewTest : public MessagingTest {
                          std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // A pid a script wrote to `path`, once the file holds one.
   static pid_t read_pid(const std::filesystem::path& path);
-  // A shell line writing the pid of the shell that runs it, as this test sees it, to FILE (a shell word): an
-  // execution may run in a PID namespace of its own, where $$ and $! are the namespace's numbers; /proc is the
-  // host's, and a builtin's redirection opens /proc/self/stat in the shell itself.
-  static std::string write_host_pid(const std::string& file) {
-    return "read -r host_pid _ < /proc/self/stat; echo $host_pid > " + file + "\n";
-  }
-  // A shell line starting `sleep SECONDS` in the background with its host pid in FILE; $! names it inside.
-  static std::string background_sleep(const std::string& seconds, const std::string& file) {
-    return "sh -c 'read -r p _ < /proc/self/stat; echo $p > \"$1\"; exec sleep " + seconds + "' sh " + file + " &\n";
-  }
+  // The processes (as this test sees them) whose working directory is `dir` and whose command line, its arguments
+  // joined by spaces, holds `part`. An execution runs in a PID namespace of its own with its own /proc, where the
+  // pids it could write down are not this test's, so its processes are found this way: by the Crew folder they
+  // run in (unique per test) and what they run.
+  static std::vector<pid_t> processes_in(const std::filesystem::path& dir, const std::string& part = "");
 
   // Stops the server (SIGTERM, `graceful`, or SIGKILL like a crash) and starts it again on the same port and data.
   void stop_server(bool graceful);
