@@ -114,6 +114,18 @@ TEST_F(FunctionsCorrection, InvalidBothTimesFails_R_F5) {
   EXPECT_EQ(runs(), 4u);
 }
 
+// R-F5: a FIFO as the result file is refused as not a regular file, never opened for a blocking read: the call
+// fails with result_invalid and the server goes on answering.
+TEST_F(FunctionsCorrection, FifoAsResultFileIsRefusedWithoutBlocking_R_F5) {
+  start_server();
+  crew_with({{"fifo", "rm -f \"$FUNCTION_RESULT_FILE\"; mkfifo \"$FUNCTION_RESULT_FILE\"\necho 'no count'"}});
+  const json c = run("fifo");
+  EXPECT_EQ(c.at("status"), "failed") << c.dump();
+  EXPECT_EQ(c.at("error").value("code", ""), "result_invalid") << c.dump();
+  EXPECT_NE(c.dump().find("not a regular file"), std::string::npos) << c.dump();
+  EXPECT_EQ(owner_http().get("/v1/health").status, 200);
+}
+
 // R-F5: a non-zero exit, a kill and a timeout fail at once, even with an invalid result: no correction turn.
 TEST_F(FunctionsCorrection, CrashKillTimeoutNeverCorrected_R_F5) {
   start_server();
