@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/path_inside.hpp"
 #include "agentworks/validation.hpp"
 #include "api/body.hpp"
 #include "api/function_json.hpp"
@@ -24,9 +25,7 @@ namespace {
 bool inside_any(const std::filesystem::path& dir, const std::vector<std::string>& roots) {
   const std::string d = dir.string();
   for (const auto& root : roots) {
-    if (d == root || (d.size() > root.size() && d.compare(0, root.size(), root) == 0 &&
-                      (root.back() == '/' || d[root.size()] == '/')))
-      return true;
+    if (d == root || path_inside(root, d)) return true;
   }
   return false;
 }

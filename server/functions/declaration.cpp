@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agentworks/error.hpp"
+#include "agentworks/path_inside.hpp"
 #include "agentworks/regular_file.hpp"
 #include "agentworks/validation.hpp"
 #include "functions/prompt_template.hpp"
@@ -52,12 +53,6 @@ int line_of(const std::string& text, const std::string& function_name, const std
                                                   "; the declaration in force is unchanged");
 }
 
-bool inside(const std::filesystem::path& dir, const std::filesystem::path& p) {
-  const std::string d = dir.string();
-  const std::string s = p.string();
-  return s.size() > d.size() && s.compare(0, d.size(), d) == 0 && s[d.size()] == '/';
-}
-
 // A command is a program on PATH by bare name, or a path inside the project (relative to it) that exists and is
 // executable; an absolute path or one that resolves outside the folder is refused.
 std::optional<std::string> command_problem(const std::string& program, const std::filesystem::path& crew_dir) {
@@ -66,7 +61,7 @@ std::optional<std::string> command_problem(const std::string& program, const std
   if (program.front() == '/') return "run.command[0] '" + program + "' is an absolute path: name a file inside the project (e.g. ./tools/run.sh) or a program on PATH";
   std::error_code ec;
   const auto resolved = std::filesystem::weakly_canonical(crew_dir / program, ec);
-  if (ec || !inside(crew_dir, resolved))
+  if (ec || !path_inside(crew_dir.string(), resolved.string()))
     return "run.command[0] '" + program + "' is outside the project folder";
   if (!std::filesystem::is_regular_file(resolved, ec))
     return "run.command[0] '" + program + "' does not exist in the project";

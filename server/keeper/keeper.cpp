@@ -118,19 +118,23 @@ std::string status_line(int status) {
   return "signal 9";
 }
 
+// A pipe (close-on-exec) and a fork; a failure of either is reported as spawn_failed and answers -1.
+pid_t fork_with_pipe(int (&fds)[2]) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    report(std::string("spawn_failed pipe: ") + std::strerror(errno));
+    return -1;
+  }
+  const pid_t child = ::fork();
+  if (child < 0) report(std::string("spawn_failed fork: ") + std::strerror(errno));
+  return child;
+}
+
 // Runs the program and reports its end; the signals in `waited` are blocked. `namespace_init`: this process is
 // pid 1 of the execution's PID namespace.
 int run_program(char** program, const sigset_t& waited, bool namespace_init) {
   int exec_error[2];
-  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
-    report(std::string("spawn_failed pipe: ") + std::strerror(errno));
-    return 1;
-  }
-  const pid_t child = ::fork();
-  if (child < 0) {
-    report(std::string("spawn_failed fork: ") + std::strerror(errno));
-    return 1;
-  }
+  const pid_t child = fork_with_pipe(exec_error);
+  if (child < 0) return 1;
   if (child == 0) {
     ::setpgid(0, 0);
     sigset_t none;
@@ -211,15 +215,8 @@ int keeper_main(int argc, char** argv) {
   // The namespace's first process runs the program. The keeper stays outside, where the program cannot reach it,
   // and holds the pipe whose end tells that process the keeper is gone (before its parent-death signal was set).
   int alive[2];
-  if (::pipe2(alive, O_CLOEXEC) != 0) {
-    report(std::string("spawn_failed pipe: ") + std::strerror(errno));
-    return 1;
-  }
-  const pid_t init = ::fork();
-  if (init < 0) {
-    report(std::string("spawn_failed fork: ") + std::strerror(errno));
-    return 1;
-  }
+  const pid_t init = fork_with_pipe(alive);
+  if (init < 0) return 1;
   if (init == 0) {
     ::close(alive[1]);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the keeper killed: the namespace and everything in it go too

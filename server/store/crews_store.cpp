@@ -1,6 +1,7 @@
 #include "store/crews_store.hpp"
 
 #include "agentworks/error.hpp"
+#include "agentworks/path_inside.hpp"
 #include "agentworks/random.hpp"
 #include "agentworks/validation.hpp"
 #include "clock.hpp"
@@ -25,12 +26,7 @@ Crew crew_row(db::Statement& s) {
   return c;
 }
 
-bool nested(const std::string& a, const std::string& b) {
-  auto under = [](const std::string& dir, const std::string& p) {
-    return p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && (dir == "/" || p[dir.size()] == '/');
-  };
-  return a == b || under(a, b) || under(b, a);
-}
+bool nested(const std::string& a, const std::string& b) { return a == b || path_inside(a, b) || path_inside(b, a); }
 
 }  // namespace
 
