@@ -143,8 +143,9 @@ std::vector<pid_t> CrewTest::processes_in(const fs::path& dir, const std::string
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::error_code link_ec;
     if (fs::read_symlink(it->path() / "cwd", link_ec) != dir || link_ec) continue;
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // read_file, not istreambuf_iterator: a process that exits between open and read answers ESRCH, which the
+    // iterator turns into an exception; here it only means the process is gone.
+    std::string cmdline = read_file(it->path() / "cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(part) != std::string::npos) out.push_back(static_cast<pid_t>(std::stol(name)));
   }
