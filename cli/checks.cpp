@@ -30,12 +30,6 @@ void check_message_text(std::string_view text) {
   }
 }
 
-void check_submission_id(std::string_view id) {
-  if (!valid_client_id(id)) {
-    throw Error(ErrorCode::bad_request, "--submission-id must be 1-200 printable ASCII characters");
-  }
-}
-
 void check_range(std::string_view option, int value, int low, int high) {
   if (value < low || value > high) {
     throw Error(ErrorCode::bad_request, std::string(option) + " must be between " + std::to_string(low) +

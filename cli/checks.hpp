@@ -9,7 +9,6 @@ namespace agentworks::cli {
 
 void check_agent_name(std::string_view name);          // Error(invalid_name)
 void check_message_text(std::string_view text);        // Error(invalid_message)
-void check_submission_id(std::string_view id);         // Error(bad_request)
 void check_range(std::string_view option, int value, int low, int high);  // Error(bad_request)
 
 // --project DIR (default: the current directory) as an existing directory's canonical path, else Error(usage).

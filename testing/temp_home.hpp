@@ -51,6 +51,7 @@ class TempHome {
   std::filesystem::path runtime_dir() const { return root_ / "run"; }
   // Where the bridge's socket and lock live: ~/.local/state/agentworks/run, whatever XDG_* say.
   std::filesystem::path bridge_dir() const { return home() / ".local" / "state" / "agentworks" / "run"; }
+  // The documented path, spelled here on purpose: the tests check the product against it (docs/architecture.md).
   std::filesystem::path bridge_socket() const { return bridge_dir() / "bridge.sock"; }
   // A scratch path inside the temp root (logs, extra configs, server data).
   std::filesystem::path path(const std::string& name) const { return root_ / name; }

@@ -28,9 +28,7 @@ void BridgeMessageCommand::define_submission_id(Options& options) {
 
 void BridgeMessageCommand::add_submission_id(json& fields) const {
   if (submission_id_.empty()) return;
-  if (!valid_client_id(submission_id_)) {
-    throw Error(ErrorCode::usage, "--submission-id must be 1-200 printable ASCII characters");
-  }
+  check_submission_id(submission_id_, "--submission-id");
   fields["submission_id"] = submission_id_;
 }
 

@@ -43,7 +43,7 @@ class FunctionsCall final : public Command {
       throw Error(ErrorCode::usage,
                   "--args is not valid JSON: " + echo_typed(text) + "; pass e.g. '{\"text\":\"hi\"}'");
     }
-    if (submission_id_) check_submission_id(*submission_id_);
+    if (submission_id_) check_submission_id(*submission_id_, "--submission-id");
     check_range("--wait", wait_, 0, kMaxWaitSeconds);
     const json body = functions::call_body(function_, arguments, submission_id_, wait_);
     Config config = require_login(ctx);

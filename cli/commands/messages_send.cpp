@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/validation.hpp"
 #include "checks.hpp"
 #include "command.hpp"
 #include "output.hpp"
@@ -41,7 +42,7 @@ class MessagesSend final : public Command {
       body["agent_name"] = *agent_;
     }
     if (submission_id_) {
-      check_submission_id(*submission_id_);
+      check_submission_id(*submission_id_, "--submission-id");
       body["submission_id"] = *submission_id_;
     }
     std::string text = message_argument(message_);

@@ -83,9 +83,7 @@ json call_body(const std::string& function, const json& arguments, const std::op
   check("wait_seconds", wait_seconds, 0, kMaxWaitSeconds);
   json body = {{"function", function}, {"arguments", arguments}};
   if (submission_id) {
-    if (!valid_client_id(*submission_id)) {
-      throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
-    }
+    check_submission_id(*submission_id);
     body["submission_id"] = *submission_id;
   }
   if (wait_seconds > 0) body["wait_seconds"] = wait_seconds;

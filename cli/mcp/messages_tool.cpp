@@ -49,8 +49,7 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
       body["agent_name"] = *agent;
     }
     if (auto id = args.opt_string("submission_id")) {
-      if (!valid_client_id(*id))
-        throw Error(ErrorCode::bad_request, "messages: 'submission_id' must be 1-200 printable ASCII");
+      check_submission_id(*id, "messages: 'submission_id'");
       body["submission_id"] = *id;
     }
     const std::string message = args.string("message");

@@ -59,7 +59,7 @@ std::string message_arg(const std::string& tool_name, const json& args) {
 
 void add_submission_id(const std::string& tool_name, const json& args, json& fields) {
   if (auto id = opt_str(tool_name, args, "submission_id")) {
-    if (!valid_client_id(*id)) bad(tool_name, "'submission_id' must be 1-200 printable ASCII characters");
+    if (!valid_client_id(*id)) bad(tool_name, std::string("'submission_id' ") + kSubmissionIdRule);
     fields["submission_id"] = *id;
   }
 }

@@ -135,7 +135,7 @@ class LineReader {
 
 }  // namespace
 
-std::filesystem::path socket_path() { return paths::runtime_dir() / "bridge.sock"; }
+std::filesystem::path socket_path() { return paths::bridge_socket(); }
 
 std::string not_running_message() {
   return "the agentworks bridge is not running: start it with `agentworks daemon start` (or `agentworks up`)";

@@ -80,6 +80,8 @@ fs::path runtime_dir() {
   return home_dir() / ".local" / "state" / "agentworks" / "run";
 }
 
+fs::path bridge_socket() { return runtime_dir() / kBridgeSocketName; }
+
 fs::path data_dir() {
   if (const char* x = absolute_env("XDG_DATA_HOME")) return fs::path(x) / "agentworks";
   return home_dir() / ".local" / "share" / "agentworks";

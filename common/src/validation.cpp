@@ -1,5 +1,9 @@
 #include "agentworks/validation.hpp"
 
+#include <string>
+
+#include "agentworks/error.hpp"
+
 namespace agentworks {
 namespace {
 
@@ -134,6 +138,10 @@ std::string echo_typed(std::string_view text, std::size_t max_chars) {
     i += len;
   }
   return out;
+}
+
+void check_submission_id(std::string_view id, std::string_view field) {
+  if (!valid_client_id(id)) throw Error(ErrorCode::bad_request, std::string(field) + " " + kSubmissionIdRule);
 }
 
 bool valid_client_id(std::string_view id) {

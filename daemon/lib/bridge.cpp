@@ -8,25 +8,13 @@
 #include "native/native_router.hpp"
 #include "platform/log.hpp"
 #include "services/clock.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge {
 namespace {
 
 constexpr std::uint64_t kCleanupIntervalMs = 3600 * 1000;
 
-uv_timer_t* new_timer(uv_loop_t* loop, void* data) {
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop, t);
-  t->data = data;
-  return t;
-}
-
-void close_timer(uv_timer_t*& t) {
-  if (t == nullptr) return;
-  uv_timer_stop(t);
-  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  t = nullptr;
-}
 
 // "m42" -> 42; anything else -> 0 (not a mailbox cursor).
 std::int64_t mailbox_seq(const std::string& cursor) {
@@ -51,9 +39,9 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       http_(multi_),
       children_(options_.state_dir / "children"),
       outbox_(*this),
-      cleanup_timer_(new_timer(loop, this)),
-      reap_timer_(new_timer(loop, this)),
-      resume_timer_(new_timer(loop, this)),
+      cleanup_timer_(open_timer(loop, this)),
+      reap_timer_(open_timer(loop, this)),
+      resume_timer_(open_timer(loop, this)),
       channel_waiters_(loop),
       native_(std::make_unique<native::NativeRouter>(*this, outbox_)) {}
 
@@ -128,15 +116,11 @@ void Bridge::fatal(const std::string& what) {
   exit_code_ = 1;
   stopping_ = true;
   // Never tear down transfers from inside a curl callback: finish on the next loop turn.
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop_, t);
-  t->data = this;
   uv_timer_start(
-      t,
+      open_timer(loop_, this),
       [](uv_timer_t* timer) {
         auto* self = static_cast<Bridge*>(timer->data);
-        uv_close(reinterpret_cast<uv_handle_t*>(timer),
-                 [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+        close_timer(timer);
         self->shutdown(1);
       },
       0, 0);

@@ -22,7 +22,7 @@ class NoAnswer : public Error {
   using Error::Error;
 };
 
-// paths::runtime_dir()/bridge.sock: the same for every process of this user, whatever its environment.
+// paths::bridge_socket(): the same for every process of this user, whatever its environment.
 std::filesystem::path socket_path();
 
 // The message of the unreachable error, saying how to start the bridge.

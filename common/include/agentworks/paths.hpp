@@ -15,6 +15,9 @@ std::filesystem::path state_dir();
 // ~/.local/state/agentworks/run (bridge socket and lock), whatever the XDG variables say: every process of the
 // user finds the same bridge, even one an agent CLI started with a stripped environment.
 std::filesystem::path runtime_dir();
+// The bridge's socket: runtime_dir()/kBridgeSocketName. The bridge binds it, every client connects to it.
+inline constexpr const char* kBridgeSocketName = "bridge.sock";
+std::filesystem::path bridge_socket();
 // $XDG_DATA_HOME/agentworks, else ~/.local/share/agentworks.
 std::filesystem::path data_dir();
 // data_dir()/server: the embedded server's --data directory.

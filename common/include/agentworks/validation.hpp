@@ -47,4 +47,9 @@ std::string echo_typed(std::string_view text, std::size_t max_chars = 64);
 // Submission ids and other client-chosen ids: 1-200 printable ASCII characters.
 bool valid_client_id(std::string_view id);
 
+// The one rule for a submission id, as every refusal states it after the field's name (`submission_id` on the
+// wire, `--submission-id` on the command line), and its one check: Error(bad_request) when `id` breaks it.
+inline constexpr const char* kSubmissionIdRule = "must be 1-200 printable ASCII characters, without spaces";
+void check_submission_id(std::string_view id, std::string_view field = "submission_id");
+
 }  // namespace agentworks

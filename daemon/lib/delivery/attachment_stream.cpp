@@ -5,24 +5,12 @@
 #include "agentworks/server_trust.hpp"
 #include "platform/log.hpp"
 #include "platform/login_trust.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge {
 namespace {
 
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
-
-uv_timer_t* new_stream_timer(uv_loop_t* loop, void* data) {
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop, t);
-  t->data = data;
-  return t;
-}
-
-void close_stream_timer(uv_timer_t* t) {
-  uv_timer_stop(t);
-  t->data = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
 
 std::string reason_for_status(long status, const std::string& body) {
   if (status == 401) return "unauthenticated";
@@ -50,13 +38,13 @@ AttachmentStream::AttachmentStream(uv_loop_t* loop, CurlMulti& multi, TurnBudget
       tuning_(tuning),
       parser_([this](const SseEvent& e) { handle_event(e); }),
       rng_(std::random_device{}()),
-      watchdog_(new_stream_timer(loop, this)),
-      retry_(new_stream_timer(loop, this)) {}
+      watchdog_(open_timer(loop, this)),
+      retry_(open_timer(loop, this)) {}
 
 AttachmentStream::~AttachmentStream() {
   stop();
-  close_stream_timer(watchdog_);
-  close_stream_timer(retry_);
+  close_timer(watchdog_);
+  close_timer(retry_);
 }
 
 const char* AttachmentStream::state() const {

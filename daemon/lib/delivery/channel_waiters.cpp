@@ -1,23 +1,18 @@
 #include "delivery/channel_waiters.hpp"
+#include "platform/uv_handle.hpp"
 
 #include <algorithm>
 #include <utility>
 
 namespace agentworks::bridge {
 
-ChannelWaiters::ChannelWaiters(uv_loop_t* loop) : timer_(new uv_timer_t) {
-  uv_timer_init(loop, timer_);
-  timer_->data = this;
-}
+ChannelWaiters::ChannelWaiters(uv_loop_t* loop) : timer_(open_timer(loop, this)) {}
 
 ChannelWaiters::~ChannelWaiters() { stop(); }
 
 void ChannelWaiters::stop() {
   waiters_.clear();
-  if (timer_ == nullptr) return;
-  uv_timer_stop(timer_);
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  timer_ = nullptr;
+  close_timer(timer_);
 }
 
 void ChannelWaiters::park(const std::string& attachment_id, std::chrono::milliseconds wait, Reply reply,

@@ -1,4 +1,6 @@
 #include "delivery/delivery_batch.hpp"
+#include "delivery/offer_flow.hpp"
+#include "services/delivery_services.hpp"
 
 #include <algorithm>
 
@@ -40,6 +42,17 @@ DeliveryText batch_text(const AttachmentRow& row, const OfferBatch& batch, std::
                         std::int64_t still_pending, const DeliveryNotices& notices) {
   return format_delivery(delivery_messages(batch.messages),
                          context_for(row, batch.guidance, max_units, still_pending, notices));
+}
+
+OfferedText offered_text(DeliveryServices& bridge, const AttachmentRow& row, const OfferBatch& batch,
+                         std::int64_t max_units, const DeliveryNotices& notices) {
+  OfferedText out;
+  out.still_pending = bridge.journal().counts(row.attachment_id).pending;
+  out.text = batch_text(row, batch, max_units, out.still_pending, notices);
+  std::vector<std::string> left_out;
+  for (std::size_t i = out.text.included; i < batch.messages.size(); ++i) left_out.push_back(batch.messages[i].message_id);
+  settle_offers(bridge, left_out, false);
+  return out;
 }
 
 }  // namespace agentworks::bridge

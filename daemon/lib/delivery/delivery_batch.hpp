@@ -10,6 +10,10 @@
 #include "state/journal.hpp"
 
 namespace agentworks::bridge {
+class DeliveryServices;
+}
+
+namespace agentworks::bridge {
 
 // The cached Message JSON of each message as the formatter's fields.
 std::vector<DeliveryMessage> delivery_messages(const std::vector<CachedMessage>& cached);
@@ -24,5 +28,15 @@ std::vector<std::string> fitting_prefix(Journal& journal, const AttachmentRow& r
 // The text for a batch just persisted as offered; `still_pending` is what waits after it.
 DeliveryText batch_text(const AttachmentRow& row, const OfferBatch& batch, std::int64_t max_units,
                         std::int64_t still_pending, const DeliveryNotices& notices = {});
+
+// What every route does with a batch release_and_offer() just offered: its text, with the notices its prefix was
+// chosen with, and the offered messages that did not fit settled back as not emitted (R-B6: the next delivery
+// lists them). `still_pending` is what waits after the batch.
+struct OfferedText {
+  DeliveryText text;
+  std::int64_t still_pending = 0;
+};
+OfferedText offered_text(DeliveryServices& bridge, const AttachmentRow& row, const OfferBatch& batch,
+                         std::int64_t max_units, const DeliveryNotices& notices);
 
 }  // namespace agentworks::bridge

@@ -8,6 +8,7 @@
 
 #include "agentworks/environment.hpp"
 #include "platform/log.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -140,12 +141,10 @@ std::chrono::milliseconds notify_after_from_env() {
 }
 
 WaitingWatch::WaitingWatch(uv_loop_t* loop, std::function<std::vector<WaitSample>()> sample)
-    : sample_(std::move(sample)), episodes_(notify_after_from_env()), notifier_(loop), timer_(new uv_timer_t) {
+    : sample_(std::move(sample)), episodes_(notify_after_from_env()), notifier_(loop), timer_(open_timer(loop, this)) {
   // Check a few times per threshold, at least every 50 ms and at most every 15 s.
   const auto after = static_cast<std::uint64_t>(notify_after_from_env().count());
   interval_ms_ = std::clamp<std::uint64_t>(after / 4, 50, 15000);
-  uv_timer_init(loop, timer_);
-  timer_->data = this;
 }
 
 WaitingWatch::~WaitingWatch() { stop(); }
@@ -157,10 +156,7 @@ void WaitingWatch::start() {
 }
 
 void WaitingWatch::stop() {
-  if (timer_ == nullptr) return;
-  uv_timer_stop(timer_);
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  timer_ = nullptr;
+  close_timer(timer_);
 }
 
 void WaitingWatch::tick() {

@@ -8,6 +8,7 @@
 #include "services/clock.hpp"
 #include "services/server_calls.hpp"
 #include "state/journal.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge {
 
@@ -15,20 +16,14 @@ using nlohmann::json;
 
 namespace {
 
-void close_timer(uv_timer_t* t) {
-  uv_timer_stop(t);
-  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
 
 }  // namespace
 
 Outbox::Outbox(ServerCalls& bridge)
-    : bridge_(bridge), retry_timer_(new uv_timer_t), wait_timer_(new uv_timer_t), rng_(std::random_device{}()) {
-  uv_timer_init(bridge.loop(), retry_timer_);
-  retry_timer_->data = this;
-  uv_timer_init(bridge.loop(), wait_timer_);
-  wait_timer_->data = this;
-}
+    : bridge_(bridge),
+      retry_timer_(open_timer(bridge.loop(), this)),
+      wait_timer_(open_timer(bridge.loop(), this)),
+      rng_(std::random_device{}()) {}
 
 Outbox::~Outbox() { stop(); }
 

@@ -11,6 +11,7 @@
 
 #include "agentworks/paths.hpp"
 #include "native/websocket_frames.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge::native {
 
@@ -31,9 +32,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     pipe_ = new uv_pipe_t;
     uv_pipe_init(loop_, pipe_, 0);
     pipe_->data = new std::shared_ptr<Exchange>(shared_from_this());
-    timer_ = new uv_timer_t;
-    uv_timer_init(loop_, timer_);
-    timer_->data = pipe_->data;
+    timer_ = open_timer(loop_, pipe_->data);
     uv_timer_start(
         timer_, [](uv_timer_t* t) { self_of(t)->finish(DirectOutcome::unavailable, "no answer in time"); },
         static_cast<std::uint64_t>(timeout.count()), 0);
@@ -162,8 +161,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (finished_) return;
     finished_ = true;
     if (outcome == DirectOutcome::unavailable && sent_add_) outcome = DirectOutcome::ambiguous;  // the deadline
-    uv_timer_stop(timer_);
-    uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    close_timer(timer_);
     uv_close(reinterpret_cast<uv_handle_t*>(pipe_), [](uv_handle_t* h) {
       delete static_cast<std::shared_ptr<Exchange>*>(h->data);  // the last owner: the exchange goes with the pipe
       delete reinterpret_cast<uv_pipe_t*>(h);

@@ -43,7 +43,7 @@ void on_queue_handle_closed(uv_handle_t* h) {
   if (--run->open_handles == 0) delete run;
 }
 
-void close_handle(uv_handle_t* h) {
+void close_embedded(uv_handle_t* h) {
   if (uv_is_closing(h) != 0) return;
   uv_close(h, on_queue_handle_closed);
 }
@@ -52,10 +52,10 @@ void finish(ChildRun* run) {
   if (run->reported) return;
   run->reported = true;
   uv_timer_stop(&run->timer);
-  close_handle(reinterpret_cast<uv_handle_t*>(&run->out));
-  close_handle(reinterpret_cast<uv_handle_t*>(&run->err));
-  close_handle(reinterpret_cast<uv_handle_t*>(&run->timer));
-  close_handle(reinterpret_cast<uv_handle_t*>(&run->process));
+  close_embedded(reinterpret_cast<uv_handle_t*>(&run->out));
+  close_embedded(reinterpret_cast<uv_handle_t*>(&run->err));
+  close_embedded(reinterpret_cast<uv_handle_t*>(&run->timer));
+  close_embedded(reinterpret_cast<uv_handle_t*>(&run->process));
   auto done = std::move(run->done);
   QueueRunEnd end = std::move(run->end);
   done(std::move(end));  // the run is freed once its handles are closed, after this returns

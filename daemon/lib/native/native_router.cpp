@@ -27,6 +27,7 @@
 #include "platform/log.hpp"
 #include "services/clock.hpp"
 #include "services/delivery_services.hpp"
+#include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge::native {
 
@@ -160,20 +161,14 @@ struct PushState {
 };
 
 NativeRouter::NativeRouter(DeliveryServices& bridge, Outbox& outbox)
-    : bridge_(bridge), outbox_(outbox), notifier_(bridge.loop()), timer_(new uv_timer_t) {
-  uv_timer_init(bridge_.loop(), timer_);
-  timer_->data = this;
-}
+    : bridge_(bridge), outbox_(outbox), notifier_(bridge.loop()), timer_(open_timer(bridge.loop(), this)) {}
 
 NativeRouter::~NativeRouter() { stop(); }
 
 void NativeRouter::stop() {
   stopped_ = true;
   for (auto& [id, r] : routes_) r->tui_watch.reset();  // their handles must not keep the loop alive
-  if (timer_ == nullptr) return;
-  uv_timer_stop(timer_);
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  timer_ = nullptr;
+  close_timer(timer_);
 }
 
 NativeRouter::Route* NativeRouter::find(const std::string& attachment_id) {
@@ -473,19 +468,13 @@ void NativeRouter::push_offered(const std::shared_ptr<PushState>& st, const Deli
                                 const OfferOutcome& outcome) {
   const auto& att = outcome.row;
   const auto& batch = outcome.batch;
-  const auto still = bridge_.journal().counts(att.attachment_id).pending;
-  const auto text = batch_text(att, batch, kBudget, still, notices);
+  const auto text = offered_text(bridge_, att, batch, kBudget, notices).text;
   if (text.text.empty()) {
     finished(st->attachment_id);
     return;
   }
   std::vector<CachedMessage> included(batch.messages.begin(),
                                       batch.messages.begin() + static_cast<std::ptrdiff_t>(text.included));
-  std::vector<std::string> left_out;
-  for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
-    left_out.push_back(batch.messages[i].message_id);
-  }
-  settle_offers(bridge_, left_out, false);  // offered but not in the text: the next delivery lists them
   st->lost_listed = text.lost_listed;
   st->pushed = true;
   const auto guidance = batch.guidance;

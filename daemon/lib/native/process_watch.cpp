@@ -1,4 +1,5 @@
 #include "native/process_watch.hpp"
+#include "platform/uv_handle.hpp"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,14 +26,6 @@ int open_pidfd(long pid) {
 #endif
 }
 
-template <typename H>
-void close_and_free(H*& h) {
-  if (h == nullptr) return;
-  h->data = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(h), [](uv_handle_t* p) { delete reinterpret_cast<H*>(p); });
-  h = nullptr;
-}
-
 }  // namespace
 
 ProcessWatch::ProcessWatch(uv_loop_t* loop, process::ProcessKey key, std::function<void()> ended)
@@ -52,9 +45,7 @@ ProcessWatch::ProcessWatch(uv_loop_t* loop, process::ProcessKey key, std::functi
     }
   }
   // Without a pidfd, or when the process ended before it was opened, a timer checks (its first tick at once).
-  timer_ = new uv_timer_t;
-  uv_timer_init(loop, timer_);
-  timer_->data = this;
+  timer_ = open_timer(loop, this);
   uv_timer_start(timer_, &ProcessWatch::on_tick, 0, poll_ != nullptr ? 0 : kTickMs);
 }
 
@@ -73,7 +64,7 @@ void ProcessWatch::close_handles() {
     ::close(pidfd_);
   }
   pidfd_ = -1;
-  close_and_free(timer_);
+  close_handle(timer_);
 }
 
 void ProcessWatch::on_poll(uv_poll_t* handle, int, int) {

@@ -119,17 +119,7 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
     return fitting_prefix(bridge.journal(), att, releasable, guidance, max_chars, notices);
   };
   answer.offered = [&bridge, key, max_chars, notices, listed](const AttachmentRow& r, const OfferBatch& batch) {
-    const auto still_pending = bridge.journal().counts(r.attachment_id).pending;
-    const auto text = batch_text(r, batch, max_chars, still_pending, notices);
-    if (text.included < batch.messages.size()) {
-      log::warn("deliver: " + std::to_string(batch.messages.size() - text.included) +
-                " offered messages did not fit the text; they stay readable with an explicit mailbox read");
-      std::vector<std::string> left_out;
-      for (std::size_t i = text.included; i < batch.messages.size(); ++i) {
-        left_out.push_back(batch.messages[i].message_id);
-      }
-      bridge.journal().settle_offers(left_out, false);  // R-B6: the next delivery lists them
-    }
+    const auto [text, still_pending] = offered_text(bridge, r, batch, max_chars, notices);
     *listed = text.lost_listed;
     json ids = json::array();
     for (std::size_t i = 0; i < text.included; ++i) ids.push_back(batch.messages[i].message_id);

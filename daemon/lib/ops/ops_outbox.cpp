@@ -57,7 +57,7 @@ std::string message_text(const json& req) {
 std::string submission_id(const json& req) {
   // A caller may supply its own id to make its own retries idempotent; else one is minted now, once.
   if (auto given = optional_string(req, "submission_id", kMaxSubmissionIdLength)) {
-    if (!valid_client_id(*given)) throw Error(ErrorCode::bad_request, "submission_id must be printable ASCII");
+    check_submission_id(*given);
     return *given;
   }
   return new_id("sub");

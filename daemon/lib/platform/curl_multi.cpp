@@ -1,4 +1,5 @@
 #include "platform/curl_multi.hpp"
+#include "platform/uv_handle.hpp"
 
 #include <vector>
 
@@ -11,9 +12,7 @@ struct CurlMulti::SocketContext {
 };
 
 CurlMulti::CurlMulti(uv_loop_t* loop)
-    : loop_(loop), multi_(curl_multi_init()), timer_(new uv_timer_t), kick_(new uv_idle_t) {
-  uv_timer_init(loop_, timer_);
-  timer_->data = this;
+    : loop_(loop), multi_(curl_multi_init()), timer_(open_timer(loop, this)), kick_(new uv_idle_t) {
   uv_idle_init(loop_, kick_);
   kick_->data = this;
   curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
@@ -32,11 +31,9 @@ void CurlMulti::close() {
   deferred_adds_.clear();
   curl_multi_cleanup(multi_);  // removes remaining sockets through on_socket(CURL_POLL_REMOVE)
   multi_ = nullptr;
-  uv_timer_stop(timer_);
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  close_timer(timer_);
   uv_idle_stop(kick_);
-  uv_close(reinterpret_cast<uv_handle_t*>(kick_), [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+  close_handle(kick_);
 }
 
 void CurlMulti::add(CURL* easy, Done done) {

@@ -7,11 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "agentworks/paths.hpp"
 #include "platform/unique_fd.hpp"
 
 namespace agentworks::bridge {
 
-inline constexpr const char* kSocketName = "bridge.sock";
+inline constexpr const char* kSocketName = paths::kBridgeSocketName;
 inline constexpr const char* kLockName = "bridge.lock";
 
 // What a successful claim holds: keep both alive while the bridge runs.
