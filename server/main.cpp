@@ -15,7 +15,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
-#include "server_setup.hpp"
+#include "start/server_setup.hpp"
 
 using namespace agentworks;
 using namespace agentworks::server;

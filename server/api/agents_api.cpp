@@ -6,7 +6,6 @@
 #include "api/body.hpp"
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
-#include "http/hub.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::api {
@@ -18,7 +17,7 @@ namespace {
 json render(Ctx& c, const Agent& a) {
   std::optional<std::vector<std::string>> ids;
   if (c.caller.is_login()) ids = c.store.allow_list(a.agent_id);
-  return agent_json(a, ids, c.hub.agent_connected(a.agent_id));
+  return agent_json(a, ids, c.presence.agent_connected(a.agent_id));
 }
 
 void check_text(const std::optional<std::string>& v, const char* field, std::size_t max_chars) {

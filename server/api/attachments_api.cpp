@@ -6,7 +6,6 @@
 #include "api/body.hpp"
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
-#include "http/hub.hpp"
 #include "store/cursor.hpp"
 #include "store/store.hpp"
 
@@ -16,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-json render(Ctx& c, const Attachment& a) { return attachment_json(a, c.hub.stream_count(a.attachment_id)); }
+json render(Ctx& c, const Attachment& a) { return attachment_json(a, c.presence.stream_count(a.attachment_id)); }
 
 std::string short_text(const Body& b, const char* key, std::size_t max_chars) {
   const std::string v = b.opt_string(key).value_or("");
@@ -77,7 +76,7 @@ Response release_check(Ctx& c) {
                         {"releasable", item.releasable},
                         {"reason", item.reason ? json(*item.reason) : json(nullptr)}});
   }
-  return json_reply(200, json{{"attachment_current", a.state == "current"}, {"messages", list}});
+  return json_reply(200, json{{"attachment_current", a.state == AttachmentState::current}, {"messages", list}});
 }
 
 }  // namespace agentworks::server::api

@@ -4,18 +4,18 @@
 
 #include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
-#include "agentworks/random.hpp"
 #include "agentworks/validation.hpp"
 #include "api/body.hpp"
 #include "api/function_json.hpp"
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
 #include "api/query_params.hpp"
-#include "functions/access.hpp"
-#include "functions/call_files.hpp"
-#include "functions/declaration.hpp"
-#include "functions/output_sweeper.hpp"
-#include "functions/schema_check.hpp"
+#include "crews/access.hpp"
+#include "crews/call_admission.hpp"
+#include "crews/call_files.hpp"
+#include "crews/declaration.hpp"
+#include "crews/output_sweeper.hpp"
+#include "crews/schema_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
@@ -28,18 +28,11 @@ namespace {
 
 constexpr std::size_t kMaxAnswerChars = 20000;
 
-bool printable_ascii(const std::string& s) {
-  for (const char ch : s)
-    if (ch < 0x21 || ch > 0x7e) return false;
-  return true;
-}
-
 std::optional<std::string> submission_id_of(const json& body) {
   if (!body.contains("submission_id") || body["submission_id"].is_null()) return std::nullopt;
   if (!body["submission_id"].is_string()) throw Error(ErrorCode::bad_request, "submission_id must be a string");
-  const std::string id = body["submission_id"].get<std::string>();
-  if (id.empty() || id.size() > kMaxSubmissionIdLength || !printable_ascii(id))
-    throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters without spaces");
+  std::string id = body["submission_id"].get<std::string>();
+  check_submission_id(id);
   return id;
 }
 
@@ -89,50 +82,19 @@ Response call_answer(Ctx& c, const CallRow& call, int status, int wait, bool acc
 
 Response call_function(Ctx& c) {
   const Body b(c.body, {"function", "arguments", "submission_id", "wait_seconds"});
-  const std::string name = b.string("function");
+  functions::CallRequest request;
+  request.crew = c.params.at(0);
+  request.function = b.string("function");
   if (!c.body.contains("arguments"))
     throw Error(ErrorCode::bad_request, "arguments (the JSON the function's inputs schema describes) is required");
-  const std::optional<std::string> submission_id = submission_id_of(c.body);
+  request.arguments_json = c.body["arguments"].dump();
+  request.submission_id = submission_id_of(c.body);
   const int wait = wait_of(c.body);
-  const Crew crew = functions::admitted_crew(c.store, c.caller, c.params.at(0));
-  const functions::Declaration decl = functions::declaration_from_json(crew.declaration_json);
-  const functions::FunctionDecl* f = functions::find_function(decl, name);
-  if (f == nullptr || !functions::may_call(c.caller, crew, *f))
-    throw Error(ErrorCode::not_found, "Crew '" + crew.name + "' has no function '" + name +
-                                          "' that you may call; `agentworks functions list --crew " + crew.name + "`");
-  const std::string arguments = c.body["arguments"].dump();
-  // Inputs are checked before anything exists: no record, no folder, no process.
-  const auto violations = functions::validate(f->inputs_json, arguments, "arguments");
-  if (!violations.empty())
-    throw Error(ErrorCode::invalid_input, "the arguments do not match the inputs of " + f->name + ": " +
-                                              functions::describe(violations));
-  const std::string fingerprint = f->name + "\n" + arguments;
-  if (submission_id) {
-    if (const auto earlier = call_by_submission(c.store, c.caller.account_id, crew.crew_id, *submission_id,
-                                                c.store.limits().submission_retention_seconds)) {
-      if (earlier->fingerprint != fingerprint)
-        throw Error(ErrorCode::conflict, "submission_id '" + *submission_id +
-                                             "' was used for another call of this Crew; use a new id for new work");
-      return call_answer(c, *earlier, 200, wait, true);
-    }
-  }
-  functions::sweep_call_outputs(c.store, crew, c.store.limits().call_output_ttl_seconds,
-                                c.store.limits().call_sweep_interval_seconds);
-  if (running_calls(c.store, crew.crew_id) >= c.store.limits().crew_max_running)
-    throw Error(ErrorCode::busy, "Crew '" + crew.name + "' is running " +
-                                     std::to_string(c.store.limits().crew_max_running) +
-                                     " calls, its limit; calls are not queued: retry when one has finished");
-  NewCall in;
-  in.crew_id = crew.crew_id;
-  in.caller_account = c.caller.account_id;
-  in.caller_conn = c.caller.connection_id;
-  in.function = f->name;
-  in.arguments_json = arguments;
-  in.submission_id = submission_id;
-  in.fingerprint = fingerprint;
-  in.token = "awc_" + random_hex(32);
-  const CallRow call = insert_call(c.store, in);
-  return call_answer(c, call, 201, wait, true);
+  const functions::AdmittedCall admitted = functions::admit_call(c.store, c.caller, request);
+  if (admitted.created)
+    functions::sweep_call_outputs(c.store, admitted.crew, c.store.limits().call_output_ttl_seconds,
+                                  c.store.limits().call_sweep_interval_seconds);
+  return call_answer(c, admitted.call, admitted.created ? 201 : 200, wait, true);
 }
 
 Response get_call(Ctx& c) {
@@ -183,7 +145,7 @@ Response reply_call(Ctx& c) {
   if (!chars || *chars == 0 || *chars > kMaxAnswerChars)
     throw Error(ErrorCode::bad_request, "answer must be 1-20,000 characters of valid UTF-8");
   const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
-  if (!call.open()) throw Error(ErrorCode::conflict, "call " + call.call_id + " has ended (" + call.status + ")");
+  if (!call.open()) throw Error(ErrorCode::conflict, "call " + call.call_id + " has ended (" + state_text(call.status) + ")");
   const auto asked = call_input(c.store, call.call_id, request_id);
   if (asked && !asked->answer && asked->schema_json) check_answer(*asked->schema_json, answer);
   answer_call_input(c.store, call.call_id, request_id, answer);

@@ -10,9 +10,9 @@
 #include "api/body.hpp"
 #include "api/function_json.hpp"
 #include "api/handlers.hpp"
-#include "functions/access.hpp"
-#include "functions/declaration.hpp"
-#include "functions/output_sweeper.hpp"
+#include "crews/access.hpp"
+#include "crews/declaration.hpp"
+#include "crews/output_sweeper.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
 

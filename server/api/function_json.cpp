@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "functions/agent_allowance.hpp"
-#include "functions/call_files.hpp"
-#include "functions/declaration.hpp"
+#include "crews/agent_allowance.hpp"
+#include "crews/call_files.hpp"
+#include "crews/declaration.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 
@@ -79,7 +79,7 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
               {"crew_id", call.crew_id},
               {"crew_name", call.crew_name},
               {"function", call.function},
-              {"status", call.status},
+              {"status", to_string(call.status)},
               {"progress", call.progress},
               {"submission_id", opt(call.submission_id)},
               {"correction_turn", call.correction},
@@ -107,7 +107,7 @@ json call_summary_json(const CallSummary& call) {
               {"crew_id", call.crew_id},
               {"crew_name", call.crew_name},
               {"function", call.function},
-              {"status", call.status},
+              {"status", to_string(call.status)},
               {"progress", call.progress},
               {"submission_id", opt(call.submission_id)},
               {"caller", {{"account_id", call.caller_account},

@@ -2,7 +2,7 @@
 // the dispatcher did that already; name and allow-list rules live in the store.
 #pragma once
 
-#include "http/route_table.hpp"
+#include "request/handler.hpp"
 
 namespace agentworks::server::api {
 

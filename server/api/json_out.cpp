@@ -13,10 +13,9 @@ json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullp
 json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
 }  // namespace
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 json delivery_json(const Message& m) {
-  return json{{"state", m.state}, {"admitted_at", opt(m.admitted_at)}, {"processed_at", opt(m.processed_at)},
+  return json{{"state", to_string(m.state)}, {"admitted_at", opt(m.admitted_at)}, {"processed_at", opt(m.processed_at)},
               {"via", opt(m.via)}};
 }
 
@@ -36,7 +35,7 @@ std::string message_text(const Message& m, bool mailbox) {
   out += R"(,"processed_at":)";
   append_json_int_or_null(out, m.processed_at);
   out += R"(,"state":)";
-  append_json_string(out, m.state);
+  append_json_string(out, to_string(m.state));
   out += R"(,"via":)";
   append_json_string_or_null(out, m.via);
   out += R"(},"direction":)";
@@ -73,7 +72,7 @@ json attachment_json(const Attachment& a, int streams) {
               {"purpose", a.purpose},
               {"provider", a.provider},
               {"native_session_id", a.native_session_id},
-              {"state", a.state},
+              {"state", to_string(a.state)},
               {"created_at", a.created_at},
               {"streams", streams}};
 }

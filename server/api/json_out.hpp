@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "request/response.hpp"  // dump(), the one JSON text rule
 #include "store/records.hpp"
 
 namespace agentworks::server {
@@ -17,7 +18,5 @@ nlohmann::json delivery_json(const Message& m);
 nlohmann::json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected);
 nlohmann::json attachment_json(const Attachment& a, int streams);
 nlohmann::json connection_json(const Connection& c);
-// Serialises without throwing on invalid UTF-8 (replaced), so echoing user input can never crash a reply.
-std::string dump(const nlohmann::json& j);
 
 }  // namespace agentworks::server

@@ -73,7 +73,7 @@ Response get_inbox(Ctx& c) {
   const Conversation conv = c.store.inbox_info(c.caller, c.params.at(0));
   json j{{"inbox_id", conv.inbox_id},
          {"conversation_id", conv.conversation_id},
-         {"state", conv.state},
+         {"state", to_string(conv.state)},
          {"target", {{"agent_name", conv.target_agent_name}}},
          {"initiator",
           {{"agent_name", conv.initiator_agent_name ? json(*conv.initiator_agent_name) : json(nullptr)},
@@ -81,7 +81,7 @@ Response get_inbox(Ctx& c) {
          {"created_at", conv.created_at},
          {"last_activity", conv.last_activity},
          {"expired_at", conv.expired_at ? json(*conv.expired_at) : json(nullptr)}};
-  if (conv.state == "open") j["message_count"] = conv.message_count;
+  if (conv.state == ConversationState::open) j["message_count"] = conv.message_count;
   return json_reply(200, j);
 }
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "http/route_table.hpp"
+#include "request/handler.hpp"
 
 namespace agentworks::server::api {
 

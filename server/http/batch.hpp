@@ -17,7 +17,7 @@
 
 #include "agentworks/error.hpp"
 #include "http/flush_policy.hpp"
-#include "http/response.hpp"
+#include "request/response.hpp"
 #include "store/store.hpp"
 
 struct event;

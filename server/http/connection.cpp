@@ -15,7 +15,7 @@
 
 #include "agentworks/validation.hpp"
 #include "clock.hpp"
-#include "http/response.hpp"
+#include "request/response.hpp"
 #include "http/tls_context.hpp"
 
 namespace agentworks::server {

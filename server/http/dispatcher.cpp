@@ -11,6 +11,7 @@
 #include "api/body.hpp"
 #include "http/batch.hpp"
 #include "http/connection.hpp"
+#include "http/hub.hpp"
 #include "http/reply.hpp"
 #include "http/route_table.hpp"
 #include "store/store.hpp"

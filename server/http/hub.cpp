@@ -48,9 +48,9 @@ std::string fenced_data(const std::string& attachment_id, const std::string& rea
   return dump(nlohmann::json{{"attachment_id", attachment_id}, {"reason", reason}});
 }
 
-std::string reason_for_state(const std::string& state) {
-  if (state == "fenced") return "superseded";
-  if (state == "revoked") return "revoked";
+std::string reason_for_state(AttachmentState state) {
+  if (state == AttachmentState::fenced) return "superseded";
+  if (state == AttachmentState::revoked) return "revoked";
   return "detached";
 }
 
@@ -116,7 +116,7 @@ void Hub::start_stream(HttpConnection& conn, const StreamStart& s) {
   const auto att = store_.attachment_by_id(s.attachment_id);
   conn.start_event_stream();
   std::string out = "retry: 1000\n\n";
-  if (!att || att->state != "current") {
+  if (!att || att->state != AttachmentState::current) {
     out += sse_event("fenced", fenced_data(s.attachment_id, att ? reason_for_state(att->state) : "detached"));
     conn.send_chunk(out, true);
     conn.end_stream();

@@ -10,7 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http/response.hpp"
+#include "request/presence.hpp"
+#include "request/response.hpp"
 #include "store/store.hpp"
 
 struct event;
@@ -23,15 +24,15 @@ class HttpConnection;
 // Open SSE streams per attachment; a new stream closes the oldest over this (the reconnecting bridge wins).
 inline constexpr int kMaxStreamsPerAttachment = 4;
 
-class Hub {
+class Hub final : public Presence {
  public:
   Hub(event_base* base, Store& store, const Limits& limits);
   ~Hub();
   Hub(const Hub&) = delete;
   Hub& operator=(const Hub&) = delete;
 
-  int stream_count(const std::string& attachment_id) const;
-  bool agent_connected(const std::string& agent_id);
+  int stream_count(const std::string& attachment_id) const override;
+  bool agent_connected(const std::string& agent_id) override;
 
   // Called after the commit that covered the request.
   void start_stream(HttpConnection& conn, const StreamStart& s);

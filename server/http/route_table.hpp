@@ -2,40 +2,13 @@
 // handler and help text. The dispatcher (http/dispatcher.cpp) is the one choke point that applies it.
 #pragma once
 
-#include <map>
-#include <nlohmann/json_fwd.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "http/response.hpp"
-#include "store/records.hpp"
+#include "request/handler.hpp"
 
 namespace agentworks::server {
-
-class Store;
-class Hub;
-
-enum class Auth {
-  none,   // anyone (health)
-  any,    // any live connection (login or child)
-  login,  // login connections only; a child gets `forbidden`
-  call,   // a function execution's per-call secret (checked by the handler against the call in the path)
-};
-
-struct Ctx {
-  Store& store;
-  Hub& hub;
-  const Connection& caller;
-  const std::vector<std::string>& params;  // the {…} segments of the pattern, in order
-  const std::map<std::string, std::string>& query;
-  const nlohmann::json& body;  // the request object; {} for routes without a body
-  const std::optional<std::string>& last_event_id;
-  const std::string& bearer;  // Auth::call routes: the presented secret; empty otherwise
-};
-
-using Handler = Response (*)(Ctx&);
 
 struct Route {
   const char* method;

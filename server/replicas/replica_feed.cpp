@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "http/hub.hpp"
-#include "replicas/replica_notice.hpp"
+#include "store/replica_notice.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {

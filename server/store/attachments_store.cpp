@@ -21,7 +21,7 @@ Attachment read_attachment(db::Statement& s) {
   a.purpose = s.text(4);
   a.provider = s.text(5);
   a.native_session_id = s.text(6);
-  a.state = s.text(7);
+  a.state = attachment_state_column(s.text(7));
   a.created_by = s.text(8);
   a.created_at = s.int64(9);
   return a;
@@ -43,10 +43,10 @@ std::optional<std::string> Store::current_attachment_id(const std::string& agent
   return q->text(0);
 }
 
-void Store::set_attachment_state(const std::string& attachment_id, const std::string& state,
+void Store::set_attachment_state(const std::string& attachment_id, AttachmentState state,
                                  const std::string& reason) {
   Q q(*this, "UPDATE attachments SET state = ? WHERE attachment_id = ? AND state = 'current'");
-  q->bind(1, state).bind(2, attachment_id).run();
+  q->bind(1, state_text(state)).bind(2, attachment_id).run();
   if (sql_changes() > 0) request_events_.fenced.emplace_back(attachment_id, reason);
 }
 
@@ -57,17 +57,17 @@ void Store::revoke_attachments_of(const std::string& connection_id) {
     q->bind(1, connection_id);
     while (q->step()) ids.push_back(q->text(0));
   }
-  for (const auto& id : ids) set_attachment_state(id, "revoked", "revoked");
+  for (const auto& id : ids) set_attachment_state(id, AttachmentState::revoked, "revoked");
 }
 
 void Store::detach_attachments_of_agent(const std::string& agent_id) {
-  if (auto id = current_attachment_id(agent_id)) set_attachment_state(*id, "detached", "detached");
+  if (auto id = current_attachment_id(agent_id)) set_attachment_state(*id, AttachmentState::detached, "detached");
 }
 
 Attachment Store::create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,
                                     const std::string& provider, const std::string& native_session_id) {
   const Agent agent = require_allowed(caller, agent_name);
-  if (auto previous = current_attachment_id(agent.agent_id)) set_attachment_state(*previous, "fenced", "superseded");
+  if (auto previous = current_attachment_id(agent.agent_id)) set_attachment_state(*previous, AttachmentState::fenced, "superseded");
   Attachment a;
   a.attachment_id = new_id("att");
   a.account_id = caller.account_id;
@@ -76,14 +76,14 @@ Attachment Store::create_attachment(const Connection& caller, const std::string&
   a.purpose = purpose;
   a.provider = provider;
   a.native_session_id = native_session_id;
-  a.state = "current";
+  a.state = AttachmentState::current;
   a.created_by = caller.connection_id;
   a.created_at = now();
   Q q(*this,
       "INSERT INTO attachments(attachment_id, account_id, agent_id, agent_name, purpose, provider, native_session_id,"
       " state, created_by, created_at) VALUES(?,?,?,?,?,?,?,?,?,?)");
   q->bind(1, a.attachment_id).bind(2, a.account_id).bind(3, a.agent_id).bind(4, a.agent_name).bind(5, a.purpose);
-  q->bind(6, a.provider).bind(7, a.native_session_id).bind(8, a.state).bind(9, a.created_by).bind(10, a.created_at);
+  q->bind(6, a.provider).bind(7, a.native_session_id).bind(8, state_text(a.state)).bind(9, a.created_by).bind(10, a.created_at);
   q->run();
   return a;
 }
@@ -121,15 +121,15 @@ Attachment Store::get_attachment(const Connection& caller, const std::string& id
 
 Attachment Store::detach_attachment(const Connection& caller, const std::string& id) {
   Attachment a = get_attachment(caller, id);
-  if (a.state == "current") {
-    set_attachment_state(a.attachment_id, "detached", "detached");
-    a.state = "detached";
+  if (a.state == AttachmentState::current) {
+    set_attachment_state(a.attachment_id, AttachmentState::detached, "detached");
+    a.state = AttachmentState::detached;
   }
   return a;
 }
 
 std::vector<ReleaseItem> Store::release_check(const Attachment& att, const std::vector<std::string>& message_ids) {
-  const bool current = att.state == "current";
+  const bool current = att.state == AttachmentState::current;
   std::vector<ReleaseItem> out;
   for (const auto& id : message_ids) {
     ReleaseItem item{id, false, std::nullopt};

@@ -24,7 +24,7 @@ CallSummary summary_row(db::Statement& s) {
   c.crew_id = s.text(2);
   c.crew_name = s.text(3);
   c.function = s.text(4);
-  c.status = s.text(5);
+  c.status = call_status_column(s.text(5));
   c.progress = s.text(6);
   c.caller_account = s.text(7);
   c.caller_conn = s.text(8);

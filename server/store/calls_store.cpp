@@ -19,7 +19,7 @@ CallRow call_row(db::Statement& s) {
   c.arguments_json = s.text(5);
   c.submission_id = s.opt_text(6);
   c.fingerprint = s.text(7);
-  c.status = s.text(8);
+  c.status = call_status_column(s.text(8));
   c.progress = s.text(9);
   c.answer = s.opt_text(10);
   c.result_json = s.opt_text(11);
@@ -239,11 +239,11 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
     Q q(store,
         "UPDATE calls SET status = ?, answer = ?, result = ?, result_file = ?, error_code = ?, error_message = ?,"
         " finished_at = ? WHERE call_id = ? AND status IN ('running', 'waiting_input')");
-    q->bind(1, o.status).bind(2, o.answer).bind(3, o.result_json).bind(4, o.result_file).bind(5, o.error_code);
+    q->bind(1, state_text(o.status)).bind(2, o.answer).bind(3, o.result_json).bind(4, o.result_file).bind(5, o.error_code);
     q->bind(6, o.error_message).bind(7, now()).bind(8, call_id).run();
     if (store.sql_changes() == 0) return;  // already finished: an outcome is recorded once
   }
-  add_call_event(store, call_id, o.status, o.error_code.value_or(""));
+  add_call_event(store, call_id, state_text(o.status), o.error_code.value_or(""));
 }
 
 CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
@@ -300,7 +300,7 @@ std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which) {
   }
   for (const auto& id : ids) {
     CallOutcome o;
-    o.status = kCallInterrupted;
+    o.status = CallStatus::interrupted;
     o.error_code = "interrupted";
     o.error_message = "the server (or its replica) stopped while this call ran; its saved messages and files remain, "
                       "and it is not "

@@ -53,7 +53,7 @@ void set_call_agent(Store& store, const std::string& call_id, const std::string&
 void set_call_agent_version(Store& store, const std::string& call_id, const std::string& version);
 
 struct CallOutcome {
-  std::string status;  // completed, failed, interrupted
+  CallStatus status = CallStatus::failed;  // completed, failed or interrupted
   std::optional<std::string> answer;
   std::optional<std::string> result_json;
   std::optional<std::string> result_file;

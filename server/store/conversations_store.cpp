@@ -19,7 +19,7 @@ Conversation read_conversation(db::Statement& s) {
   c.target_agent_id = s.text(5);
   c.created_at = s.int64(6);
   c.last_activity = s.int64(7);
-  c.state = s.text(8);
+  c.state = conversation_state_column(s.text(8));
   c.expired_at = s.opt_int64(9);
   c.next_inbox_seq = s.int64(10);
   c.message_count = s.int64(11);
@@ -37,7 +37,7 @@ std::optional<Conversation> Store::conversation_by_inbox(const std::string& inbo
   if (!q->step()) return std::nullopt;
   Conversation c = read_conversation(*q);
   // Removed inboxes answer `expired` only for the retention period, then they are unknown.
-  if (c.state == "expired" && c.expired_at && *c.expired_at < now() - limits_.expired_retention_seconds)
+  if (c.state == ConversationState::expired && c.expired_at && *c.expired_at < now() - limits_.expired_retention_seconds)
     return std::nullopt;
   return c;
 }
@@ -64,9 +64,9 @@ void Store::expire_conversation(const std::string& conversation_id) {
 }
 
 bool Store::expire_if_idle(Conversation& c) {
-  if (c.state != "open" || c.last_activity >= now() - limits_.inbox_idle_seconds) return false;
+  if (c.state != ConversationState::open || c.last_activity >= now() - limits_.inbox_idle_seconds) return false;
   expire_conversation(c.conversation_id);
-  c.state = "expired";
+  c.state = ConversationState::expired;
   c.expired_at = now();
   return true;
 }
@@ -173,7 +173,7 @@ Conversation Store::open_conversation_for_send(const Connection& caller, const s
   c.target_agent_id = target.agent_id;
   c.target_agent_name = target.name;
   c.created_at = c.last_activity = now();
-  c.state = "open";
+  c.state = ConversationState::open;
   Q q(*this,
       "INSERT INTO conversations(conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id,"
       " target_agent_id, created_at, last_activity) VALUES(?,?,?,?,?,?,?,?)");

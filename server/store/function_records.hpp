@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "store/states.hpp"
+
 namespace agentworks::server {
 
 struct Crew {
@@ -19,13 +21,6 @@ struct Crew {
   std::int64_t last_sweep_at = 0;
 };
 
-// Call statuses: the open ones hold a running slot of their Crew.
-inline constexpr const char* kCallRunning = "running";
-inline constexpr const char* kCallWaitingInput = "waiting_input";
-inline constexpr const char* kCallCompleted = "completed";
-inline constexpr const char* kCallFailed = "failed";
-inline constexpr const char* kCallInterrupted = "interrupted";
-
 struct CallRow {
   std::string call_id;
   std::string crew_id;
@@ -38,7 +33,7 @@ struct CallRow {
   std::string arguments_json;
   std::optional<std::string> submission_id;
   std::string fingerprint;
-  std::string status;
+  CallStatus status = CallStatus::running;
   std::string progress;
   std::optional<std::string> answer;
   std::optional<std::string> result_json;
@@ -57,7 +52,7 @@ struct CallRow {
   std::optional<std::string> agent_cli;      // agent runners: "claude" or "codex"
   std::optional<std::string> agent_session;  // its session (Claude) or thread (Codex) id
   std::optional<std::string> agent_version;
-  bool open() const { return status == kCallRunning || status == kCallWaitingInput; }
+  bool open() const { return is_open(status); }
 };
 
 // A call as the recent-calls list shows it (store/call_list_store.hpp): no arguments, outputs or messages.
@@ -67,7 +62,7 @@ struct CallSummary {
   std::string crew_id;
   std::string crew_name;
   std::string function;
-  std::string status;
+  CallStatus status = CallStatus::running;
   std::string progress;
   std::string caller_account;
   std::string caller_conn;

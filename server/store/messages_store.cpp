@@ -32,14 +32,13 @@ Message read_message(db::Statement& s) {
   m.recipient_conn = s.text(12);
   m.body = s.text(13);
   m.created_at = s.int64(14);
-  m.state = s.text(15);
+  m.state = message_state_column(s.text(15));
   m.admitted_at = s.opt_int64(16);
   m.processed_at = s.opt_int64(17);
   m.via = s.opt_text(18);
   return m;
 }
 
-int state_rank(const std::string& state) { return state == "processed" ? 2 : state == "admitted" ? 1 : 0; }
 
 }  // namespace
 
@@ -57,8 +56,7 @@ void check_send_input(const SendInput& in) {
     throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\") or inbox_id");
   if (!valid_message_text(in.message))
     throw Error(ErrorCode::invalid_message, kMessageRule);
-  if (in.submission_id && !valid_client_id(*in.submission_id))
-    throw Error(ErrorCode::bad_request, "submission_id must be 1-200 printable ASCII characters");
+  if (in.submission_id) check_submission_id(*in.submission_id);
 }
 
 }  // namespace
@@ -131,7 +129,7 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
     throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
   Conversation conv = *found;
   expire_if_idle(conv);
-  if (conv.state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
+  if (conv.state != ConversationState::open) throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
   const auto target = agent_by_id(conv.target_agent_id);
   if (!target) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
   if (speaker && speaker->agent_id == conv.target_agent_id) {
@@ -167,7 +165,7 @@ void Store::fill_sent_message(const Connection& caller, const std::optional<Agen
   m.recipient_conn = m.direction == "to_initiator" ? conv.initiator_conn : std::string();
   m.body = in.message;
   m.created_at = now();
-  m.state = "stored";
+  m.state = MessageState::stored;
 }
 
 // The conversation's counters first, queued: PostgreSQL sends them with the INSERT, one round trip for both.
@@ -216,7 +214,7 @@ ReadTarget Store::resolve_read(const Connection& caller, const ReadInput& in) {
     auto c = conversation_by_inbox(*in.inbox_id);
     if (!c || c->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
     expire_if_idle(*c);
-    if (c->state != "open") throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
+    if (c->state != ConversationState::open) throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
     if (!is_party(caller, *c, speaker))
       throw Error(ErrorCode::forbidden, "this connection is not a party to this conversation");
     target.mailbox = false;
@@ -276,7 +274,8 @@ Message Store::receipt_get(const Connection& caller, const std::string& message_
 
 Message Store::receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
                            const std::optional<std::string>& via) {
-  if (state != "admitted" && state != "processed")
+  const auto delivery = parse_message_state(state);
+  if (delivery != MessageState::admitted && delivery != MessageState::processed)
     throw Error(ErrorCode::bad_request, "delivery must be \"admitted\" or \"processed\"");
   if (via) {
     bool ok = !via->empty() && via->size() <= 64;
@@ -286,14 +285,14 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   auto m = message_by_id(message_id);
   if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
   if (!is_receiver(*this, caller, *m)) throw Error(ErrorCode::forbidden, "only the receiver may set delivery state");
-  if (state_rank(state) <= state_rank(m->state)) return *m;  // never backwards; a repeat is a no-op
+  if (*delivery <= m->state) return *m;  // never backwards (the enum is in order); a repeat is a no-op
   const std::int64_t t = now();
   if (!m->admitted_at) m->admitted_at = t;
-  if (state == "processed") m->processed_at = t;
-  m->state = state;
+  if (*delivery == MessageState::processed) m->processed_at = t;
+  m->state = *delivery;
   if (via) m->via = via;
   Q q(*this, "UPDATE messages SET state = ?, admitted_at = ?, processed_at = ?, via = ? WHERE seq = ?");
-  q->bind(1, m->state).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
+  q->bind(1, state_text(m->state)).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
   return *m;
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "store/states.hpp"
+
 namespace agentworks::server {
 
 struct Connection {
@@ -41,7 +43,7 @@ struct Conversation {
   std::string target_agent_name;
   std::int64_t created_at = 0;
   std::int64_t last_activity = 0;
-  std::string state;  // open | expired
+  ConversationState state = ConversationState::open;
   std::optional<std::int64_t> expired_at;
   std::int64_t next_inbox_seq = 1;
   std::int64_t message_count = 0;
@@ -64,7 +66,7 @@ struct Message {
   std::string recipient_conn;
   std::string body;
   std::int64_t created_at = 0;
-  std::string state;  // stored | admitted | processed
+  MessageState state = MessageState::stored;
   std::optional<std::int64_t> admitted_at;
   std::optional<std::int64_t> processed_at;
   std::optional<std::string> via;
@@ -78,7 +80,7 @@ struct Attachment {
   std::string purpose;
   std::string provider;
   std::string native_session_id;
-  std::string state;  // current | fenced | detached | revoked
+  AttachmentState state = AttachmentState::current;
   std::string created_by;
   std::int64_t created_at = 0;
 };

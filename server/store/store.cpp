@@ -1,7 +1,7 @@
 #include "store/store.hpp"
 
 #include "agentworks/random.hpp"
-#include "replicas/replica_notice.hpp"
+#include "store/replica_notice.hpp"
 #include "store/database/postgres_database.hpp"
 #include "store/database/sqlite_database.hpp"
 #include "store/schema.hpp"

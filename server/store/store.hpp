@@ -212,7 +212,7 @@ class Store {
   std::string count_in_rate_window(const Conversation& c);  // the window after one more accepted message
   bool is_party(const Connection& caller, const Conversation& c, const std::optional<Agent>& speaker);
   // attachments_store.cpp
-  void set_attachment_state(const std::string& attachment_id, const std::string& state, const std::string& reason);
+  void set_attachment_state(const std::string& attachment_id, AttachmentState state, const std::string& reason);
   void revoke_attachments_of(const std::string& connection_id);
   void detach_attachments_of_agent(const std::string& agent_id);
 

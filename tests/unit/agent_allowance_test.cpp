@@ -6,8 +6,8 @@
 #include <string>
 
 #include "agentworks/error.hpp"
-#include "functions/agent_allowance.hpp"
-#include "functions/declaration.hpp"
+#include "crews/agent_allowance.hpp"
+#include "crews/declaration.hpp"
 
 using agentworks::Error;
 using agentworks::ErrorCode;

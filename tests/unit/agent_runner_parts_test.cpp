@@ -11,12 +11,12 @@
 #include <string>
 
 #include "agentworks/error.hpp"
-#include "functions/agent_invocation.hpp"
-#include "functions/agent_prompt.hpp"
-#include "functions/agent_stream.hpp"
-#include "functions/agent_verdict.hpp"
-#include "functions/declaration.hpp"
-#include "functions/prompt_template.hpp"
+#include "runner/agent_invocation.hpp"
+#include "runner/agent_prompt.hpp"
+#include "runner/agent_stream.hpp"
+#include "runner/agent_verdict.hpp"
+#include "crews/declaration.hpp"
+#include "crews/prompt_template.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentworks::server::functions;

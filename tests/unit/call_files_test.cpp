@@ -8,7 +8,7 @@
 
 #include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
-#include "functions/call_files.hpp"
+#include "crews/call_files.hpp"
 
 namespace fs = std::filesystem;
 using agentworks::Error;

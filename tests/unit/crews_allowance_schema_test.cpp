@@ -7,17 +7,16 @@
 #include <string>
 
 #include "agentworks/sqlite.hpp"
-#include "functions/agent_allowance.hpp"
+#include "crews/agent_allowance.hpp"
 #include "store/database/sqlite_database.hpp"
 #include "store/schema.hpp"
+#include "testing/temp_home.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentworks;
 
 TEST(CrewsAllowanceSchema, OldCrewsRowsGetTheDefaultAllowance) {
-  char templ[] = "/tmp/aw-allow-schema-XXXXXX";
-  ASSERT_NE(::mkdtemp(templ), nullptr);
-  const fs::path dir = templ;
+  const fs::path dir = agentworks::testing::make_temp_dir("aw-allow-schema-", "/tmp");
   {
     sql::Db db((dir / "server.db").string());
     // The crews table as it was before the allowance column.

@@ -7,8 +7,9 @@
 #include <string>
 
 #include "agentworks/error.hpp"
-#include "functions/declaration.hpp"
-#include "functions/schema_check.hpp"
+#include "crews/call_admission.hpp"
+#include "crews/declaration.hpp"
+#include "crews/schema_check.hpp"
 
 namespace fs = std::filesystem;
 using agentworks::Error;
@@ -153,4 +154,28 @@ TEST(SchemaCheck, ViolationsNameThePathInTheValue) {
   EXPECT_FALSE(schema_problem(schema).has_value());
   EXPECT_TRUE(schema_problem(R"({"minLength": -1})").has_value());
   EXPECT_TRUE(schema_problem("[1]").has_value());
+}
+
+// The stored declaration is parsed and its inputs schemas compiled once per stored text, not once per call; a
+// reload (new text) gets a new parse.
+TEST_F(DeclarationTest, StoredDeclarationIsParsedOncePerText_RF1) {
+  agentworks::server::Crew crew;
+  crew.crew_id = "crw_parse_once";
+  crew.declaration_json = declaration_to_json(parse_declaration(kGood, dir_, "functions.json"));
+  const auto first = parsed_declaration(crew);
+  ASSERT_EQ(first->declaration.functions.size(), 2U);
+  ASSERT_EQ(first->inputs.size(), 2U);
+  EXPECT_EQ(parsed_declaration(crew), first) << "the same text reuses the parse";
+
+  Declaration fewer = first->declaration;
+  fewer.functions.pop_back();
+  crew.declaration_json = declaration_to_json(fewer);
+  const auto reloaded = parsed_declaration(crew);
+  EXPECT_NE(reloaded, first);
+  EXPECT_EQ(reloaded->declaration.functions.size(), 1U);
+  // The compiled inputs schema checks like the text form does.
+  EXPECT_TRUE(reloaded->inputs[0]->check(R"({"text":"a b"})", "arguments").empty());
+  const auto missing = reloaded->inputs[0]->check("{}", "arguments");
+  ASSERT_EQ(missing.size(), 1U);
+  EXPECT_EQ(describe(missing), describe(validate(fewer.functions[0].inputs_json, "{}", "arguments")));
 }

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "replicas/replica_notice.hpp"
+#include "store/replica_notice.hpp"
 #include "store/store.hpp"
 
 using namespace agentworks::server;

@@ -83,7 +83,7 @@ Message sample(bool with_options) {
   m.sender_conn = "conn_\"x\"";
   m.body = "line one\nline two ☃";
   m.created_at = 1700000000123;
-  m.state = "processed";
+  m.state = MessageState::processed;
   if (with_options) {
     m.sender_agent_name = "alice";
     m.recipient_agent_name = "bob";

@@ -13,6 +13,7 @@
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 #include "testing/test_store.hpp"
+#include "testing/temp_home.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentworks;
@@ -23,9 +24,7 @@ namespace {
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/aw-store-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir_ = templ;
+    dir_ = agentworks::testing::make_temp_dir("aw-store-test-", "/tmp");
   }
   void TearDown() override {
     store_.reset();
@@ -200,7 +199,7 @@ TEST_F(StoreTest, InboxCapEvictsOldestRM12RM13) {
   send(owner_, "to b", "agent:b", std::nullopt, std::nullopt);
   EXPECT_EQ(code_of([&] { send(owner_, "x", std::nullopt, first.inbox_id, std::nullopt); }), ErrorCode::expired);
   const Conversation c = run<Conversation>([&] { return store_->inbox_info(owner_, first.inbox_id); });
-  EXPECT_EQ(c.state, "expired");
+  EXPECT_EQ(c.state, ConversationState::expired);
   // Pending messages protect an inbox: with b attached and unprocessed nothing can be evicted.
   run<Attachment>([&] { return store_->create_attachment(owner_, "b", "", "", ""); });
   EXPECT_EQ(code_of([&] { send(owner_, "to a again", "agent:a", std::nullopt, std::nullopt); }),
@@ -270,11 +269,11 @@ TEST_F(StoreTest, ReceiptsMonotonicReceiverOnlyRM14) {
   EXPECT_EQ(code_of([&] { store_->receipt_set(child.connection, r.message_id, "admitted", std::nullopt); }),
             ErrorCode::forbidden);
   auto m = run<Message>([&] { return store_->receipt_set(owner_, r.message_id, "processed", std::string("agent")); });
-  EXPECT_EQ(m.state, "processed");
+  EXPECT_EQ(m.state, MessageState::processed);
   EXPECT_TRUE(m.admitted_at.has_value());
   m = run<Message>([&] { return store_->receipt_set(owner_, r.message_id, "admitted", std::nullopt); });
-  EXPECT_EQ(m.state, "processed");
-  EXPECT_EQ(run<Message>([&] { return store_->receipt_get(child.connection, r.message_id); }).state, "processed");
+  EXPECT_EQ(m.state, MessageState::processed);
+  EXPECT_EQ(run<Message>([&] { return store_->receipt_get(child.connection, r.message_id); }).state, MessageState::processed);
   EXPECT_EQ(code_of([&] { store_->receipt_set(owner_, r.message_id, "stored", std::nullopt); }), ErrorCode::bad_request);
 }
 
@@ -290,7 +289,7 @@ TEST_F(StoreTest, RevokeLoginRevokesChildrenRB20) {
   EXPECT_EQ(children, 1);
   EXPECT_FALSE(store_->authenticate(owner_token_).has_value());
   EXPECT_FALSE(store_->authenticate(child.token).has_value());
-  EXPECT_EQ(store_->attachment_by_id(att.attachment_id)->state, "revoked");
+  EXPECT_EQ(store_->attachment_by_id(att.attachment_id)->state, AttachmentState::revoked);
 }
 
 // R-B8, R-M15: release check answers per message.

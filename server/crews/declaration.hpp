@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "functions/agent_allowance.hpp"
+#include "crews/agent_allowance.hpp"
 
 namespace agentworks::server::functions {
 

@@ -1,4 +1,4 @@
-#include "functions/schema_check.hpp"
+#include "crews/schema_check.hpp"
 
 #include <nlohmann/json.hpp>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -61,14 +61,31 @@ std::optional<std::string> schema_problem(const std::string& schema_json) {
   return std::nullopt;
 }
 
-std::vector<SchemaViolation> validate(const std::string& schema_json, const std::string& value_json,
-                                      const std::string& root, std::size_t max) {
+struct CompiledSchema::Parsed {
   valijson::Schema schema;
+};
+
+CompiledSchema::CompiledSchema(std::unique_ptr<Parsed> parsed) : parsed_(std::move(parsed)) {}
+CompiledSchema::~CompiledSchema() = default;
+
+std::shared_ptr<const CompiledSchema> CompiledSchema::compile(const std::string& schema_json) {
+  auto parsed = std::make_unique<Parsed>();
   try {
-    parse_schema(nlohmann::json::parse(schema_json), schema);
+    parse_schema(nlohmann::json::parse(schema_json), parsed->schema);
   } catch (const std::exception& e) {
     throw Error(ErrorCode::internal, std::string("a stored schema no longer parses: ") + e.what());
   }
+  return std::shared_ptr<const CompiledSchema>(new CompiledSchema(std::move(parsed)));
+}
+
+std::vector<SchemaViolation> validate(const std::string& schema_json, const std::string& value_json,
+                                      const std::string& root, std::size_t max) {
+  return CompiledSchema::compile(schema_json)->check(value_json, root, max);
+}
+
+std::vector<SchemaViolation> CompiledSchema::check(const std::string& value_json, const std::string& root,
+                                                   std::size_t max) const {
+  const valijson::Schema& schema = parsed_->schema;
   const nlohmann::json value = nlohmann::json::parse(value_json);
   valijson::Validator validator;
   valijson::ValidationResults results;

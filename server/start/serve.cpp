@@ -1,4 +1,4 @@
-#include "http/server.hpp"
+#include "start/serve.hpp"
 
 #include <arpa/inet.h>
 #include <event2/event.h>
@@ -18,8 +18,8 @@
 #include "http/dispatcher.hpp"
 #include "http/hub.hpp"
 #include "http/listener.hpp"
-#include "functions/agent_invocation.hpp"
-#include "functions/call_runner.hpp"
+#include "runner/agent_invocation.hpp"
+#include "runner/call_runner.hpp"
 #include "replicas/call_leases.hpp"
 #include "replicas/replica_feed.hpp"
 #include "store/calls_store.hpp"

@@ -1,4 +1,4 @@
-#include "functions/call_environment.hpp"
+#include "runner/call_environment.hpp"
 
 #include <cstdlib>
 

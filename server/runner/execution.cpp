@@ -1,4 +1,4 @@
-#include "functions/execution.hpp"
+#include "runner/execution.hpp"
 
 #include <event2/event.h>
 #include <fcntl.h>

@@ -1,11 +1,12 @@
-#include "http/response.hpp"
+#include "request/response.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
-#include "api/json_out.hpp"
 
 namespace agentworks::server {
+
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 Response json_reply(int status, const nlohmann::json& body) {
   Response r;

@@ -13,6 +13,9 @@
 
 namespace agentworks::server {
 
+// Serialises without throwing on invalid UTF-8 (replaced), so echoing user input can never crash a reply.
+std::string dump(const nlohmann::json& j);
+
 struct LongPoll {
   ReadTarget target;
   int limit = 100;

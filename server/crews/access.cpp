@@ -1,9 +1,9 @@
-#include "functions/access.hpp"
+#include "crews/access.hpp"
 
 #include <algorithm>
 
 #include "agentworks/error.hpp"
-#include "functions/declaration.hpp"
+#include "crews/declaration.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 

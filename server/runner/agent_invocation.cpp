@@ -1,4 +1,4 @@
-#include "functions/agent_invocation.hpp"
+#include "runner/agent_invocation.hpp"
 
 #include <unistd.h>
 

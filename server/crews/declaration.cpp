@@ -1,4 +1,4 @@
-#include "functions/declaration.hpp"
+#include "crews/declaration.hpp"
 
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 #include "agentworks/path_inside.hpp"
 #include "agentworks/regular_file.hpp"
 #include "agentworks/validation.hpp"
-#include "functions/prompt_template.hpp"
-#include "functions/schema_check.hpp"
+#include "crews/prompt_template.hpp"
+#include "crews/schema_check.hpp"
 
 namespace agentworks::server::functions {
 

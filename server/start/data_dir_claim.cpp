@@ -1,4 +1,4 @@
-#include "data_dir_claim.hpp"
+#include "start/data_dir_claim.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

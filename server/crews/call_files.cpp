@@ -1,4 +1,4 @@
-#include "functions/call_files.hpp"
+#include "crews/call_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,9 +1,9 @@
-#include "functions/result_check.hpp"
+#include "runner/result_check.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "agentworks/regular_file.hpp"
-#include "functions/schema_check.hpp"
+#include "crews/schema_check.hpp"
 
 namespace agentworks::server::functions {
 namespace {

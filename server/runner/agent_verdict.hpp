@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "functions/agent_stream.hpp"
+#include "runner/agent_stream.hpp"
 
 namespace agentworks::server::functions {
 

@@ -1,4 +1,4 @@
-#include "server_setup.hpp"
+#include "start/server_setup.hpp"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -16,9 +16,9 @@
 #include <optional>
 
 #include "agentworks/error.hpp"
-#include "data_dir_claim.hpp"
+#include "start/data_dir_claim.hpp"
 #include "http/listen_policy.hpp"
-#include "http/server.hpp"
+#include "start/serve.hpp"
 #include "http/tls_context.hpp"
 #include "store/calls_store.hpp"
 #include "store/checkpointer.hpp"

@@ -1,6 +1,6 @@
 // Payload: "aw1 REPLICA" then one line per item: "m" (new messages), "f ATTACHMENT REASON", "r CONNECTION",
 // "c CALL".
-#include "replicas/replica_notice.hpp"
+#include "store/replica_notice.hpp"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "functions/agent_stream.hpp"
+#include "runner/agent_stream.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>

@@ -1,4 +1,4 @@
-#include "functions/call_runner.hpp"
+#include "runner/call_runner.hpp"
 
 #include <event2/event.h>
 #include <spdlog/spdlog.h>
@@ -12,15 +12,16 @@
 #include <deque>
 #include <filesystem>
 
-#include "functions/agent_invocation.hpp"
-#include "functions/agent_prompt.hpp"
-#include "functions/agent_stream.hpp"
-#include "functions/agent_verdict.hpp"
-#include "functions/call_environment.hpp"
-#include "functions/declaration.hpp"
-#include "functions/execution.hpp"
-#include "functions/prompt_template.hpp"
-#include "functions/result_check.hpp"
+#include "runner/agent_invocation.hpp"
+#include "runner/agent_prompt.hpp"
+#include "runner/agent_stream.hpp"
+#include "runner/agent_verdict.hpp"
+#include "runner/call_environment.hpp"
+#include "crews/call_admission.hpp"
+#include "crews/declaration.hpp"
+#include "runner/execution.hpp"
+#include "crews/prompt_template.hpp"
+#include "runner/result_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 
@@ -93,7 +94,7 @@ std::string without_final_newline(std::string s) {
 
 CallOutcome failure(const std::string& code, const std::string& message) {
   CallOutcome o;
-  o.status = kCallFailed;
+  o.status = CallStatus::failed;
   o.error_code = code;
   o.error_message = message;
   return o;
@@ -186,8 +187,8 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
     if (!call || !call->open()) return;
     const auto crew = crew_by_id(store_, call->crew_id);
     if (!crew) throw std::runtime_error("its Crew was unregistered");
-    const Declaration decl = declaration_from_json(crew->declaration_json);
-    const FunctionDecl* f = find_function(decl, call->function);
+    const auto parsed = parsed_declaration(*crew);
+    const FunctionDecl* f = find_function(parsed->declaration, call->function);
     if (f == nullptr) throw std::runtime_error("function " + call->function + " is no longer declared");
     r->function = *f;
     r->crew_dir = crew->dir;
@@ -444,7 +445,7 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
   }
   if (!outcome && !r.function.output_schema_json) {
     CallOutcome o;
-    o.status = kCallCompleted;
+    o.status = CallStatus::completed;
     o.answer = answer;
     outcome = o;
   } else if (!outcome) {
@@ -452,7 +453,7 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
     const ResultCheck file = check_result_file(result_path, *r.function.output_schema_json);
     if (file.result_json) {
       CallOutcome o;
-      o.status = kCallCompleted;
+      o.status = CallStatus::completed;
       o.answer = answer;
       if (file.result_json->size() <= kMaxInlineResultBytes) o.result_json = file.result_json;
       else o.result_file = "result.json";
@@ -470,7 +471,7 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
       const ResultCheck fallback = check_answer(answer, *r.function.output_schema_json);
       if (fallback.result_json && fallback.result_json->size() <= kMaxInlineResultBytes) {
         CallOutcome o;
-        o.status = kCallCompleted;
+        o.status = CallStatus::completed;
         o.answer = answer;
         o.result_json = fallback.result_json;
         outcome = o;
@@ -540,7 +541,7 @@ void CallRunner::on_idle(int, short, void* arg) {
   bool waiting = false;
   try {
     const auto row = call_by_id(self->store_, r->call_id);
-    waiting = row && row->status == kCallWaitingInput;
+    waiting = row && row->status == CallStatus::waiting_input;
   } catch (const std::exception&) {
   }
   if (waiting) {

@@ -1,4 +1,4 @@
-#include "functions/prompt_template.hpp"
+#include "crews/prompt_template.hpp"
 
 #include <nlohmann/json.hpp>
 #include <regex>

@@ -1,4 +1,4 @@
-#include "functions/output_sweeper.hpp"
+#include "crews/output_sweeper.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "clock.hpp"
-#include "functions/call_files.hpp"
+#include "crews/call_files.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "functions/declaration.hpp"
+#include "crews/declaration.hpp"
 
 namespace agentworks::server::functions {
 

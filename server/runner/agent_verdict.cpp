@@ -1,4 +1,4 @@
-#include "functions/agent_verdict.hpp"
+#include "runner/agent_verdict.hpp"
 
 namespace agentworks::server::functions {
 

@@ -1,4 +1,4 @@
-#include "functions/agent_prompt.hpp"
+#include "runner/agent_prompt.hpp"
 
 namespace agentworks::server::functions {
 

@@ -1,10 +1,10 @@
-#include "functions/agent_allowance.hpp"
+#include "crews/agent_allowance.hpp"
 
 #include <array>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
-#include "functions/declaration.hpp"
+#include "crews/declaration.hpp"
 
 namespace agentworks::server::functions {
 

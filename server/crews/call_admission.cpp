@@ -1,0 +1,81 @@
+#include "crews/call_admission.hpp"
+
+#include <unordered_map>
+
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "crews/access.hpp"
+#include "store/calls_store.hpp"
+#include "store/crews_store.hpp"
+#include "store/store.hpp"
+
+namespace agentworks::server::functions {
+namespace {
+
+// One entry per Crew seen; a Crew's entry is replaced when its stored text differs. Bounded: past the limit the
+// cache starts over (a parse per Crew again), never grows without end.
+constexpr std::size_t kMaxCachedDeclarations = 1024;
+
+std::unordered_map<std::string, std::shared_ptr<const ParsedDeclaration>>& cache() {
+  static std::unordered_map<std::string, std::shared_ptr<const ParsedDeclaration>> by_crew;
+  return by_crew;
+}
+
+}  // namespace
+
+std::shared_ptr<const ParsedDeclaration> parsed_declaration(const Crew& crew) {
+  auto& by_crew = cache();
+  if (const auto it = by_crew.find(crew.crew_id); it != by_crew.end() && it->second->text == crew.declaration_json)
+    return it->second;
+  auto parsed = std::make_shared<ParsedDeclaration>();
+  parsed->text = crew.declaration_json;
+  parsed->declaration = declaration_from_json(crew.declaration_json);
+  parsed->inputs.reserve(parsed->declaration.functions.size());
+  for (const auto& f : parsed->declaration.functions) parsed->inputs.push_back(CompiledSchema::compile(f.inputs_json));
+  if (by_crew.size() >= kMaxCachedDeclarations) by_crew.clear();
+  by_crew[crew.crew_id] = parsed;
+  return parsed;
+}
+
+AdmittedCall admit_call(Store& store, const Connection& caller, const CallRequest& request) {
+  const Crew crew = admitted_crew(store, caller, request.crew);
+  const auto parsed = parsed_declaration(crew);
+  const FunctionDecl* found = find_function(parsed->declaration, request.function);
+  if (found == nullptr || !may_call(caller, crew, *found))
+    throw Error(ErrorCode::not_found, "Crew '" + crew.name + "' has no function '" + request.function +
+                                          "' that you may call; `agentworks functions list --crew " + crew.name + "`");
+  const FunctionDecl& f = *found;
+  const auto index = static_cast<std::size_t>(found - parsed->declaration.functions.data());
+  // Inputs are checked before anything exists: no record, no folder, no process.
+  const auto violations = parsed->inputs[index]->check(request.arguments_json, "arguments");
+  if (!violations.empty())
+    throw Error(ErrorCode::invalid_input,
+                "the arguments do not match the inputs of " + f.name + ": " + describe(violations));
+  const std::string fingerprint = f.name + "\n" + request.arguments_json;
+  if (request.submission_id) {
+    if (auto earlier = call_by_submission(store, caller.account_id, crew.crew_id, *request.submission_id,
+                                          store.limits().submission_retention_seconds)) {
+      if (earlier->fingerprint != fingerprint)
+        throw Error(ErrorCode::conflict, "submission_id '" + *request.submission_id +
+                                             "' was used for another call of this Crew; use a new id for new work");
+      return AdmittedCall{crew, std::move(*earlier), false};
+    }
+  }
+  if (running_calls(store, crew.crew_id) >= store.limits().crew_max_running)
+    throw Error(ErrorCode::busy, "Crew '" + crew.name + "' is running " +
+                                     std::to_string(store.limits().crew_max_running) +
+                                     " calls, its limit; calls are not queued: retry when one has finished");
+  NewCall in;
+  in.crew_id = crew.crew_id;
+  in.caller_account = caller.account_id;
+  in.caller_conn = caller.connection_id;
+  in.function = f.name;
+  in.arguments_json = request.arguments_json;
+  in.submission_id = request.submission_id;
+  in.fingerprint = fingerprint;
+  in.token = "awc_" + random_hex(32);
+  CallRow call = insert_call(store, in);
+  return AdmittedCall{crew, std::move(call), true};
+}
+
+}  // namespace agentworks::server::functions

@@ -1,0 +1,48 @@
+// Admitting a function call (R-F1, R-F2, R-F4): the one operation below the handlers that decides whether a call
+// exists, as Store::send decides for a message. The handler parses the request and answers; the rules live here.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crews/declaration.hpp"
+#include "crews/schema_check.hpp"
+#include "store/function_records.hpp"
+#include "store/records.hpp"
+
+namespace agentworks::server {
+class Store;
+}
+
+namespace agentworks::server::functions {
+
+// A stored declaration, parsed, with each function's inputs schema compiled: made once per stored text (a
+// register or reload, on any replica) and shared by every call until the text changes.
+struct ParsedDeclaration {
+  std::string text;  // the stored form it was parsed from
+  Declaration declaration;
+  std::vector<std::shared_ptr<const CompiledSchema>> inputs;  // by function index
+};
+std::shared_ptr<const ParsedDeclaration> parsed_declaration(const Crew& crew);
+
+struct CallRequest {
+  std::string crew;  // a Crew name of the caller's account, or a crw_ id
+  std::string function;
+  std::string arguments_json;  // compact JSON text
+  std::optional<std::string> submission_id;
+};
+
+struct AdmittedCall {
+  Crew crew;
+  CallRow call;
+  bool created = false;  // false: the call an earlier request with the same submission id made
+};
+
+// The call, inserted when every check passed: the Crew admits the caller, the function is declared and the caller
+// may call it, the arguments satisfy its inputs, a repeated submission id names the same work (else `conflict`),
+// and the Crew has a free running slot (else `busy`; calls are never queued). Anything refused writes nothing.
+AdmittedCall admit_call(Store& store, const Connection& caller, const CallRequest& request);
+
+}  // namespace agentworks::server::functions
