@@ -10,9 +10,12 @@
 #include <cerrno>
 #include <cstring>
 
-#include "http_wire.hpp"
+#include "testing/http_wire.hpp"
 
 namespace agentworks::bench {
+
+using testing::ChunkedDecoder;
+using testing::parse_response_head;
 
 int connect_tcp(const std::string& host, std::uint16_t port, std::string* error) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -31,6 +31,7 @@
 #include "testing/bridge_client.hpp"
 #include "testing/net_probe.hpp"
 #include "testing/process.hpp"
+#include "testing/temp_home.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -100,9 +101,7 @@ std::string integrity_of(const std::string& db_path) {
 class Rig {
  public:
   explicit Rig(const Options& o) : opt_(o) {
-    std::string templ = o.parent + "/aw-kc-XXXXXX";  // short: the bridge socket path must fit in sun_path
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp in " + o.parent);
-    root_ = templ;
+    root_ = testing::make_temp_dir("aw-kc-", o.parent).string();  // short: the bridge socket path must fit in sun_path
     for (const char* d : {"home", "config", "state", "data", "run"}) ::mkdir((root_ + "/" + d).c_str(), 0700);
     env_ = temp_home_env(root_);
     fs::create_directories(root_ + "/server");

@@ -11,9 +11,12 @@
 
 #include "agentworks/sse_parser.hpp"
 #include "http_client.hpp"
-#include "http_wire.hpp"
+#include "testing/http_wire.hpp"
 
 namespace agentworks::bench {
+
+using testing::ChunkedDecoder;
+using testing::parse_response_head;
 
 std::int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -1,4 +1,5 @@
 #include "testing/http_client.hpp"
+#include "testing/http_wire.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -127,13 +128,7 @@ bool read_response_head(Connection& conn, Connection::Clock::time_point deadline
     response.error = conn.timed_out() ? "timed out waiting for the status line" : "connection closed without an answer";
     return false;
   }
-  static const std::regex status_pattern(R"(^HTTP/1\.[01] ([0-9]{3})( .*)?$)");
-  std::smatch m;
-  if (!std::regex_match(*status_line, m, status_pattern)) {
-    response.error = "bad status line: " + *status_line;
-    return false;
-  }
-  const int status = std::stoi(m[1].str());
+  std::string head = *status_line;
   while (true) {
     auto line = conn.read_line(deadline);
     if (!line) {
@@ -141,15 +136,15 @@ bool read_response_head(Connection& conn, Connection::Clock::time_point deadline
       return false;
     }
     if (line->empty()) break;
-    const auto colon = line->find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line->substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::string value = line->substr(colon + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    response.headers[name] = value;
+    head += "\n" + *line;
   }
-  response.status = status;
+  auto parsed = parse_response_head(head);
+  if (!parsed) {
+    response.error = "bad response head: " + *status_line;
+    return false;
+  }
+  response.headers = std::move(parsed->headers);
+  response.status = parsed->status;
   return true;
 }
 

@@ -6,13 +6,13 @@
 
 #include <set>
 
-#include "bridge_journal_reader.hpp"
+#include "support/bridge_journal_reader.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/bridge_process.hpp"
 #include "testing/temp_home.hpp"
-#include "fault_env.hpp"
+#include "support/fault_env.hpp"
 #include "testing/wait.hpp"
-#include "server_fault_fixture.hpp"
+#include "support/server_fault_fixture.hpp"
 #include "support/bridge_fixture.hpp"
 
 namespace agentworks::testing {

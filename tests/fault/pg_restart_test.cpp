@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "server_fault_fixture.hpp"
+#include "support/server_fault_fixture.hpp"
 #include "testing/pg_admin.hpp"
 #include "testing/pg_cluster.hpp"
 #include "testing/test_store.hpp"

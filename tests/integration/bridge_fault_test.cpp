@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "bridge_journal_reader.hpp"
+#include "support/bridge_journal_reader.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/bridge_process.hpp"
 #include "testing/temp_home.hpp"

@@ -7,7 +7,7 @@
 
 #include <set>
 
-#include "bridge_journal_reader.hpp"
+#include "support/bridge_journal_reader.hpp"
 #include "testing/binaries.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/bridge_process.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "mcp_driver.hpp"
+#include "support/mcp_driver.hpp"
 #include "support/crew_fixture.hpp"
 #include "testing/binaries.hpp"
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "mcp_driver.hpp"
+#include "support/mcp_driver.hpp"
 #include "support/crew_folder.hpp"
 #include "support/messaging_fixture.hpp"
 #include "testing/binaries.hpp"

@@ -16,7 +16,7 @@
 #include "testing/temp_home.hpp"
 #include "testing/wait.hpp"
 #include "testing/binaries.hpp"
-#include "mcp_driver.hpp"
+#include "support/mcp_driver.hpp"
 #include "support/bridge_fixture.hpp"
 #include "testing/process_key.hpp"
 

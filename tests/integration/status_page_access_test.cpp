@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "status_page_process.hpp"
+#include "support/status_page_process.hpp"
 #include "support/bridge_fixture.hpp"
 #include "testing/http_client.hpp"
 

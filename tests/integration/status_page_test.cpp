@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "browser_driver.hpp"
-#include "status_page_process.hpp"
+#include "support/browser_driver.hpp"
+#include "support/status_page_process.hpp"
 #include "support/bridge_fixture.hpp"
 #include "support/crew_fixture.hpp"
 #include "testing/wait.hpp"

@@ -13,6 +13,7 @@
 
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks {
 namespace {
@@ -21,10 +22,7 @@ using nlohmann::json;
 namespace bc = bridge_client;
 
 std::filesystem::path temp_socket_dir() {
-  char tmpl[] = "/tmp/aw-bc-XXXXXX";
-  const char* dir = ::mkdtemp(tmpl);
-  if (dir == nullptr) throw std::runtime_error("mkdtemp failed");
-  return dir;
+  return agentworks::testing::make_temp_dir("aw-bc-", "/tmp");
 }
 
 int bind_unix(const std::filesystem::path& p) {

@@ -9,6 +9,7 @@
 
 #include "agentworks/sqlite.hpp"
 #include "state/journal.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -18,9 +19,7 @@ namespace fs = std::filesystem;
 class JournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/bridge_journal_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("bridge_journal_", "/tmp");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

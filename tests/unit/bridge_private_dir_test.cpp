@@ -10,6 +10,7 @@
 
 #include "start/instance.hpp"
 #include "start/private_dir.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 class PrivateDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/bridge_dir_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
+    root_ = agentworks::testing::make_temp_dir("bridge_dir_", "/tmp");
   }
   void TearDown() override { fs::remove_all(root_); }
   fs::path root_;

@@ -20,6 +20,7 @@
 #include "platform/backoff.hpp"
 #include "platform/line_reader.hpp"
 #include "support/uv_loop_test.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -141,9 +142,7 @@ TEST(BridgeCommandTable, AttachHelpNamesEveryFieldOpAttachReads) {
 class DispatchTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/bridge_dispatch_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("bridge_dispatch_", "/tmp");
     UvLoopTest::SetUp();
     BridgeOptions o;
     o.state_dir = dir_;

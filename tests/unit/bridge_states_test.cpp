@@ -8,6 +8,7 @@
 
 #include "state/journal.hpp"
 #include "state/states.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge {
 namespace {
@@ -48,9 +49,7 @@ TEST(JournalStates, ParseRoundTripsAndRefusesUnknown) {
 class JournalStateColumns : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/bridge_states_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("bridge_states_", "/tmp");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string db_path() const { return (dir_ / "journal.db").string(); }

@@ -28,6 +28,7 @@
 #include "agentworks/sha256.hpp"
 #include "native/claude_inbox.hpp"
 #include "support/uv_loop_test.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -127,9 +128,7 @@ class ClaudeInboxTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);  // as the bridge does (run.cpp): a reset peer must be an error, not a signal
-    char tmpl[] = "/tmp/cin_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("cin_", "/tmp");
     sessions_ = dir_ / "sessions";
     socks_ = dir_ / "cc-socks";
     fs::create_directory(sessions_);

@@ -20,6 +20,7 @@
 
 #include "native/codex_app_queue.hpp"
 #include "support/uv_loop_test.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -71,9 +72,7 @@ class CodexAppQueueTest : public agentworks::testing::UvLoopTest {
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);  // as in the bridge (start/run.cpp): a write to a closed peer is an error
     UvLoopTest::SetUp();
-    char tmpl[] = "/tmp/codex_app_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("codex_app_", "/tmp");
     socket_ = (dir_ / "app-server-control.sock").string();
   }
   void TearDown() override {

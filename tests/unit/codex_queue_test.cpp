@@ -17,6 +17,7 @@
 
 #include "native/codex_queue.hpp"
 #include "support/uv_loop_test.hpp"
+#include "testing/temp_home.hpp"
 
 namespace agentworks::bridge::native {
 namespace {
@@ -51,9 +52,7 @@ std::string read_file(const fs::path& p) {
 class CodexQueueTest : public agentworks::testing::UvLoopTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/codex_queue_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = agentworks::testing::make_temp_dir("codex_queue_test_", "/tmp");
     UvLoopTest::SetUp();
   }
   void TearDown() override {

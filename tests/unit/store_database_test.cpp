@@ -11,6 +11,7 @@
 #include "store/database/postgres_database.hpp"
 #include "store/database/sqlite_database.hpp"
 #include "testing/test_store.hpp"
+#include "testing/temp_home.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentworks::server;
@@ -20,9 +21,7 @@ namespace {
 class StoreDatabase : public ::testing::Test {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/aw-database-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir_ = templ;
+    dir_ = agentworks::testing::make_temp_dir("aw-database-test-", "/tmp");
     pg_ = agentworks::testing::store_is_postgresql();
     db_ = pg_ ? db::open_postgresql(agentworks::testing::test_store_url(dir_)) : db::open_sqlite(dir_ / "scratch.db");
     db_->exec("CREATE TABLE scratch(k INTEGER PRIMARY KEY, v TEXT NOT NULL)");

@@ -1,25 +1,29 @@
-// Minimal HTTP/1.1 response framing for the load benchmark: a response-head parser and
-// an incremental chunked-transfer decoder. Only what agentworks-server sends is needed
-// (Content-Length or chunked bodies, no 1xx, no compression).
+// The one HTTP/1.1 response parser of the tests and benchmarks: a response-head parser (testing/http_client.cpp,
+// bench/http_client.cpp, bench/sse_stream_pool.cpp) and an incremental chunked-transfer decoder for readers that
+// do not block. Only what agentworks-server sends is needed (Content-Length or chunked bodies, no 1xx, no
+// compression).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace agentworks::bench {
+namespace agentworks::testing {
 
 struct ResponseHead {
   int status = 0;
+  std::map<std::string, std::string> headers;  // names in lower case, values trimmed; the last of a repeated name
   std::optional<std::size_t> content_length;
   bool chunked = false;
   bool close = false;  // "Connection: close"
 };
 
-// Parses "HTTP/1.1 200 OK\r\nName: value\r\n..." (without the final blank line).
+// Parses "HTTP/1.1 200 OK\r\nName: value\r\n..." (without the final blank line); nullopt when the status line is
+// not HTTP/1.x with a three-digit status or a Content-Length is not a number.
 std::optional<ResponseHead> parse_response_head(std::string_view head);
 
 // Feeds raw chunked-encoding bytes, hands decoded body bytes to `sink`.
@@ -55,7 +59,10 @@ ChunkedDecoder::Result ChunkedDecoder::feed(std::string_view bytes, std::size_t*
         const std::size_t end = nl == std::string_view::npos ? bytes.size() : nl;
         line_.append(bytes.substr(pos, end - pos));
         if (line_.size() > 1024) return finish(Result::error);
-        if (nl == std::string_view::npos) return finish(Result::more);
+        if (nl == std::string_view::npos) {
+          pos = end;  // the partial line is kept in line_: those bytes are consumed
+          return finish(Result::more);
+        }
         pos = nl + 1;
         if (!line_.empty() && line_.back() == '\r') line_.pop_back();
         std::string line;
@@ -101,4 +108,4 @@ ChunkedDecoder::Result ChunkedDecoder::feed(std::string_view bytes, std::size_t*
   return finish(Result::more);
 }
 
-}  // namespace agentworks::bench
+}  // namespace agentworks::testing

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mcp_driver.hpp"  // find_on_path
+#include "support/mcp_driver.hpp"  // find_on_path
 #include "testing/piped_process.hpp"
 #include "testing/process.hpp"
 

@@ -1,9 +1,9 @@
-#include "http_wire.hpp"
+#include "testing/http_wire.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace agentworks::bench {
+namespace agentworks::testing {
 namespace {
 
 std::string lower(std::string_view s) {
@@ -26,9 +26,11 @@ std::optional<ResponseHead> parse_response_head(std::string_view head) {
   std::size_t line_end = head.find('\n');
   std::string_view status_line = trim(head.substr(0, line_end));
   // "HTTP/1.1 200 OK"
-  if (status_line.size() < 12 || status_line.substr(0, 5) != "HTTP/") return std::nullopt;
+  if (status_line.size() < 12 || (status_line.substr(0, 9) != "HTTP/1.1 " && status_line.substr(0, 9) != "HTTP/1.0 "))
+    return std::nullopt;
   const std::size_t space = status_line.find(' ');
   if (space == std::string_view::npos || space + 4 > status_line.size()) return std::nullopt;
+  if (space + 4 < status_line.size() && status_line[space + 4] != ' ') return std::nullopt;
   int status = 0;
   for (std::size_t i = space + 1; i < space + 4; ++i) {
     const char c = status_line[i];
@@ -44,6 +46,7 @@ std::optional<ResponseHead> parse_response_head(std::string_view head) {
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string name = lower(trim(line.substr(0, colon)));
+    result.headers[name] = std::string(trim(line.substr(colon + 1)));
     const std::string value = lower(trim(line.substr(colon + 1)));
     if (name == "content-length") {
       std::size_t length = 0;
@@ -61,4 +64,4 @@ std::optional<ResponseHead> parse_response_head(std::string_view head) {
   return result;
 }
 
-}  // namespace agentworks::bench
+}  // namespace agentworks::testing

@@ -1,4 +1,4 @@
-#include "fault_env.hpp"
+#include "support/fault_env.hpp"
 
 #include <fcntl.h>
 #include <sys/mount.h>
