@@ -35,6 +35,7 @@
 #include "process_watch.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/process_key.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 using json = nlohmann::json;
@@ -47,17 +48,13 @@ namespace {
 // is not cached, so the backlog is spread over enough sessions.
 constexpr std::size_t kSessionQuota = 2000;
 
-struct Options {
-  std::string server_binary;
-  std::string bridge_binary;
-  std::string data_parent = "/tmp";
+struct Options : bench::ProgramOptions {
   std::size_t attachments = 100;
   double idle_s = 5;
   std::size_t backlog = 10000;
   std::size_t backlog_sessions = 5;
   std::size_t senders = 4;
   std::size_t takes = 2000;
-  unsigned max_seconds = 600;
   bool keep_home = false;
 };
 
@@ -395,9 +392,7 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-bridge: bridge idle RSS, backlog catch-up and take latency (docs/benchmarks.md)"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
-  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
-  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
+  bench::add_program_options(app, opt, bench::kServer | bench::kBridge, "the server data and the bridge's temp HOME");
   app.add_option("--attachments", opt.attachments, "attachments held for the idle RSS measurement")->check(CLI::Range(1, 1000));
   app.add_option("--idle", opt.idle_s, "seconds to idle before reading RSS")->check(CLI::Range(0.0, 120.0));
   app.add_option("--backlog", opt.backlog, "messages in the catch-up backlog")->check(CLI::Range(1, 100000));
@@ -405,11 +400,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--senders", opt.senders, "HTTP sender threads for the backlog")->check(CLI::Range(1, 64));
   app.add_option("--takes", opt.takes, "take round trips to time")->check(CLI::Range(1, 100000));
-  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
-      ->check(CLI::Range(10, 3600));
+  bench::add_watchdog_option(app, opt);
   app.add_flag("--keep-home", opt.keep_home, "keep the bridge's temp HOME (journal, bridge.log) for inspection");
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  bench::resolve_programs(opt, bench::kServer | bench::kBridge);
   return bench::run_with_watchdog("agentworks-bench-bridge", opt.max_seconds, [&] { return run(opt); });
 }

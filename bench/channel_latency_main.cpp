@@ -29,6 +29,7 @@
 #include "testing/process.hpp"
 #include "testing/temp_home.hpp"
 #include "testing/wait.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 namespace testing = agentworks::testing;
@@ -41,13 +42,9 @@ namespace {
 constexpr const char* kSession = "bench-channel-session";
 constexpr const char* kAgent = "bench-channel";
 
-struct Options {
-  std::string server_binary;
-  std::string bridge_binary;
-  std::string cli_binary;
-  std::string data_parent = "/tmp";
+struct Options : bench::ProgramOptions {
+  Options() { max_seconds = 300; }
   std::size_t messages = 100;
-  unsigned max_seconds = 300;
 };
 
 
@@ -203,16 +200,11 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-channel: send -> Claude channel notification latency (docs/benchmarks.md)"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
-  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
-  app.add_option("--cli", opt.cli_binary, "agentworks CLI binary (default: ../cli/ next to this binary)");
-  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
+  bench::add_program_options(app, opt, bench::kServer | bench::kBridge | bench::kCli,
+                             "the server data and the bridge's temp HOME");
   app.add_option("--messages", opt.messages, "messages to time, one at a time")->check(CLI::Range(1, 10000));
-  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
-      ->check(CLI::Range(10, 3600));
+  bench::add_watchdog_option(app, opt);
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
-  if (opt.cli_binary.empty()) opt.cli_binary = bench::built_program("cli", "agentworks");
+  bench::resolve_programs(opt, bench::kServer | bench::kBridge | bench::kCli);
   return bench::run_with_watchdog("agentworks-bench-channel", opt.max_seconds, [&] { return run(opt); });
 }

@@ -32,6 +32,7 @@
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
 #include "testing/temp_home.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 namespace fs = std::filesystem;
@@ -41,14 +42,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Options {
-  std::string server_binary;
-  std::string data_parent = "/tmp";
+struct Options : bench::ProgramOptions {
+  Options() { max_seconds = 900; }
   std::size_t runs = 300;
   std::size_t throughput_calls = 600;
   unsigned workers = 4;
   unsigned max_running = 16;
-  unsigned max_seconds = 900;
 };
 
 std::int64_t since_ns(Clock::time_point t0) {
@@ -239,17 +238,15 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-functions: call -> completed of a no-op function against the fork/exec floor"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
-  app.add_option("--data-parent", opt.data_parent, "where the server data and the Crew folder go");
+  bench::add_program_options(app, opt, bench::kServer, "the server data and the Crew folder");
   app.add_option("--runs", opt.runs, "runs per latency series")->check(CLI::Range(1, 100000));
   app.add_option("--throughput-calls", opt.throughput_calls, "calls (and floor runs) in the throughput series")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--workers", opt.workers, "threads in the throughput series")->check(CLI::Range(1, 64));
   app.add_option("--crew-max-running", opt.max_running, "the server's per-Crew limit")->check(CLI::Range(1, 1000));
-  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
-      ->check(CLI::Range(10, 3600));
+  bench::add_watchdog_option(app, opt);
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
+  bench::resolve_programs(opt, bench::kServer);
   return bench::run_with_watchdog("agentworks-bench-functions", opt.max_seconds, [&] {
     try {
       return run(opt);

@@ -30,6 +30,7 @@
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
 #include "testing/bridge_client.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 using json = nlohmann::json;
@@ -38,14 +39,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Options {
-  std::string server_binary;
-  std::string bridge_binary;
+struct Options : bench::ProgramOptions {
   std::string hook_binary;
   std::string floor_binary;
-  std::string data_parent = "/tmp";
   std::size_t runs = 500;
-  unsigned max_seconds = 600;
 };
 
 json stop_payload(const std::string& session) {
@@ -193,17 +190,13 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-hook: whole-process hook latency against a real bridge (docs/benchmarks.md)"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
-  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
+  bench::add_program_options(app, opt, bench::kServer | bench::kBridge, "the server data and the bridge's temp HOME");
   app.add_option("--hook", opt.hook_binary, "agentworks-hook binary (default: ../hooks/ next to this binary)");
   app.add_option("--floor", opt.floor_binary, "the C floor program (default: next to this binary)");
-  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
   app.add_option("--runs", opt.runs, "runs per series")->check(CLI::Range(1, 100000));
-  app.add_option("--max-seconds", opt.max_seconds, "watchdog: the whole run is killed after this long")
-      ->check(CLI::Range(10, 3600));
+  bench::add_watchdog_option(app, opt);
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  bench::resolve_programs(opt, bench::kServer | bench::kBridge);
   if (opt.hook_binary.empty()) opt.hook_binary = bench::built_program("hooks", "agentworks-hook");
   if (opt.floor_binary.empty()) opt.floor_binary = bench::built_program("", "agentworks-bench-hook-floor");
   return bench::run_with_watchdog("agentworks-bench-hook", opt.max_seconds, [&] { return run(opt); });

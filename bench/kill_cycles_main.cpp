@@ -32,6 +32,7 @@
 #include "testing/net_probe.hpp"
 #include "testing/process.hpp"
 #include "testing/temp_home.hpp"
+#include "bench_options.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -41,11 +42,10 @@ using namespace std::chrono_literals;
 namespace agentworks::bench {
 namespace {
 
-struct Options {
+struct Options : ProgramOptions {
   long cycles = 1000;
-  double max_seconds = 3600;
+  double cycle_seconds = 3600;  // no new cycle starts after this long (not the watchdog)
   std::uint32_t seed = 0;
-  std::string server_bin, bridge_bin, cli_bin, parent = "/tmp";
 };
 
 std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
@@ -101,7 +101,7 @@ std::string integrity_of(const std::string& db_path) {
 class Rig {
  public:
   explicit Rig(const Options& o) : opt_(o) {
-    root_ = testing::make_temp_dir("aw-kc-", o.parent).string();  // short: the bridge socket path must fit in sun_path
+    root_ = testing::make_temp_dir("aw-kc-", o.data_parent).string();  // short: the bridge socket path must fit in sun_path
     for (const char* d : {"home", "config", "state", "data", "run"}) ::mkdir((root_ + "/" + d).c_str(), 0700);
     env_ = temp_home_env(root_);
     fs::create_directories(root_ + "/server");
@@ -128,7 +128,7 @@ class Rig {
   void start_server() {
     const std::string out = root_ + "/server.out" + std::to_string(++server_runs_);
     // One conversation carries every send: lift its hourly rate and history limits out of the way.
-    server_ = testing::Child::start({opt_.server_bin, "--listen", "127.0.0.1:" + std::to_string(port_), "--data",
+    server_ = testing::Child::start({opt_.server_binary, "--listen", "127.0.0.1:" + std::to_string(port_), "--data",
                            root_ + "/server", "--rate-limit-per-hour", "100000000", "--inbox-history", "100000000"},
                                     env_, out, out);
     const auto deadline = Clock::now() + 30s;
@@ -147,7 +147,7 @@ class Rig {
     // messages past it stay on the server only and the count of offers would stop there.
     testing::EnvOverrides env = env_;
     env["AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION"] = "100000000";
-    bridge_ = testing::Child::start({opt_.bridge_bin, "--foreground"}, env, out, out);
+    bridge_ = testing::Child::start({opt_.bridge_binary, "--foreground"}, env, out, out);
     const auto deadline = Clock::now() + 30s;
     while (Clock::now() < deadline) {
       if (!bridge_.running()) break;
@@ -165,7 +165,7 @@ class Rig {
   // exit_code -1 when it ran past the timeout.
   testing::ProcessResult cli(const std::vector<std::string>& args,
                              const std::optional<std::string>& input = std::nullopt) {
-    std::vector<std::string> argv = {opt_.cli_bin};
+    std::vector<std::string> argv = {opt_.cli_binary};
     argv.insert(argv.end(), args.begin(), args.end());
     testing::ProcessResult r = testing::run_process(argv, {env_, input, 20s, {}});
     if (r.timed_out) r.exit_code = -1;
@@ -249,7 +249,7 @@ int run(const Options& opt) {
   long cycles = 0, bridge_kills = 0, server_kills = 0, integrity_checks = 0, integrity_failures = 0;
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
-  for (; cycles < opt.cycles && elapsed() < opt.max_seconds; ++cycles) {
+  for (; cycles < opt.cycles && elapsed() < opt.cycle_seconds; ++cycles) {
     if (!rig.server_up()) rig.start_server();
     if (!rig.bridge_up()) rig.start_bridge();
     std::atomic<bool> stop{false};
@@ -362,17 +362,14 @@ int main(int argc, char** argv) {
   opt.seed = std::random_device{}();
   CLI::App app{"agentworks-bench-kill-cycles: SIGKILL server and bridge at random moments; count losses and doubles"};
   app.add_option("--cycles", opt.cycles, "kill cycles")->check(CLI::Range(1L, 1000000L));
-  app.add_option("--max-seconds", opt.max_seconds, "stop starting cycles after this long")->check(CLI::Range(1.0, 86400.0));
+  app.add_option("--max-seconds", opt.cycle_seconds, "stop starting cycles after this long")->check(CLI::Range(1.0, 86400.0));
   app.add_option("--seed", opt.seed, "random seed (printed; rerun with it)");
-  app.add_option("--server", opt.server_bin, "agentworks-server (default: ../server/ next to this binary)");
-  app.add_option("--bridge", opt.bridge_bin, "agentworks-bridge (default: ../daemon/)");
-  app.add_option("--cli", opt.cli_bin, "agentworks (default: ../cli/)");
-  app.add_option("--data-parent", opt.parent, "where the temp HOME goes");
+  agentworks::bench::add_program_options(app, opt, agentworks::bench::kServer | agentworks::bench::kBridge |
+                                                        agentworks::bench::kCli, "the temp HOME and the server data");
   CLI11_PARSE(app, argc, argv);
   agentworks::testing::set_children_die_with_parent(true);
-  if (opt.server_bin.empty()) opt.server_bin = agentworks::bench::built_program("server", "agentworks-server");
-  if (opt.bridge_bin.empty()) opt.bridge_bin = agentworks::bench::built_program("daemon", "agentworks-bridge");
-  if (opt.cli_bin.empty()) opt.cli_bin = agentworks::bench::built_program("cli", "agentworks");
+  agentworks::bench::resolve_programs(opt, agentworks::bench::kServer | agentworks::bench::kBridge |
+                                               agentworks::bench::kCli);
   try {
     return agentworks::bench::run(opt);
   } catch (const std::exception& e) {

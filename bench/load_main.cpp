@@ -38,14 +38,14 @@
 #include "load_workers.hpp"
 #include "process_watch.hpp"
 #include "sse_stream_pool.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 using namespace std::chrono_literals;
 
 namespace {
 
-struct Options {
-  std::string server_binary;
+struct Options : bench::ProgramOptions {
   std::string url;  // connect to a running server instead of starting one
   std::string token;
   int server_pid = 0;  // for RSS when --url is used
@@ -58,7 +58,6 @@ struct Options {
   double hold_s = 10;
   std::string prefix = "bench-r";
   std::vector<std::string> server_args;
-  std::string data_parent = "/tmp";
   std::string store = "sqlite";  // or "postgresql": a PostgreSQL cluster of the benchmark's own
   std::size_t replicas = 1;      // servers on that one database (postgresql only)
   bool pg_fsync = true;          // false: a diagnostic without durability
@@ -397,7 +396,7 @@ int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t serve
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-load: load benchmark for agentworks-server (see docs/benchmarks.md)"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary to start (default: ../server/ next to this binary)");
+  bench::add_program_options(app, opt, bench::kServer, "the started server's temporary data directory");
   app.add_option("--url", opt.url, "use a running server at http://127.0.0.1:PORT instead of starting one");
   app.add_option("--token", opt.token, "login token for --url");
   app.add_option("--server-pid", opt.server_pid, "pid of the --url server, to report its RSS");
@@ -410,8 +409,6 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000));
   app.add_option("--hold", opt.hold_s, "streams mode: seconds to hold the streams")->check(CLI::Range(0.0, 600.0));
   app.add_option("--prefix", opt.prefix, "agent name prefix");
-  app.add_option("--data-parent", opt.data_parent,
-                 "directory for the started server's temporary data directory (default /tmp)");
   app.add_option("--server-arg", opt.server_args, "extra argument for the started server (repeatable)");
   app.add_option("--store", opt.store,
                  "sqlite (the server's default) or postgresql (a PostgreSQL cluster of the benchmark's own under /tmp, "

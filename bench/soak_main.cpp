@@ -23,6 +23,7 @@
 #include "process_watch.hpp"
 #include "testing/bridge_client.hpp"
 #include "testing/wait.hpp"
+#include "bench_options.hpp"
 
 namespace bench = agentworks::bench;
 namespace testing = agentworks::testing;
@@ -33,10 +34,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Options {
-  std::string server_binary;
-  std::string bridge_binary;
-  std::string data_parent = "/tmp";
+struct Options : bench::ProgramOptions {
   unsigned minutes = 30;
   unsigned rate = 100;  // messages per second, all agents together
   std::size_t agents = 4;
@@ -234,15 +232,12 @@ int run(const Options& opt) {
 int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"agentworks-bench-soak: RSS and file sizes over a long run of sends and takes (docs/benchmarks.md)"};
-  app.add_option("--server", opt.server_binary, "agentworks-server binary (default: ../server/ next to this binary)");
-  app.add_option("--bridge", opt.bridge_binary, "agentworks-bridge binary (default: ../daemon/ next to this binary)");
-  app.add_option("--data-parent", opt.data_parent, "where the server data and the bridge's temp HOME go");
+  bench::add_program_options(app, opt, bench::kServer | bench::kBridge, "the server data and the bridge's temp HOME");
   app.add_option("--minutes", opt.minutes, "how long the sends and takes run")->check(CLI::Range(1, 24 * 60));
   app.add_option("--rate", opt.rate, "messages per second, all agents together")->check(CLI::Range(1, 5000));
   app.add_option("--agents", opt.agents, "attached receiving agents")->check(CLI::Range(1, 100));
   app.add_option("--sample-seconds", opt.sample_seconds, "seconds between samples")->check(CLI::Range(5, 3600));
   CLI11_PARSE(app, argc, argv);
-  if (opt.server_binary.empty()) opt.server_binary = bench::built_program("server", "agentworks-server");
-  if (opt.bridge_binary.empty()) opt.bridge_binary = bench::built_program("daemon", "agentworks-bridge");
+  bench::resolve_programs(opt, bench::kServer | bench::kBridge);
   return bench::run_with_watchdog("agentworks-bench-soak", opt.minutes * 60 + 300, [&] { return run(opt); });
 }

@@ -12,7 +12,7 @@ namespace agentworks::cli::mcp {
 using nlohmann::json;
 namespace {
 
-void log_line(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }
+void log_full_line(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }
 
 json dispatch(const std::string& method, const json& params, const LoginSource& login, Elicitations& elicitations) {
   if (method == "initialize") {
@@ -50,14 +50,14 @@ void serve_full(std::istream& in, std::ostream& out, const LoginSource& login) {
     handlers.dispatch = [&login, &elicitations](const std::string& method, const json& params) {
       return dispatch(method, params, login, elicitations);
     };
-    handlers.log = log_line;
+    handlers.log = log_full_line;
     handlers.response = [&elicitations](const json& response) {
-      if (!elicitations.on_response(response)) log_line("ignored a response to an unknown request");
+      if (!elicitations.on_response(response)) log_full_line("ignored a response to an unknown request");
     };
     std::string line;
     while (std::getline(in, line)) handle_rpc_line(line, writer, handlers);
   } catch (const std::exception& e) {
-    log_line(std::string("stopped: ") + e.what());
+    log_full_line(std::string("stopped: ") + e.what());
   }
 }
 

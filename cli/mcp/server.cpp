@@ -31,17 +31,17 @@ const char* const kInstructions =
     "agent_message_read reads your mailbox. A send returns a receipt, not an answer: answers arrive as new "
     "messages.";
 
-void log_line(const std::string& text) { std::cerr << "agentworks mcp: " << text << std::endl; }
+void log_mcp_line(const std::string& text) { std::cerr << "agentworks mcp: " << text << std::endl; }
 
 class Server {
  public:
   Server(std::ostream& out, ServeOptions options)
       : writer_(out), options_(std::move(options)), caller_(current_caller(options_.provider)) {
     if (caller_.process) {
-      log_line("bound to provider process " + std::to_string(caller_.process->pid) + " (start " +
+      log_mcp_line("bound to provider process " + std::to_string(caller_.process->pid) + " (start " +
                caller_.process->start + ")");
     } else {
-      log_line("no provider ancestor process found; every tool call will be refused");
+      log_mcp_line("no provider ancestor process found; every tool call will be refused");
     }
     // The channel is Claude's; a Codex chat is named per call, so nothing could be pushed to it.
     if (options_.claude_channel && !is_provider(options_.provider, Provider::codex)) {
@@ -57,7 +57,7 @@ class Server {
                           if (method == "notifications/initialized" && pump_) pump_->start();
                         },
                         [this](const std::string& method, const json& params) { return dispatch(method, params); },
-                        log_line, nullptr, nullptr});
+                        log_mcp_line, nullptr, nullptr});
   }
 
  private:
@@ -125,7 +125,7 @@ class Server {
 
   json error_result(const std::string& name, const Error& e, const std::string& submission_id) {
     const std::string code(code_name(e.code()));
-    log_line(name + " refused: " + e.what() + " (" + code + ")");
+    log_mcp_line(name + " refused: " + e.what() + " (" + code + ")");
     json structured = {{"error", {{"code", code}, {"message", e.what()}}}};
     if (!submission_id.empty()) structured["submission_id"] = submission_id;
     return {{"content", json::array({{{"type", "text"}, {"text", describe_error(code, e.what())}}})},
@@ -147,7 +147,7 @@ void serve(std::istream& in, std::ostream& out, const ServeOptions& options) {
     std::string line;
     while (std::getline(in, line)) server.handle_line(line);
   } catch (const std::exception& e) {
-    log_line(std::string("stopped: ") + e.what());
+    log_mcp_line(std::string("stopped: ") + e.what());
   }
 }
 

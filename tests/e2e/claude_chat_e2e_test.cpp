@@ -19,7 +19,6 @@ using nlohmann::json;
 
 constexpr const char* kSession1 = "6f1c2a7e-0000-4000-8000-000000000001";
 constexpr const char* kSession2 = "6f1c2a7e-0000-4000-8000-000000000002";
-constexpr const char* kLabel = "NOT instructions from the person";
 
 class ClaudeChatE2eTest : public E2eTest {
  protected:
@@ -89,7 +88,7 @@ TEST_F(ClaudeChatE2eTest, TerminalMessageArrivesInTheNextRequestAfterStop_RH1_RH
   ASSERT_TRUE(delivered) << model_->describe();
   EXPECT_GT(delivered->seq, work->seq);
   EXPECT_NE(delivered->last_user.find("Stop hook additional context"), std::string::npos) << delivered->last_user;
-  EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find(kDeliveryLabel), std::string::npos) << delivered->last_user;
   EXPECT_NE(delivered->last_user.find("agent:worker"), std::string::npos) << delivered->last_user;
   if (!id.empty()) {
     EXPECT_NE(delivered->last_user.find(id), std::string::npos) << delivered->last_user;

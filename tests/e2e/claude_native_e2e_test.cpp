@@ -23,7 +23,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 constexpr const char* kSession = "6f1c2a7e-0000-4000-8000-00000000a001";
-constexpr const char* kLabel = "NOT instructions from the person";
 
 // One stream-json chat of a given Claude binary that counts its turns' result lines: a pushed turn ends with a
 // result line nobody asked for, so "the next result" is not "my turn's result" here.
@@ -154,7 +153,7 @@ TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeli
   const auto woken = model_->wait_for_user_text("Native wake: please review PR 8", 30s);
   ASSERT_TRUE(woken) << model_->describe();
   EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
-  EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find(kDeliveryLabel), std::string::npos) << woken->last_user;
   EXPECT_NE(woken->last_user.find("agent:worker"), std::string::npos) << woken->last_user;
   EXPECT_EQ(woken->last_user.find("Stop hook additional context"), std::string::npos)
       << "it came by push, not the hook";
@@ -236,7 +235,7 @@ TEST_F(ClaudeNativeE2eTest, ExitedChatKeepsTheMessageForTheResumedSession_RN1_RN
       << attachment("claude", kSession).dump();
   const auto delivered = model_->wait_for_user_text("While you were away: rebase the branch", 60s);
   ASSERT_TRUE(delivered) << model_->describe();
-  EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find(kDeliveryLabel), std::string::npos) << delivered->last_user;
   ASSERT_TRUE(chat_->wait_results(2)) << "the delivery turn did not end";
   ASSERT_TRUE(chat_->send("Back again, continue"));
   ASSERT_TRUE(chat_->wait_results(3));
@@ -295,7 +294,7 @@ TEST_F(ClaudeNativeE2eTest, IdleTuiIsWokenByATerminalMessage_RN1) {
   const auto woken = model_->wait_for_user_text("TUI wake: the build is red", 60s);
   ASSERT_TRUE(woken) << model_->describe();
   EXPECT_EQ(model_->main_turns().size(), 1u) << "no prompt was typed: the push started the turn";
-  EXPECT_NE(woken->last_user.find(kLabel), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find(kDeliveryLabel), std::string::npos) << woken->last_user;
   EXPECT_EQ(woken->last_user.find("Stop hook additional context"), std::string::npos) << woken->last_user;
   EXPECT_NE(woken->last_user.find("mcp__plugin_agentworks_agentworks__agent_message_ack"), std::string::npos)
       << woken->last_user;

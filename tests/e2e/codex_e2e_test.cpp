@@ -21,8 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kLabel = "NOT instructions from the person";
-constexpr const char* kComposerReady = "Ask Codex to do anything";
 
 class CodexE2eTest : public E2eTest {
  protected:
@@ -55,13 +53,13 @@ class CodexE2eTest : public E2eTest {
       std::filesystem::create_directories(dir);
       t = std::make_unique<TmuxSession>(dir, env_, project_,
                                         std::vector<std::string>{codex_binary().string(), "--no-daemon"});
-      EXPECT_TRUE(t->wait_screen(kComposerReady, std::chrono::seconds(60))) << t->screen();
+      EXPECT_TRUE(t->wait_screen(kCodexComposerReady, std::chrono::seconds(60))) << t->screen();
     }
     return *t;
   }
   // Types `text` and Enter like the person, then waits for `done` and for the composer to be ready again.
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
-    return t.say(text, done, kComposerReady);
+    return t.say(text, done, kCodexComposerReady);
   }
   // These tests prove the Stop hook route, so the native queue is turned off (codex_queue_e2e_test.cpp has it).
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
@@ -133,7 +131,7 @@ TEST_F(CodexE2eTest, TuiAttachThenMessagesArriveAfterStop_RH4_RH1_RH3) {
   ASSERT_TRUE(work && delivered) << model_->describe();
   EXPECT_GT(delivered->seq, work->seq);
   EXPECT_NE(delivered->last_user.find("<hook_prompt"), std::string::npos) << delivered->last_user;
-  EXPECT_NE(delivered->last_user.find(kLabel), std::string::npos) << delivered->last_user;
+  EXPECT_NE(delivered->last_user.find(kDeliveryLabel), std::string::npos) << delivered->last_user;
   EXPECT_NE(delivered->last_user.find("agent:worker"), std::string::npos) << delivered->last_user;
   if (!id.empty()) {
     EXPECT_NE(delivered->last_user.find(id), std::string::npos) << delivered->last_user;

@@ -28,7 +28,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr const char* kComposerReady = "Ask Codex to do anything";
 constexpr const char* kReplyText = "Reviewed, looks good (from the codex chat)";
 
 // The first message id in the woken turn's text (the delivered message).
@@ -74,12 +73,12 @@ class CodexMcpE2eTest : public E2eTest {
     std::vector<std::string> argv{codex_binary().string()};
     if (!daemon) argv.push_back("--no-daemon");
     tui_ = std::make_unique<TmuxSession>(dir, env_, project_, argv);
-    EXPECT_TRUE(tui_->wait_screen(kComposerReady, 60s)) << tui_->screen();
+    EXPECT_TRUE(tui_->wait_screen(kCodexComposerReady, 60s)) << tui_->screen();
     return *tui_;
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name) {
     return t.say("agentworks attach " + name + " \"Review incoming work\"",
-                 [&] { return attachment_named("codex", name).value("state", "") == "attached"; }, kComposerReady);
+                 [&] { return attachment_named("codex", name).value("state", "") == "attached"; }, kCodexComposerReady);
   }
   // The woken turn acknowledges (processed) and replies with the MCP tools.
   void script_ack_then_reply() {

@@ -31,7 +31,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr const char* kComposerReady = "Ask Codex to do anything";
 
 // The native binary the npm launcher runs (the one whose /proc/<pid>/exe the bridge sees with --no-daemon).
 fs::path native_codex() {
@@ -73,7 +72,7 @@ class CodexQueueE2eTest : public E2eTest {
       const auto dir = home_.path("tmux-" + name);
       fs::create_directories(dir);
       t = std::make_unique<TmuxSession>(dir, env, project_, argv);
-      EXPECT_TRUE(t->wait_screen(kComposerReady, 60s)) << t->screen();
+      EXPECT_TRUE(t->wait_screen(kCodexComposerReady, 60s)) << t->screen();
     }
     return *t;
   }
@@ -87,7 +86,7 @@ class CodexQueueE2eTest : public E2eTest {
   }
 
   bool say(TmuxSession& t, const std::string& text, const std::function<bool()>& done) {
-    return t.say(text, done, kComposerReady);
+    return t.say(text, done, kCodexComposerReady);
   }
   bool attach_in_tui(TmuxSession& t, const std::string& name, const std::string& extra = "") {
     return say(t, "agentworks attach " + name + " \"Review incoming work\"" + extra, [&] {
@@ -158,7 +157,7 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
   EXPECT_TRUE(r["processed_at"].is_null()) << r.dump();
 
   // The queued turn ends with a Stop hook; one more typed turn ends with another. Neither delivers it again.
-  ASSERT_TRUE(t.wait_screen(kComposerReady, 60s)) << t.screen();
+  ASSERT_TRUE(t.wait_screen(kCodexComposerReady, 60s)) << t.screen();
   ASSERT_TRUE(say(t, "Something else now", [&] { return !turns_with("Something else now").empty(); })) << t.screen();
   EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("codex", session, 0));
@@ -263,7 +262,7 @@ TEST_F(CodexQueueE2eTest, QuitDaemonTuiGoesOfflineAtOnceAndTheMessageWaits_RH11_
   });
   ASSERT_TRUE(delivered) << model_->describe();
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
-  ASSERT_TRUE(back.wait_screen(kComposerReady, 60s)) << back.screen();
+  ASSERT_TRUE(back.wait_screen(kCodexComposerReady, 60s)) << back.screen();
   EXPECT_EQ(turns_with(id).size(), 1u) << model_->describe();
 }
 

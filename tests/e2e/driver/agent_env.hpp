@@ -13,6 +13,11 @@ namespace agentworks::e2e {
 
 class MockModel;
 
+// What the tests look for on a CLI's screen: the label every delivery text starts its messages with, and Codex's
+// empty composer (the TUI is ready for input).
+inline constexpr const char* kDeliveryLabel = "NOT instructions from the person";
+inline constexpr const char* kCodexComposerReady = "Ask Codex to do anything";
+
 // The TempHome's env plus what Claude Code needs to talk only to the mock (no other traffic).
 testing::EnvOverrides claude_env(const testing::TempHome& home, const MockModel& model);
 // `claude ARGS` in `project` (stdin /dev/null), killed after `timeout`.
