@@ -4,9 +4,10 @@
 # It reads #include lines only (no compiler, no include paths), so it is fast and checks every file in the tree,
 # built or not. It fails naming the file, the include and the rule it breaks.
 #
-# 1. The bridge's rooms (daemon/lib/<room>/): a room includes only itself and the rooms below it. bridge.hpp and
-#    bridge.cpp at daemon/lib's top are the hub. Bridge headers are included by room path from daemon/lib
-#    ("state/journal.hpp"), never by bare name.
+# 1. The rooms of the bridge (daemon/lib/<room>/) and of the server (server/<room>/): a room includes only itself
+#    and the rooms below it. bridge.hpp and bridge.cpp at daemon/lib's top are the bridge's hub; clock.* and
+#    limits.hpp at server/'s top are the server's ground, and server/main.cpp wires every room. Headers are
+#    included by room path ("state/journal.hpp", "store/store.hpp"), never by bare name.
 # 2. Folder rules that show in the include text: common/ never includes server/, daemon/, cli/ or hooks/ headers,
 #    spdlog or CLI11; hooks/ never includes libcurl, SQLite, spdlog or CLI11; cli/ never includes daemon/ or
 #    server/ headers; testing/ (linked by the benchmarks too) never includes GoogleTest nor a header of server/,
@@ -245,4 +246,4 @@ if(count GREATER 0)
   string(REPLACE ";" "\n  " text "${FAILURES}")
   message(FATAL_ERROR "include layering: ${count} problem(s) (docs/architecture.md \"What may include what\"):\n  ${text}")
 endif()
-message(STATUS "include layering: daemon/lib rooms, common/, hooks/, cli/ and testing/ follow docs/architecture.md")
+message(STATUS "include layering: the bridge's and the server's rooms, common/, hooks/, cli/ and testing/ follow docs/architecture.md")

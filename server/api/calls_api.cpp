@@ -14,7 +14,6 @@
 #include "crews/call_admission.hpp"
 #include "crews/call_files.hpp"
 #include "crews/declaration.hpp"
-#include "crews/output_sweeper.hpp"
 #include "crews/schema_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
@@ -91,9 +90,6 @@ Response call_function(Ctx& c) {
   request.submission_id = submission_id_of(c.body);
   const int wait = wait_of(c.body);
   const functions::AdmittedCall admitted = functions::admit_call(c.store, c.caller, request);
-  if (admitted.created)
-    functions::sweep_call_outputs(c.store, admitted.crew, c.store.limits().call_output_ttl_seconds,
-                                  c.store.limits().call_sweep_interval_seconds);
   return call_answer(c, admitted.call, admitted.created ? 201 : 200, wait, true);
 }
 

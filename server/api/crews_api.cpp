@@ -12,7 +12,6 @@
 #include "api/handlers.hpp"
 #include "crews/access.hpp"
 #include "crews/declaration.hpp"
-#include "crews/output_sweeper.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
 
@@ -73,11 +72,6 @@ functions::AgentAllowance allowance_from(const json& fields, functions::AgentAll
 
 int max_running(Ctx& c) { return c.store.limits().crew_max_running; }
 
-void sweep(Ctx& c, const Crew& crew) {
-  functions::sweep_call_outputs(c.store, crew, c.store.limits().call_output_ttl_seconds,
-                                c.store.limits().call_sweep_interval_seconds);
-}
-
 }  // namespace
 
 Response register_crew(Ctx& c) {
@@ -110,7 +104,6 @@ Response reload_crew(Ctx& c) {
       functions::load_declaration(crew.dir, functions::allowance_from_json(crew.allowance_json), crew.name);
   crew.declaration_json = functions::declaration_to_json(d);
   set_declaration(c.store, crew.crew_id, crew.declaration_json);
-  sweep(c, crew);
   return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
 }
 
@@ -137,7 +130,6 @@ Response unregister_crew(Ctx& c) {
 
 Response list_functions(Ctx& c) {
   const Crew crew = functions::admitted_crew(c.store, c.caller, c.params.at(0));
-  sweep(c, crew);
   json out = json::array();
   for (const auto& f : functions::declaration_from_json(crew.declaration_json).functions)
     if (functions::may_call(c.caller, crew, f)) out.push_back(function_json(f));

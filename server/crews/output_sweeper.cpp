@@ -13,25 +13,40 @@
 
 namespace agentworks::server::functions {
 
-int sweep_call_outputs(Store& store, const Crew& crew, std::int64_t retention_seconds, std::int64_t interval_seconds) {
+std::optional<SweepJob> plan_sweep(Store& store, const Crew& crew, std::int64_t retention_seconds,
+                                   std::int64_t interval_seconds) {
   const std::int64_t t = now();
-  if (crew.last_sweep_at != 0 && t - crew.last_sweep_at < interval_seconds) return 0;
+  if (crew.last_sweep_at != 0 && t - crew.last_sweep_at < interval_seconds) return std::nullopt;
   set_last_sweep(store, crew.crew_id, t);
-  int removed = 0;
-  for (const auto& call_id : finished_calls_with_files(store, crew.crew_id)) {
-    const std::filesystem::path dir = std::filesystem::path(crew.dir) / ".calls" / call_id;
+  SweepJob job;
+  job.crew_id = crew.crew_id;
+  job.crew_dir = crew.dir;
+  job.call_ids = finished_calls_with_files(store, crew.crew_id);
+  job.now = t;
+  job.retention_seconds = retention_seconds;
+  return job;
+}
+
+std::vector<std::string> run_sweep(const SweepJob& job) {
+  std::vector<std::string> swept;
+  const std::filesystem::path calls = std::filesystem::path(job.crew_dir) / ".calls";
+  for (const auto& call_id : job.call_ids) {
+    const std::filesystem::path dir = calls / call_id;
     const std::int64_t changed = last_change(dir);
-    if (changed != 0 && t - changed < retention_seconds) continue;
+    if (changed != 0 && job.now - changed < job.retention_seconds) continue;
     if (!discard_call_folder(dir)) {
       spdlog::warn("cannot move the expired call folder {} to the trash: {}", dir.string(), std::strerror(errno));
       continue;
     }
-    mark_files_expired(store, call_id);
-    ++removed;
+    swept.push_back(call_id);
   }
-  // The sweep runs inside a request: the trash is emptied a bounded walk at a time.
-  empty_call_trash(std::filesystem::path(crew.dir) / ".calls");
-  return removed;
+  // One bounded walk per sweep keeps a sweep short, so stopping the server never waits long for the worker.
+  empty_call_trash(calls);
+  return swept;
+}
+
+void record_swept(Store& store, const std::vector<std::string>& call_ids) {
+  for (const auto& call_id : call_ids) mark_files_expired(store, call_id);
 }
 
 }  // namespace agentworks::server::functions

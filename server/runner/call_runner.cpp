@@ -19,6 +19,7 @@
 #include "runner/call_environment.hpp"
 #include "crews/call_admission.hpp"
 #include "crews/declaration.hpp"
+#include "crews/output_sweeper.hpp"
 #include "runner/execution.hpp"
 #include "crews/prompt_template.hpp"
 #include "runner/result_check.hpp"
@@ -136,6 +137,9 @@ CallRunner::CallRunner(event_base* base, Store& store, std::function<void()> sch
     : base_(base), store_(store), schedule_commit_(std::move(schedule_commit)), config_(std::move(config)) {
   cleanup_ev_ = event_new(base_, -1, 0, &CallRunner::on_cleanup, this);
   retry_ev_ = evtimer_new(base_, &CallRunner::on_retry, this);
+  sweeper_ = std::make_unique<SweepWorker>(base_, [this](std::vector<std::string> swept) {
+    write("the expired call folders", [&] { record_swept(store_, swept); });
+  });
 }
 
 CallRunner::~CallRunner() {
@@ -149,6 +153,14 @@ CallRunner::~CallRunner() {
   probes_.clear();
   event_free(cleanup_ev_);
   event_free(retry_ev_);
+}
+
+void CallRunner::sweep_outputs(const Crew& crew) {
+  std::optional<SweepJob> job;
+  const bool planned = write("the Crew's sweep time", [&] {
+    job = plan_sweep(store_, crew, store_.limits().call_output_ttl_seconds, store_.limits().call_sweep_interval_seconds);
+  });
+  if (planned && job) sweeper_->submit(std::move(*job));
 }
 
 bool CallRunner::write(const char* what, const std::function<void()>& f) {
@@ -187,6 +199,7 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
     if (!call || !call->open()) return;
     const auto crew = crew_by_id(store_, call->crew_id);
     if (!crew) throw std::runtime_error("its Crew was unregistered");
+    sweep_outputs(*crew);  // R-F6: a later call of the Crew is what sweeps its old outputs
     const auto parsed = parsed_declaration(*crew);
     const FunctionDecl* f = find_function(parsed->declaration, call->function);
     if (f == nullptr) throw std::runtime_error("function " + call->function + " is no longer declared");

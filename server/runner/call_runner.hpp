@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runner/sweep_worker.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 
@@ -57,6 +58,7 @@ class CallRunner {
   void conclude(Running& r, const ExecutionEnd& end, const std::string& output);
   void record_outcome(const std::string& call_id, const CallOutcome& outcome);
   bool write(const char* what, const std::function<void()>& f);
+  void sweep_outputs(const Crew& crew);
   void retry_outcomes();
   static void on_timeout(int fd, short what, void* arg);
   static void on_idle(int fd, short what, void* arg);
@@ -74,6 +76,7 @@ class CallRunner {
   std::vector<std::unique_ptr<Execution>> probes_;         // running `--version` probes
   event* cleanup_ev_ = nullptr;
   event* retry_ev_ = nullptr;
+  std::unique_ptr<SweepWorker> sweeper_;  // destroyed first: its thread stops before the rest goes
 };
 
 }  // namespace agentworks::server::functions

@@ -1,6 +1,7 @@
 // Retention of call outputs (R-F6): with a 1-second TTL and no sweep interval, a finished call's folder is removed
-// on later function activity; its files then answer expired (HTTP 410, CLI exit 4) and files_expired is true,
-// while the record stays readable; a running call's folder is kept however old.
+// when a later call of the Crew starts (by the server's sweep thread, so the test waits for it); its files then
+// answer expired (HTTP 410, CLI exit 4) and files_expired is true, while the record stays readable; a running
+// call's folder is kept however old.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -33,11 +34,12 @@ TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
   const std::time_t since = std::time(nullptr);
   ASSERT_TRUE(wait_until([&] { return std::time(nullptr) >= since + 3; }, std::chrono::seconds(8),
                          std::chrono::milliseconds(50)));
-  // ...and later function activity sweeps the finished one.
+  // ...and a later call of the Crew sweeps the finished one.
   const json trigger = call_ok("api", "report", json::object(), {{"wait_seconds", 20}});
   EXPECT_EQ(trigger.at("status"), "completed");
-  ASSERT_TRUE(wait_until([&] { return !fs::exists(call_dir("api", old_id)); }, std::chrono::seconds(15)))
-      << "the finished call's folder was not removed";
+  ASSERT_TRUE(wait_until([&] { return status(old_id).at("files_expired") == true; }, std::chrono::seconds(15)))
+      << "the finished call's files were not marked expired";
+  EXPECT_FALSE(fs::exists(call_dir("api", old_id))) << "the finished call's folder was not removed";
   EXPECT_TRUE(fs::exists(call_dir("api", running_id) / "held.txt")) << "a running call's folder is kept";
 
   const HttpResponse expired = file_page(owner_http(), old_id, "out.txt");
@@ -58,8 +60,7 @@ TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
 }
 
 // R-F6: an expired call's folder leaves at once (renamed into .calls/.trash, its files `expired`), whatever it
-// holds; the trash is emptied a bounded walk per sweep, so a huge folder goes over several sweeps, never in one
-// request.
+// holds; the trash is emptied a bounded walk per sweep, so a huge folder goes over several short sweeps.
 TEST_F(FunctionsRetention, AHugeFolderIsRemovedOverSeveralBoundedSweeps_R_F6) {
   start_server({"--call-output-ttl-seconds", "1", "--call-sweep-interval-seconds", "0"});
   make_crew("api", json::array({function_decl("many"), function_decl("report")}),
@@ -79,13 +80,17 @@ TEST_F(FunctionsRetention, AHugeFolderIsRemovedOverSeveralBoundedSweeps_R_F6) {
     return n;
   };
   ASSERT_EQ(call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("status"), "completed");
+  ASSERT_TRUE(wait_until([&] { return status(id).at("files_expired") == true; }, std::chrono::seconds(30)))
+      << "the first sweep did not take the folder";
   EXPECT_FALSE(fs::exists(call_dir("api", id))) << "the folder leaves at the first sweep";
-  EXPECT_EQ(status(id).at("files_expired"), true);
   EXPECT_GT(left(), 10000u) << "one sweep removes at most 10,000 entries";
   int sweeps = 1;
   while (left() > 0 && sweeps < 10) {
+    const std::size_t before = left();
     ASSERT_EQ(call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("status"), "completed");
     ++sweeps;
+    // The sweep runs on the server's worker thread: wait until this one has taken its share.
+    EXPECT_TRUE(wait_until([&] { return left() < before; }, std::chrono::seconds(30))) << "sweep " << sweeps;
   }
   EXPECT_EQ(left(), 0u);
   EXPECT_GE(sweeps, 3) << "25,000 entries at most 10,000 a sweep";
