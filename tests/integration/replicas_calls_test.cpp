@@ -87,6 +87,8 @@ TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_R_T4) {
   ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
   make_hold_crew();
   const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
+  // The run has counted itself (its first line) and is holding: a kill before the count would leave 0 lines.
+  ASSERT_TRUE(wait_lines(crew_dir("api") / "counter", 1));
   ASSERT_TRUE(wait_until([&] { return !processes_in(crew_dir("api"), "hold.sh").empty(); }));
   server_->kill();
   EXPECT_TRUE(wait_until([&] { return processes_in(crew_dir("api"), "hold.sh").empty(); }, std::chrono::seconds(20)))
