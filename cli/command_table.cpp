@@ -34,12 +34,14 @@ std::unique_ptr<Command> make_crews_call();
 std::unique_ptr<Command> make_crews_call_status();
 std::unique_ptr<Command> make_crews_call_file();
 std::unique_ptr<Command> make_crews_reply();
+std::unique_ptr<Command> make_crews_cancel();
 std::unique_ptr<Command> make_functions_list();
 std::unique_ptr<Command> make_functions_call();
 std::unique_ptr<Command> make_functions_call_status();
 std::unique_ptr<Command> make_functions_calls();
 std::unique_ptr<Command> make_functions_call_file();
 std::unique_ptr<Command> make_functions_reply();
+std::unique_ptr<Command> make_functions_cancel();
 std::unique_ptr<Command> make_functions_ask();
 std::unique_ptr<Command> make_mcp_serve();
 std::unique_ptr<Command> make_bridge_message_ack();
@@ -95,6 +97,7 @@ constexpr std::array kCommands = {
     CommandEntry{"crews call-status", "Show a call's status (same as functions call-status)", make_crews_call_status},
     CommandEntry{"crews call-file", "Read a call's output file (same as functions call-file)", make_crews_call_file},
     CommandEntry{"crews reply", "Answer a call's pending question (same as functions reply)", make_crews_reply},
+    CommandEntry{"crews cancel", "Ask a running call to end (same as functions cancel)", make_crews_cancel},
     CommandEntry{"functions list", "List the functions of a Crew you may call", make_functions_list},
     CommandEntry{"functions call", "Call a Crew's function with JSON arguments; answers the call (call_id, status)",
                  make_functions_call},
@@ -105,6 +108,8 @@ constexpr std::array kCommands = {
     CommandEntry{"functions call-file", "Read a call's output file a page at a time, or all of it with --output",
                  make_functions_call_file},
     CommandEntry{"functions reply", "Answer a question a running call asked (pending_inputs)", make_functions_reply},
+    CommandEntry{"functions cancel", "Ask a running or waiting call to end: it ends cancelled (--wait for the end)",
+                 make_functions_cancel},
     CommandEntry{"functions ask", "Inside a function execution only: ask the caller a question and print the answer",
                  make_functions_ask},
     CommandEntry{"mcp serve",

@@ -1,5 +1,5 @@
 // agentworks functions call-status --call ID [--after N] [--message-limit N] [--after-event N] [--event-limit N]
-// [--wait SECONDS] (also `crews call-status`): one status read of a call. Only completed, failed or interrupted is
+// [--wait SECONDS] (also `crews call-status`): one status read of a call. Only completed, failed, cancelled or interrupted is
 // an outcome; the text form says how to keep polling otherwise.
 #include <iostream>
 #include <nlohmann/json.hpp>

@@ -171,7 +171,7 @@ std::string describe_call(const json& call, Surface surface) {
   if (!is_terminal(status)) {
     const std::string after = number_or(call, "next_after", "-1");
     const std::string after_event = number_or(call, "next_after_event", "-1");
-    out << "not an outcome yet (only completed, failed or interrupted is); poll with: ";
+    out << "not an outcome yet (only " << kOutcomeStatuses << " is); poll with: ";
     if (cli) {
       out << "agentworks functions call-status --call " << id << " --after " << after << " --after-event "
           << after_event << " --wait 25\n";
@@ -181,6 +181,19 @@ std::string describe_call(const json& call, Surface surface) {
     }
   }
   return out.str();
+}
+
+std::string describe_cancel(const json& call, Surface surface) {
+  const std::string what = text_or(call, "cancel", "");
+  std::string head;
+  if (what == "requested") {
+    head = "cancel requested: the call's processes are being killed; it ends cancelled once they are gone\n";
+  } else if (what == "cancelled") {
+    head = "cancelled\n";
+  } else {
+    head = "not cancelled: the call had already ended (" + text_or(call, "status", "?") + ")\n";
+  }
+  return head + describe_call(call, surface);
 }
 
 }  // namespace agentworks::cli::functions

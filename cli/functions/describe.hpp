@@ -23,5 +23,7 @@ enum class Surface { cli, mcp };
 // A Call: status, progress, answer/result/error, pending questions with their request ids, files, messages, and
 // (when not terminal) how to keep polling.
 std::string describe_call(const nlohmann::json& call, Surface surface = Surface::cli);
+// A cancel's answer (the Call with `cancel`: requested, cancelled or already_ended): what happened, then the call.
+std::string describe_cancel(const nlohmann::json& call, Surface surface = Surface::cli);
 
 }  // namespace agentworks::cli::functions

@@ -90,6 +90,13 @@ json call_body(const std::string& function, const json& arguments, const std::op
   return body;
 }
 
+json cancel_body(int wait_seconds) {
+  check("wait_seconds", wait_seconds, 0, kMaxWaitSeconds);
+  json body = json::object();
+  if (wait_seconds > 0) body["wait_seconds"] = wait_seconds;
+  return body;
+}
+
 json allow_body(const std::optional<std::string>& claude_tools, const std::optional<std::string>& codex_sandbox,
                 std::string_view flag) {
   json body = json::object();
@@ -123,7 +130,7 @@ ServerClient client_with_wait(const std::string& base_url, const std::string& to
 }
 
 bool is_terminal(std::string_view status) {
-  return status == "completed" || status == "failed" || status == "interrupted";
+  return status == "completed" || status == "failed" || status == "cancelled" || status == "interrupted";
 }
 
 }  // namespace agentworks::cli::functions

@@ -47,6 +47,9 @@ std::string call_list_path(const std::optional<std::string>& crew, std::optional
 nlohmann::json call_body(const std::string& function, const nlohmann::json& arguments,
                          const std::optional<std::string>& submission_id, int wait_seconds);
 
+// The body of POST /v1/calls/{id}/cancel: {} or {"wait_seconds": N} (0-25).
+nlohmann::json cancel_body(int wait_seconds);
+
 // The allowance of a Crew's agent functions as a body ({"claude_tools"?, "codex_sandbox"?}; the `allow` of
 // POST /v1/crews and the body of POST /v1/crews/{crew}/allow). `claude_tools` is a comma-separated list ("" for
 // none; entries are trimmed, an empty entry is Error usage naming `flag`); the server checks the values.
@@ -57,7 +60,8 @@ nlohmann::json allow_body(const std::optional<std::string>& claude_tools, const 
 ServerClient client_with_wait(const std::string& base_url, const std::string& token, int wait_seconds,
                               const std::string& ca_file = {});
 
-// completed, failed, interrupted: the only states that are an outcome.
+// completed, failed, cancelled, interrupted: the only states that are an outcome (kOutcomeStatuses in words).
 bool is_terminal(std::string_view status);
+inline constexpr const char* kOutcomeStatuses = "completed, failed, cancelled or interrupted";
 
 }  // namespace agentworks::cli::functions

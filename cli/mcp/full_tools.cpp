@@ -43,9 +43,10 @@ json functions_tool() {
       "call; call (target, function, arguments, submission_id?, wait_seconds?) starts one and answers its call_id "
       "and status; status (call_id, after?, message_limit?, after_event?, wait_seconds?) reads it; read (call_id, "
       "file, offset?, limit?) reads an output file page; reply (call_id, request_id, answer) answers a question "
-      "the call asked. Only status completed, failed or interrupted is an outcome: keep polling status with "
-      "wait_seconds=25 and the next_after / next_after_event you last saw until then.",
-      {{"action", actions({"list", "call", "status", "read", "reply"}, "What to do")},
+      "the call asked; cancel (call_id, wait_seconds?) asks a running call to end. Only status completed, failed, "
+      "cancelled or interrupted is an outcome: keep polling status with wait_seconds=25 and the next_after / "
+      "next_after_event you last saw until then.",
+      {{"action", actions({"list", "call", "status", "read", "reply", "cancel"}, "What to do")},
        {"target", prop("string", "The Crew: its name (yours) or crew_id (crw_..., another account's). list, call")},
        {"function", prop("string", "The function's name (see action=list). call")},
        {"arguments", {{"type", "object"}, {"description", "The function's arguments, checked against its inputs "
@@ -53,8 +54,8 @@ json functions_tool() {
        {"submission_id", prop("string", "Optional id (1-200 printable ASCII) that makes a retried call safe: a "
                                         "repeat answers the call already accepted. call")},
        {"wait_seconds", integer("Seconds to wait (capped at 25): call waits for an outcome, status for the next "
-                                "message or event. call, status", 0)},
-       {"call_id", prop("string", "The call (call_...). status, read, reply")},
+                                "message or event, cancel for the call's end. call, status, cancel", 0)},
+       {"call_id", prop("string", "The call (call_...). status, read, reply, cancel")},
        {"after", integer("Messages after this seq (-1 from the start; then next_after). status", -1)},
        {"message_limit", integer("At most this many messages (1-500, default 100). status", 1, 500)},
        {"after_event", integer("Events after this seq (-1 from the start; then next_after_event). status", -1)},

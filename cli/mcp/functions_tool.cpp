@@ -1,4 +1,4 @@
-// The `functions` tool of `mcp serve --full`: list, call, status, read, reply, each one request of the Crew and
+// The `functions` tool of `mcp serve --full`: list, call, status, read, reply, cancel, each one request of the Crew and
 // function routes (functions/routes.hpp, the same requests as the `functions …` commands).
 #include <algorithm>
 
@@ -36,7 +36,7 @@ std::string page_text(const json& page) {
 }  // namespace
 
 json run_functions_action(ToolArgs& args, const LoginSource& login, std::string& text) {
-  const std::string action = args.action({"list", "call", "status", "read", "reply"});
+  const std::string action = args.action({"list", "call", "status", "read", "reply", "cancel"});
   if (action == "list") {
     args.only({"target"});
     const std::string target = args.string("target");
@@ -78,6 +78,16 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     const json page = client_for(config).get(path);
     text = page_text(page);
     return page;
+  }
+  if (action == "cancel") {
+    args.only({"call_id", "wait_seconds"});
+    const int wait = capped_wait(args);
+    const std::string call_id = args.string("call_id");
+    const Config config = login();
+    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait, config.ca_file);
+    const json call = client.post(functions::call_path(call_id) + "/cancel", functions::cancel_body(wait));
+    text = functions::describe_cancel(call, functions::Surface::mcp);
+    return call;
   }
   args.only({"call_id", "request_id", "answer"});
   const std::string call_id = args.string("call_id");

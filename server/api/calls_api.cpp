@@ -57,21 +57,32 @@ void check_answer(const std::string& schema_json, const std::string& answer) {
                                               functions::describe(violations));
 }
 
+// What a cancel did (R-D3), beside the call: "requested" (the call is ending; its outcome follows), "cancelled"
+// (it ended so), or "already_ended" (it reached another outcome first: completion may win the race).
+std::string cancel_word(const CallRow& call) {
+  if (call.open()) return "requested";
+  return call.status == CallStatus::cancelled ? "cancelled" : "already_ended";
+}
+
+// Marks a reply: `accepted` for a call request, `cancel` for a cancel.
+enum class CallAnswerKind { status, accepted, cancel };
+
+json call_answer_json(Store& store, const CallRow& call, CallAnswerKind kind) {
+  json j = call_json(store, call, CallView{});
+  if (kind == CallAnswerKind::accepted) j["accepted"] = true;
+  if (kind == CallAnswerKind::cancel) j["cancel"] = cancel_word(call);
+  return j;
+}
+
 // Answers now, or parks until the call reaches a terminal status (or the wait is over).
-Response call_answer(Ctx& c, const CallRow& call, int status, int wait, bool accepted) {
-  auto render_call = [&store = c.store, call_id = call.call_id, accepted](bool final) -> std::optional<std::string> {
+Response call_answer(Ctx& c, const CallRow& call, int status, int wait, CallAnswerKind kind) {
+  auto render_call = [&store = c.store, call_id = call.call_id, kind](bool final) -> std::optional<std::string> {
     const auto row = call_by_id(store, call_id);
     if (!row) return std::nullopt;
     if (!final && !terminal(*row)) return std::nullopt;
-    json j = call_json(store, *row, CallView{});
-    if (accepted) j["accepted"] = true;
-    return dump(j);
+    return dump(call_answer_json(store, *row, kind));
   };
-  if (wait == 0 || terminal(call)) {
-    json j = call_json(c.store, call, CallView{});
-    if (accepted) j["accepted"] = true;
-    return json_reply(status, j);
-  }
+  if (wait == 0 || terminal(call)) return json_reply(status, call_answer_json(c.store, call, kind));
   Response r;
   r.call_wait = CallWait{call.call_id, c.caller.connection_id, wait, status, render_call};
   return r;
@@ -90,7 +101,7 @@ Response call_function(Ctx& c) {
   request.submission_id = submission_id_of(c.body);
   const int wait = wait_of(c.body);
   const functions::AdmittedCall admitted = functions::admit_call(c.store, c.caller, request);
-  return call_answer(c, admitted.call, admitted.created ? 201 : 200, wait, true);
+  return call_answer(c, admitted.call, admitted.created ? 201 : 200, wait, CallAnswerKind::accepted);
 }
 
 Response get_call(Ctx& c) {
@@ -142,10 +153,23 @@ Response reply_call(Ctx& c) {
     throw Error(ErrorCode::bad_request, "answer must be 1-20,000 characters of valid UTF-8");
   const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
   if (!call.open()) throw Error(ErrorCode::conflict, "call " + call.call_id + " has ended (" + state_text(call.status) + ")");
+  if (call.cancel_requested_at)
+    throw Error(ErrorCode::conflict, "call " + call.call_id + " is being cancelled; its questions were withdrawn");
   const auto asked = call_input(c.store, call.call_id, request_id);
   if (asked && !asked->answer && asked->schema_json) check_answer(*asked->schema_json, answer);
   answer_call_input(c.store, call.call_id, request_id, answer);
   return json_reply(200, json{{"call_id", call.call_id}, {"request_id", request_id}, {"answered", true}});
+}
+
+// By the caller's account or the Crew's owner, like every read of the call (visible_call). Idempotent: a second
+// cancel, or one of an ended call, changes nothing and says what the call is.
+Response cancel_call(Ctx& c) {
+  const Body b(c.body, {"wait_seconds"});
+  const int wait = wait_of(c.body);
+  const CallRow call = functions::visible_call(c.store, c.caller, c.params.at(0));
+  if (call.open()) request_cancel(c.store, call.call_id, c.caller.account_id);
+  const auto now_row = call_by_id(c.store, call.call_id);
+  return call_answer(c, now_row ? *now_row : call, 200, wait, CallAnswerKind::cancel);
 }
 
 }  // namespace agentworks::server::api

@@ -86,6 +86,7 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
               {"created_at", call.created_at},
               {"updated_at", call.updated_at},
               {"finished_at", call.finished_at ? json(*call.finished_at) : json(nullptr)},
+              {"cancel_requested_at", call.cancel_requested_at ? json(*call.cancel_requested_at) : json(nullptr)},
               {"messages", messages},
               {"next_after", next_after},
               {"events", events},

@@ -53,6 +53,8 @@ const std::vector<Route>& routes() {
       {"GET", "/v1/calls/{id}/file", Auth::any, false, {"name", "offset", "limit"}, api::get_call_file,
        "one page of a file of the call's folder"},
       {"POST", "/v1/calls/{id}/replies", Auth::any, true, {}, api::reply_call, "answer a call's pending question"},
+      {"POST", "/v1/calls/{id}/cancel", Auth::any, true, {}, api::cancel_call,
+       "ask a running or waiting call to end (its tree is killed; an ended call answers its outcome)"},
       {"POST", "/v1/calls/{id}/questions", Auth::call, true, {}, api::ask_question,
        "an execution asks its caller (per-call secret)"},
       {"GET", "/v1/calls/{id}/questions/{request_id}", Auth::call, false, {"wait_seconds"}, api::get_question,

@@ -85,6 +85,7 @@ void ReplicaFeed::on_readable() {
     for (const auto& f : notice->fenced) others.fenced.push_back(f);
     for (const auto& r : notice->revoked_connections) others.revoked_connections.push_back(r);
     for (const auto& c : notice->calls_changed) others.calls_changed.push_back(c);
+    for (const auto& c : notice->calls_cancelled) others.calls_cancelled.push_back(c);
   }
   if (!others.empty()) {
     try {
@@ -93,6 +94,7 @@ void ReplicaFeed::on_readable() {
       spdlog::error("replica feed: waking streams and polls failed: {}", e.what());
     }
   }
+  if (!others.calls_cancelled.empty() && on_cancels_) on_cancels_(others.calls_cancelled);
   if (messages) catch_up();
 }
 

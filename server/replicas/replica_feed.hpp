@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 struct event;
 struct event_base;
@@ -29,6 +31,10 @@ class ReplicaFeed {
 
   // Hands the hub every message committed after the last one it was given (by any replica).
   void catch_up();
+  // Calls another replica was asked to cancel (R-D3): the one that runs them kills them.
+  void set_cancel_handler(std::function<void(const std::vector<std::string>&)> handler) {
+    on_cancels_ = std::move(handler);
+  }
 
  private:
   void listen();
@@ -47,6 +53,7 @@ class ReplicaFeed {
   event* poll_ev_ = nullptr;
   std::int64_t high_water_ = 0;
   bool warned_ = false;  // one warning per outage, not one per poll
+  std::function<void(const std::vector<std::string>&)> on_cancels_;
 };
 
 }  // namespace agentworks::server

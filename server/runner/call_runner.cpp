@@ -41,6 +41,7 @@ struct CallRunner::Running {
   int turn = 0;  // 0: the execution, 1: the correction turn
   bool timed_out = false;
   bool stalled = false;
+  bool cancelled = false;  // asked to end (R-D3): whatever the tree does next, the outcome is `cancelled`
   bool was_waiting = false;  // the last idle check found a question pending, and no output came since
   std::unique_ptr<Execution> execution;
   event* timer = nullptr;
@@ -66,6 +67,8 @@ struct CallRunner::Running {
 namespace {
 
 constexpr std::size_t kTailLines = 10;
+// How often the calls this replica runs are checked for a cancel another replica took (its notice may be lost).
+constexpr timeval kCancelPollPeriod{2, 0};
 // How often a flooding execution's dropped count and progress reach the store once its messages are full.
 constexpr auto kDroppedWriteInterval = std::chrono::milliseconds(250);
 
@@ -137,6 +140,8 @@ CallRunner::CallRunner(event_base* base, Store& store, std::function<void()> sch
     : base_(base), store_(store), schedule_commit_(std::move(schedule_commit)), config_(std::move(config)) {
   cleanup_ev_ = event_new(base_, -1, 0, &CallRunner::on_cleanup, this);
   retry_ev_ = evtimer_new(base_, &CallRunner::on_retry, this);
+  cancel_poll_ev_ = event_new(base_, -1, EV_PERSIST, &CallRunner::on_cancel_poll, this);
+  evtimer_add(cancel_poll_ev_, &kCancelPollPeriod);
   sweeper_ = std::make_unique<SweepWorker>(base_, [this](std::vector<std::string> swept) {
     write("the expired call folders", [&] { record_swept(store_, swept); });
   });
@@ -153,6 +158,7 @@ CallRunner::~CallRunner() {
   probes_.clear();
   event_free(cleanup_ev_);
   event_free(retry_ev_);
+  event_free(cancel_poll_ev_);
 }
 
 void CallRunner::sweep_outputs(const Crew& crew) {
@@ -186,6 +192,19 @@ void CallRunner::on_committed(const StoreEvents& events) {
     }
   }
   for (const auto& [call_id, token] : events.calls_started) start(call_id, token);
+  if (!events.calls_cancelled.empty()) cancel(events.calls_cancelled);
+}
+
+void CallRunner::cancel(const std::vector<std::string>& call_ids) {
+  for (const auto& id : call_ids) {
+    const auto it = running_.find(id);
+    if (it == running_.end()) continue;
+    Running& r = *it->second;
+    if (r.cancelled || r.timed_out || r.stalled) continue;  // already ending: the first reason stands
+    r.cancelled = true;
+    if (r.execution) r.execution->terminate();
+    else conclude(r, ExecutionEnd{}, "");  // not started yet (its session id awaited its commit)
+  }
 }
 
 void CallRunner::start(const std::string& call_id, const std::string& token) {
@@ -435,7 +454,15 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
   const std::string call_id = r.call_id;
   std::string answer = without_final_newline(output);
   std::optional<CallOutcome> outcome;
-  if (r.timed_out) {
+  if (r.cancelled) {
+    CallOutcome o;
+    o.status = CallStatus::cancelled;
+    o.error_code = "cancelled";
+    o.error_message = "cancelled at its caller's (or its Crew owner's) request; its processes were killed, and its "
+                      "messages and files remain";
+    if (!answer.empty()) o.answer = answer;
+    outcome = o;
+  } else if (r.timed_out) {
     outcome = failure("timeout", "ran past its timeout of " + std::to_string(r.function.timeout_seconds) +
                                      " s; its processes were killed");
   } else if (r.stalled) {
@@ -538,6 +565,7 @@ void CallRunner::retry_outcomes() {
 
 void CallRunner::on_timeout(int, short, void* arg) {
   auto* r = static_cast<Running*>(arg);
+  if (r->cancelled) return;  // already ending, and its tree already told
   r->timed_out = true;
   const std::string id = r->call_id;
   r->runner->write("the timeout", [&] { add_call_event(r->runner->store_, id, "timed_out", ""); });
@@ -549,7 +577,7 @@ void CallRunner::on_timeout(int, short, void* arg) {
 void CallRunner::on_idle(int, short, void* arg) {
   auto* r = static_cast<Running*>(arg);
   CallRunner* self = r->runner;
-  if (!r->execution || r->timed_out || r->stalled) return;
+  if (!r->execution || r->timed_out || r->stalled || r->cancelled) return;
   // A pending question is the caller's turn, not a stall.
   bool waiting = false;
   try {
@@ -579,5 +607,15 @@ void CallRunner::on_idle(int, short, void* arg) {
 void CallRunner::on_cleanup(int, short, void* arg) { static_cast<CallRunner*>(arg)->retired_.clear(); }
 
 void CallRunner::on_retry(int, short, void* arg) { static_cast<CallRunner*>(arg)->retry_outcomes(); }
+
+void CallRunner::on_cancel_poll(int, short, void* arg) {
+  auto* self = static_cast<CallRunner*>(arg);
+  if (self->running_.empty()) return;
+  try {
+    self->cancel(cancel_requested_calls(self->store_));
+  } catch (const std::exception& e) {
+    spdlog::warn("function calls: cannot read the cancel requests: {}", e.what());
+  }
+}
 
 }  // namespace agentworks::server::functions

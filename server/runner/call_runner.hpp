@@ -40,6 +40,9 @@ class CallRunner {
 
   // After every successful group commit.
   void on_committed(const StoreEvents& events);
+  // Calls asked to end (R-D3), from a commit here or another replica's notice: those this replica runs have their
+  // trees killed and end `cancelled` once the keeper reports the tree gone (the slot is held until then).
+  void cancel(const std::vector<std::string>& call_ids);
   std::size_t running() const { return running_.size(); }
 
   struct Running;
@@ -64,6 +67,7 @@ class CallRunner {
   static void on_idle(int fd, short what, void* arg);
   static void on_cleanup(int fd, short what, void* arg);
   static void on_retry(int fd, short what, void* arg);
+  static void on_cancel_poll(int fd, short what, void* arg);
 
   event_base* base_;
   Store& store_;
@@ -76,6 +80,7 @@ class CallRunner {
   std::vector<std::unique_ptr<Execution>> probes_;         // running `--version` probes
   event* cleanup_ev_ = nullptr;
   event* retry_ev_ = nullptr;
+  event* cancel_poll_ev_ = nullptr;  // a lost replica notice delays a cancel by at most its period
   std::unique_ptr<SweepWorker> sweeper_;  // destroyed first: its thread stops before the rest goes
 };
 

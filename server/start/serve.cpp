@@ -161,6 +161,7 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const ListenAddress& 
   if (store.engine() == db::Engine::postgresql) {
     s.feed = std::make_unique<ReplicaFeed>(s.base, store, *s.hub, store.url());
     s.batch->set_message_feed([&s] { s.feed->catch_up(); });
+    s.feed->set_cancel_handler([&s](const std::vector<std::string>& ids) { s.runner->cancel(ids); });
     s.leases = std::make_unique<CallLeases>(s.base, store, [&s] { s.batch->schedule(); });
   }
   s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });

@@ -41,12 +41,14 @@ CallRow call_row(db::Statement& s) {
   c.agent_cli = s.opt_text(27);
   c.agent_session = s.opt_text(28);
   c.agent_version = s.opt_text(29);
+  c.cancel_requested_at = s.opt_int64(30);
   return c;
 }
 
 // A call_inputs row in the column order of the SELECTs below.
 CallInput input_row(db::Statement& s) {
-  return CallInput{s.text(0), s.text(1), s.text(2), s.opt_text(3), s.int64(4), s.opt_int64(5), s.opt_text(6)};
+  return CallInput{s.text(0),      s.text(1),      s.text(2),      s.opt_text(3),
+                   s.int64(4),     s.opt_int64(5), s.opt_text(6),  s.int64(7) != 0};
 }
 
 #define AW_CALL_SELECT                                                                                        \
@@ -54,7 +56,7 @@ CallInput input_row(db::Statement& s) {
   " c.fingerprint, c.status, c.progress, c.answer, c.result, c.result_file, c.error_code, c.error_message,"   \
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
   " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
-  " c.agent_cli, c.agent_session, c.agent_version"                                                            \
+  " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at"                                     \
   " FROM calls c JOIN crews w ON w.crew_id = c.crew_id "
 
 void touch(Store& store, const std::string& call_id) {
@@ -64,7 +66,7 @@ void touch(Store& store, const std::string& call_id) {
 }
 
 bool terminal_event(const std::string& type) {
-  return type == "completed" || type == "failed" || type == "interrupted";
+  return type == "completed" || type == "failed" || type == "cancelled" || type == "interrupted";
 }
 
 }  // namespace
@@ -129,8 +131,8 @@ std::vector<CallEvent> call_events(Store& store, const std::string& call_id, std
 std::vector<CallInput> pending_inputs(Store& store, const std::string& call_id) {
   std::vector<CallInput> out;
   Q q(store,
-      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema FROM call_inputs"
-      " WHERE call_id = ? AND answer IS NULL ORDER BY asked_at, request_id");
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema, withdrawn FROM call_inputs"
+      " WHERE call_id = ? AND answer IS NULL AND withdrawn = 0 ORDER BY asked_at, request_id");
   q->bind(1, call_id);
   while (q->step()) out.push_back(input_row(*q));
   return out;
@@ -138,7 +140,7 @@ std::vector<CallInput> pending_inputs(Store& store, const std::string& call_id) 
 
 std::optional<CallInput> call_input(Store& store, const std::string& call_id, const std::string& request_id) {
   Q q(store,
-      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema FROM call_inputs"
+      "SELECT request_id, call_id, question, answer, asked_at, answered_at, schema, withdrawn FROM call_inputs"
       " WHERE call_id = ? AND request_id = ?");
   q->bind(1, call_id).bind(2, request_id);
   if (!q->step()) return std::nullopt;
@@ -254,12 +256,18 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
   in.question = question;
   in.asked_at = now();
   in.schema_json = schema_json;
+  // A question asked once the call is being cancelled is withdrawn as it is asked: nobody is to answer it.
   {
-    Q q(store, "INSERT INTO call_inputs(request_id, call_id, question, asked_at, schema) VALUES(?, ?, ?, ?, ?)");
-    q->bind(1, in.request_id).bind(2, call_id).bind(3, question).bind(4, in.asked_at).bind(5, schema_json).run();
+    Q q(store,
+        "INSERT INTO call_inputs(request_id, call_id, question, asked_at, schema, withdrawn) VALUES(?, ?, ?, ?, ?,"
+        " COALESCE((SELECT CASE WHEN cancel_requested_at IS NULL THEN 0 ELSE 1 END FROM calls WHERE call_id = ?), 0))");
+    q->bind(1, in.request_id).bind(2, call_id).bind(3, question).bind(4, in.asked_at).bind(5, schema_json);
+    q->bind(6, call_id).run();
   }
   {
-    Q q(store, "UPDATE calls SET status = 'waiting_input' WHERE call_id = ? AND status = 'running'");
+    Q q(store,
+        "UPDATE calls SET status = 'waiting_input' WHERE call_id = ? AND status = 'running'"
+        " AND cancel_requested_at IS NULL");
     q->bind(1, call_id).run();
   }
   add_call_event(store, call_id, "input_requested", in.request_id);
@@ -271,6 +279,8 @@ void answer_call_input(Store& store, const std::string& call_id, const std::stri
   const auto in = call_input(store, call_id, request_id);
   if (!in) throw Error(ErrorCode::not_found, "no question " + request_id + " on this call; `functions call-status` lists pending_inputs");
   if (in->answer) throw Error(ErrorCode::conflict, "question " + request_id + " is already answered");
+  if (in->withdrawn)
+    throw Error(ErrorCode::conflict, "question " + request_id + " was withdrawn: the call is being cancelled");
   {
     Q q(store, "UPDATE call_inputs SET answer = ?, answered_at = ? WHERE request_id = ?");
     q->bind(1, answer).bind(2, now()).bind(3, request_id).run();
@@ -280,6 +290,34 @@ void answer_call_input(Store& store, const std::string& call_id, const std::stri
     q->bind(1, call_id).run();
   }
   add_call_event(store, call_id, "input_answered", request_id);
+}
+
+bool request_cancel(Store& store, const std::string& call_id, const std::string& by) {
+  {
+    Q q(store,
+        "UPDATE calls SET cancel_requested_at = ?, cancel_requested_by = ?, status = 'running', updated_at = ?"
+        " WHERE call_id = ? AND status IN ('running', 'waiting_input') AND cancel_requested_at IS NULL");
+    const std::int64_t t = now();
+    q->bind(1, t).bind(2, by).bind(3, t).bind(4, call_id).run();
+    if (store.sql_changes() == 0) return false;
+  }
+  {
+    Q q(store, "UPDATE call_inputs SET withdrawn = 1 WHERE call_id = ? AND answer IS NULL");
+    q->bind(1, call_id).run();
+  }
+  add_call_event(store, call_id, "cancel_requested", by);
+  store.note_call_cancel(call_id);
+  return true;
+}
+
+std::vector<std::string> cancel_requested_calls(Store& store) {
+  std::vector<std::string> ids;
+  Q q(store,
+      "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND runner = ?"
+      " AND cancel_requested_at IS NOT NULL");
+  q->bind(1, store.replica_id());
+  while (q->step()) ids.push_back(q->text(0));
+  return ids;
 }
 
 std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which) {

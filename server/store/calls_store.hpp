@@ -53,7 +53,7 @@ void set_call_agent(Store& store, const std::string& call_id, const std::string&
 void set_call_agent_version(Store& store, const std::string& call_id, const std::string& version);
 
 struct CallOutcome {
-  CallStatus status = CallStatus::failed;  // completed, failed or interrupted
+  CallStatus status = CallStatus::failed;  // completed, failed, cancelled or interrupted
   std::optional<std::string> answer;
   std::optional<std::string> result_json;
   std::optional<std::string> result_file;
@@ -69,6 +69,12 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
 // conflict when already answered, not_found when unknown.
 void answer_call_input(Store& store, const std::string& call_id, const std::string& request_id,
                        const std::string& answer);
+
+// Asks an open call to end (R-D3): its pending questions are withdrawn and the replica that runs it kills its
+// tree, then records `cancelled`. False when the call has ended or a cancel was already asked (nothing changes).
+bool request_cancel(Store& store, const std::string& call_id, const std::string& by);
+// The open calls this replica runs that were asked to end (another replica may have taken the request).
+std::vector<std::string> cancel_requested_calls(Store& store);
 
 // Which open calls interrupt_open_calls ends.
 enum class OpenCalls {

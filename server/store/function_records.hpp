@@ -52,6 +52,7 @@ struct CallRow {
   std::optional<std::string> agent_cli;      // agent runners: "claude" or "codex"
   std::optional<std::string> agent_session;  // its session (Claude) or thread (Codex) id
   std::optional<std::string> agent_version;
+  std::optional<std::int64_t> cancel_requested_at;  // asked to end (R-D3): it ends `cancelled` once its tree is gone
   bool open() const { return is_open(status); }
 };
 
@@ -97,6 +98,7 @@ struct CallInput {
   std::int64_t asked_at = 0;
   std::optional<std::int64_t> answered_at;
   std::optional<std::string> schema_json;  // a JSON Schema the answer must satisfy (JSON text)
+  bool withdrawn = false;                   // the call was cancelled before an answer came (R-D3)
 };
 
 }  // namespace agentworks::server

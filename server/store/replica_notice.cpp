@@ -29,6 +29,7 @@ std::vector<std::string> notice_payloads(const std::string& replica, const Store
   // A chatty call notes itself changed once per message: once per commit is news enough.
   std::set<std::string> calls(events.calls_changed.begin(), events.calls_changed.end());
   for (const auto& id : calls) lines.push_back("c " + one_line(id));
+  for (const auto& id : events.calls_cancelled) lines.push_back("x " + one_line(id));
   std::vector<std::string> out;
   const std::string head = kNoticeVersion + one_line(replica);
   std::string current;
@@ -67,6 +68,8 @@ std::optional<ReplicaNotice> parse_notice(const std::string& payload) {
         n.revoked_connections.push_back(rest);
       } else if (line[0] == 'c') {
         n.calls_changed.push_back(rest);
+      } else if (line[0] == 'x') {
+        n.calls_cancelled.push_back(rest);
       }
     }
   }

@@ -22,6 +22,7 @@ struct ReplicaNotice {
   std::vector<std::pair<std::string, std::string>> fenced;  // attachment_id, reason
   std::vector<std::string> revoked_connections;
   std::vector<std::string> calls_changed;
+  std::vector<std::string> calls_cancelled;  // asked to end: the replica that runs one kills it (R-D3)
 };
 
 // One or more payloads (each at most max_bytes) for the events of a commit; none when there is nothing to say.

@@ -102,6 +102,11 @@ CREATE INDEX calls_caller_account ON calls(caller_account, rowid);
 CREATE INDEX calls_caller_conn ON calls(caller_conn, rowid);
 CREATE INDEX calls_crew ON calls(crew_id, rowid);
 )sql",
+    // 3: cancel (R-D3): when and by whom a call was asked to end, and the questions that withdrew with it.
+    R"sql(
+ALTER TABLE calls ADD COLUMN cancel_requested_at BIGINT, ADD COLUMN cancel_requested_by TEXT;
+ALTER TABLE call_inputs ADD COLUMN withdrawn BIGINT NOT NULL DEFAULT 0;
+)sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kMigrationCount == kPostgresSchemaVersion, "one migration per schema version");

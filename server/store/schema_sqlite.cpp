@@ -99,6 +99,9 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
     add_column_if_missing(db, "calls", column, "TEXT");
   add_column_if_missing(db, "calls", "lease_expires_at", "INTEGER");             // replicas
   add_column_if_missing(db, "call_inputs", "schema", "TEXT");                    // an answer's schema
+  add_column_if_missing(db, "calls", "cancel_requested_at", "INTEGER");          // cancel (R-D3)
+  add_column_if_missing(db, "calls", "cancel_requested_by", "TEXT");
+  add_column_if_missing(db, "call_inputs", "withdrawn", "INTEGER NOT NULL DEFAULT 0");
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
 }
 

@@ -36,9 +36,10 @@ constexpr std::array<std::pair<MessageState, std::string_view>, 3> kMessage{{
 constexpr std::array<std::pair<AttachmentState, std::string_view>, 4> kAttachment{{
     {AttachmentState::current, "current"}, {AttachmentState::fenced, "fenced"},
     {AttachmentState::detached, "detached"}, {AttachmentState::revoked, "revoked"}}};
-constexpr std::array<std::pair<CallStatus, std::string_view>, 5> kCall{{
+constexpr std::array<std::pair<CallStatus, std::string_view>, 6> kCall{{
     {CallStatus::running, "running"}, {CallStatus::waiting_input, "waiting_input"},
-    {CallStatus::completed, "completed"}, {CallStatus::failed, "failed"}, {CallStatus::interrupted, "interrupted"}}};
+    {CallStatus::completed, "completed"}, {CallStatus::failed, "failed"}, {CallStatus::cancelled, "cancelled"},
+    {CallStatus::interrupted, "interrupted"}}};
 
 }  // namespace
 

@@ -20,9 +20,9 @@ enum class MessageState { stored, admitted, processed };
 // connection was revoked). Only `current` receives.
 enum class AttachmentState { current, fenced, detached, revoked };
 
-// A function call: running <-> waiting_input, then completed, failed or interrupted (final). The open ones hold a
-// running slot of their Crew.
-enum class CallStatus { running, waiting_input, completed, failed, interrupted };
+// A function call: running <-> waiting_input, then completed, failed, cancelled (asked for, R-D3) or interrupted
+// (a crash) (final). The open ones hold a running slot of their Crew.
+enum class CallStatus { running, waiting_input, completed, failed, cancelled, interrupted };
 
 std::string_view to_string(ConversationState state);
 std::string_view to_string(MessageState state);

@@ -126,6 +126,7 @@ std::uint64_t Store::in_request(const std::function<void()>& f) {
   for (auto& x : request_events_.revoked_connections) events_.revoked_connections.push_back(std::move(x));
   for (auto& x : request_events_.calls_started) events_.calls_started.push_back(std::move(x));
   for (auto& x : request_events_.calls_changed) events_.calls_changed.push_back(std::move(x));
+  for (auto& x : request_events_.calls_cancelled) events_.calls_cancelled.push_back(std::move(x));
   request_events_ = StoreEvents{};
   return batch_;
 }

@@ -28,9 +28,10 @@ struct StoreEvents {
   // Function calls committed as running, with their executions' secrets (never stored): start them now.
   std::vector<std::pair<std::string, std::string>> calls_started;
   std::vector<std::string> calls_changed;  // function calls with a new message, event or status: wake waiters
+  std::vector<std::string> calls_cancelled;  // asked to end (R-D3): the replica running one kills its tree
   bool empty() const {
     return messages.empty() && fenced.empty() && revoked_connections.empty() && calls_started.empty() &&
-           calls_changed.empty();
+           calls_changed.empty() && calls_cancelled.empty();
   }
 };
 
@@ -181,6 +182,7 @@ class Store {
     request_events_.calls_started.emplace_back(call_id, token);
   }
   void note_call_changed(const std::string& call_id) { request_events_.calls_changed.push_back(call_id); }
+  void note_call_cancel(const std::string& call_id) { request_events_.calls_cancelled.push_back(call_id); }
 
   // Cached prepared statement (sql must be a string literal: the cache is keyed by its address).
   db::Statement& stmt(const char* sql);

@@ -69,7 +69,8 @@ class McpFullTest : public MessagingTest {
                                               {"after_event", after_event},
                                               {"wait_seconds", 5}})["structuredContent"];
       const std::string status = call.value("status", "");
-      if (status == "completed" || status == "failed" || status == "interrupted") return call;
+      if (status == "completed" || status == "failed" || status == "cancelled" || status == "interrupted")
+        return call;
       if (call.contains("next_after")) after = call["next_after"];
       if (call.contains("next_after_event")) after_event = call["next_after_event"];
     }
@@ -93,7 +94,7 @@ TEST_F(McpFullTest, ListsThreeToolsWithStrictSchemas) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"functions", "messages", "help"}));
   const json help = tool_ok("help", {{"action", "context"}});
-  EXPECT_NE(text_of(help).find("completed, failed or interrupted"), std::string::npos) << text_of(help);
+  EXPECT_NE(text_of(help).find("completed, failed, cancelled or interrupted"), std::string::npos) << text_of(help);
   EXPECT_NE(text_of(help).find("not completion"), std::string::npos) << text_of(help);
 }
 
@@ -167,6 +168,30 @@ TEST_F(McpFullTest, ReplyAnswersTheExecutionsQuestion_RF1_RF3) {
   EXPECT_EQ(done["answer"], "branch: main") << done.dump();  // stdout without its last newline
   for (const json& n : driver_->notifications())
     EXPECT_NE(n.value("method", ""), "elicitation/create") << "this client did not advertise elicitation";
+}
+
+// R-D3: action=cancel ends a waiting call (wait_seconds waits for its end) and says so; a second cancel of the
+// ended call changes nothing; a call_id the login may not see is not_found.
+TEST_F(McpFullTest, CancelEndsTheCallAndSaysSo_R_D3) {
+  const std::string id = tool_ok("functions", {{"action", "call"},
+                                               {"target", "api"},
+                                               {"function", "ask"},
+                                               {"arguments", {{"text", "x"}}}})["structuredContent"]["call_id"];
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const json s = tool_ok("functions", {{"action", "status"}, {"call_id", id}, {"wait_seconds", 2}});
+        return !s["structuredContent"].value("pending_inputs", json::array()).empty();
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(50)));
+  const json ended = tool_ok("functions", {{"action", "cancel"}, {"call_id", id}, {"wait_seconds", 25}});
+  EXPECT_EQ(ended["structuredContent"]["status"], "cancelled") << ended.dump();
+  EXPECT_EQ(ended["structuredContent"]["cancel"], "cancelled") << ended.dump();
+  EXPECT_EQ(text_of(ended).rfind("cancelled", 0), 0u) << text_of(ended);
+  EXPECT_EQ(follow(id)["status"], "cancelled");
+  const json again = tool_ok("functions", {{"action", "cancel"}, {"call_id", id}});
+  EXPECT_EQ(again["structuredContent"]["cancel"], "cancelled") << again.dump();
+  EXPECT_EQ(tool_error("functions", {{"action", "cancel"}, {"call_id", "call_unknown"}}), "not_found");
+  EXPECT_EQ(tool_error("functions", {{"action", "cancel"}, {"call_id", id}, {"answer", "x"}}), "bad_request");
 }
 
 // R-F3: a client that advertises elicitation gets the pending question as an elicitation/create request while it

@@ -64,6 +64,23 @@ TEST_F(ReplicaCalls, StartingReplicaLeavesAnotherReplicasCallRunning_R_T4) {
   EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << done.dump();
 }
 
+// A cancel taken by another replica reaches the replica that runs the call (R-D3): its tree is killed there and
+// the call ends cancelled, read the same through both.
+TEST_F(ReplicaCalls, CancelThroughAnotherReplicaEndsTheCall_R_D3) {
+  start_server();
+  make_hold_crew();
+  const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_lines(crew_dir("api") / "counter", 1));
+  ServerProcess& b = start_replica({});
+  const HttpClient at_b(b.url(), owner_token());
+  const HttpResponse asked = at_b.post("/v1/calls/" + id + "/cancel", json{{"wait_seconds", 25}}.dump());
+  ASSERT_EQ(asked.status, 200) << describe(asked);
+  EXPECT_EQ(parse_json(asked.body).at("cancel"), "cancelled") << asked.body;
+  EXPECT_EQ(status(id).at("status"), "cancelled");
+  EXPECT_TRUE(processes_in(crew_dir("api")).empty()) << "the running replica killed the tree";
+  EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u);
+}
+
 // A Crew's running-call limit counts the calls every replica runs: one more through another replica is busy.
 TEST_F(ReplicaCalls, BusyLimitCountsCallsOfEveryReplica_R_T3) {
   start_server({"--crew-max-running", "1"});

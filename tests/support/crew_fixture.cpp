@@ -14,7 +14,7 @@ namespace agentworks::testing {
 namespace fs = std::filesystem;
 
 bool is_terminal_status(const std::string& status) {
-  return status == "completed" || status == "failed" || status == "interrupted";
+  return status == "completed" || status == "failed" || status == "cancelled" || status == "interrupted";
 }
 
 fs::path CrewTest::make_crew_dir(const std::string& name) {

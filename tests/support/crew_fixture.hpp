@@ -59,7 +59,7 @@ class CrewTest : public MessagingTest {
   template <typename Done>
   json wait_status(const std::string& call_id, Done&& done,
                    std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  // Polls until the call is completed, failed or interrupted.
+  // Polls until the call is completed, failed, cancelled or interrupted.
   json wait_terminal(const std::string& call_id, std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // GET /v1/calls/{id}/file?name=NAME[&offset&limit] as `http`.
   HttpResponse file_page(const HttpClient& http, const std::string& call_id, const std::string& name,
