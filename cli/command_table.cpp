@@ -24,6 +24,9 @@ std::unique_ptr<Command> make_messages_read();
 std::unique_ptr<Command> make_messages_receipt();
 std::unique_ptr<Command> make_messages_inbox();
 std::unique_ptr<Command> make_messages_unregister();
+std::unique_ptr<Command> make_agents_grant();
+std::unique_ptr<Command> make_agents_revoke();
+std::unique_ptr<Command> make_agents_show();
 std::unique_ptr<Command> make_crews_register();
 std::unique_ptr<Command> make_crews_list();
 std::unique_ptr<Command> make_crews_show();
@@ -85,6 +88,10 @@ constexpr std::array kCommands = {
                  make_messages_receipt},
     CommandEntry{"messages inbox", "Show a conversation inbox's state", make_messages_inbox},
     CommandEntry{"messages unregister", "Remove a named agent", make_messages_unregister},
+    CommandEntry{"agents grant", "Let the chat attached as NAME use the functions of Crews (--functions LIST|all)",
+                 make_agents_grant},
+    CommandEntry{"agents revoke", "Take back an agent's grant of functions (--functions)", make_agents_revoke},
+    CommandEntry{"agents show", "Show a named agent and the functions its chat may use", make_agents_show},
     CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
                  make_crews_register},
     CommandEntry{"crews list", "List this account's Crews", make_crews_list},
@@ -137,6 +144,7 @@ constexpr std::array kCommands = {
 
 constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
+    GroupEntry{"agents", "What the person lets a named agent's chat do (grants of functions)"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
     GroupEntry{"crews", "Project folders whose declared functions others can call"},

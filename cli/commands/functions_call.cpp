@@ -1,4 +1,5 @@
-// agentworks functions call --crew NAME --function F --args JSON [--submission-id ID] [--wait SECONDS], and the
+// agentworks functions call --crew NAME --function F --args JSON [--submission-id ID] [--wait SECONDS]
+// [--notify agent:NAME] (R-D2: the agent is told of the call's questions and outcome in its chat), and the
 // same as `crews call NAME --function …`. The arguments are parsed here (not JSON: usage, nothing sent); the server
 // checks them against the inputs schema before it creates anything.
 #include <iostream>
@@ -34,6 +35,9 @@ class FunctionsCall final : public Command {
     options.option("--submission-id", submission_id_,
                    "Client id that makes a retried call safe: a repeat returns the call already accepted");
     options.option("--wait", wait_, "Seconds to wait for the call to finish before answering (0-25)");
+    options.option("--notify", notify_,
+                   "agent:NAME, an agent of your account told of the call's questions and outcome (in its chat, "
+                   "else its mailbox)");
   }
 
   json run(const Context& ctx) override {
@@ -45,7 +49,10 @@ class FunctionsCall final : public Command {
     }
     if (submission_id_) check_submission_id(*submission_id_, "--submission-id");
     check_range("--wait", wait_, 0, kMaxWaitSeconds);
-    const json body = functions::call_body(function_, arguments, submission_id_, wait_);
+    if (notify_ && (notify_->rfind("agent:", 0) != 0 || notify_->size() == 6))
+      throw Error(ErrorCode::usage, "--notify takes agent:NAME, an agent of your account");
+    json body = functions::call_body(function_, arguments, submission_id_, wait_);
+    if (notify_) body["notify"] = *notify_;
     Config config = require_login(ctx);
     ServerClient client = functions::client_with_wait(config.server_url, config.token, wait_, config.ca_file);
     return client.post(functions::crew_path(crew_) + "/calls", body);
@@ -62,6 +69,7 @@ class FunctionsCall final : public Command {
   std::string function_;
   std::string args_;
   std::optional<std::string> submission_id_;
+  std::optional<std::string> notify_;
   int wait_ = 0;
 };
 

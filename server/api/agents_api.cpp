@@ -6,6 +6,8 @@
 #include "api/body.hpp"
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
+#include "crews/access.hpp"
+#include "store/grants_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::api {
@@ -14,11 +16,18 @@ using nlohmann::json;
 
 namespace {
 
+// The grant on the wire (R-D1): "all", or the list of Crews (empty: none).
+json grant_json(const FunctionGrant& g) { return g.all ? json("all") : json(g.crews); }
+
 json render(Ctx& c, const Agent& a) {
   std::optional<std::vector<std::string>> ids;
   if (c.caller.is_login()) ids = c.store.allow_list(a.agent_id);
-  return agent_json(a, ids, c.presence.agent_connected(a.agent_id));
+  json j = agent_json(a, ids, c.presence.agent_connected(a.agent_id));
+  j["functions"] = grant_json(function_grant(c.store, a.account_id, a.name));
+  return j;
 }
+
+constexpr std::size_t kMaxGrantedCrews = 100;
 
 void check_text(const std::optional<std::string>& v, const char* field, std::size_t max_chars) {
   if (!v) return;
@@ -49,6 +58,36 @@ Response list_agents(Ctx& c) {
 }
 
 Response get_agent(Ctx& c) { return json_reply(200, render(c, c.store.require_agent(c.caller, c.params.at(0)))); }
+
+// R-D1: `{"functions": "all" | ["CREW", …]}`. Each Crew must be one the account may call now (a name of its own,
+// or another account's crw_ id); the grant replaces the last one. A login connection only: the person's act.
+Response grant_functions(Ctx& c) {
+  const Body b(c.body, {"functions"});
+  const Agent agent = c.store.require_agent(c.caller, c.params.at(0));
+  const auto it = c.body.find("functions");
+  FunctionGrant grant;
+  if (it != c.body.end() && it->is_string() && it->get<std::string>() == "all") {
+    grant.all = true;
+  } else if (it != c.body.end() && it->is_array() && !it->empty() && it->size() <= kMaxGrantedCrews) {
+    for (const auto& entry : *it) {
+      if (!entry.is_string() || entry.get<std::string>().empty())
+        throw Error(ErrorCode::bad_request, "functions lists Crews by name (or crw_ id): non-empty strings");
+      const Crew crew = functions::admitted_crew(c.store, c.caller, entry.get<std::string>());
+      grant.crews.push_back(crew.account_id == c.caller.account_id ? crew.name : crew.crew_id);
+    }
+  } else {
+    throw Error(ErrorCode::bad_request, "functions must be \"all\" or a list of 1-100 Crew names; to take a grant "
+                                        "back: agentworks agents revoke NAME --functions");
+  }
+  set_function_grant(c.store, agent.account_id, agent.name, grant);
+  return json_reply(200, render(c, agent));
+}
+
+Response revoke_functions(Ctx& c) {
+  const Agent agent = c.store.require_agent(c.caller, c.params.at(0));
+  set_function_grant(c.store, agent.account_id, agent.name, FunctionGrant{});
+  return json_reply(200, render(c, agent));
+}
 
 Response unregister_agent(Ctx& c) {
   const std::string name = c.store.unregister_agent(c.caller, c.params.at(0));

@@ -45,6 +45,24 @@ int wait_of(const json& body) {
 
 bool terminal(const CallRow& c) { return !c.open(); }
 
+// `notify`: true, false, or "agent:NAME" (R-D2); who may use which is admit_call's rule.
+functions::NotifyRequest notify_of(const json& body) {
+  functions::NotifyRequest n;
+  const auto it = body.find("notify");
+  if (it == body.end() || it->is_null()) return n;
+  using Kind = functions::NotifyRequest::Kind;
+  if (it->is_boolean()) {
+    n.kind = it->get<bool>() ? Kind::yes : Kind::no;
+    return n;
+  }
+  const std::string text = it->is_string() ? it->get<std::string>() : std::string();
+  if (text.rfind("agent:", 0) != 0 || text.size() == 6)
+    throw Error(ErrorCode::bad_request, "notify must be true, false or \"agent:NAME\" (an agent of your account)");
+  n.kind = Kind::agent;
+  n.agent_name = text.substr(6);
+  return n;
+}
+
 // A question with a schema takes JSON text that satisfies it; anything else is refused and changes nothing.
 void check_answer(const std::string& schema_json, const std::string& answer) {
   const json value = json::parse(answer, nullptr, false);
@@ -91,7 +109,7 @@ Response call_answer(Ctx& c, const CallRow& call, int status, int wait, CallAnsw
 }  // namespace
 
 Response call_function(Ctx& c) {
-  const Body b(c.body, {"function", "arguments", "submission_id", "wait_seconds"});
+  const Body b(c.body, {"function", "arguments", "submission_id", "wait_seconds", "notify"});
   functions::CallRequest request;
   request.crew = c.params.at(0);
   request.function = b.string("function");
@@ -99,6 +117,7 @@ Response call_function(Ctx& c) {
     throw Error(ErrorCode::bad_request, "arguments (the JSON the function's inputs schema describes) is required");
   request.arguments_json = c.body["arguments"].dump();
   request.submission_id = submission_id_of(c.body);
+  request.notify = notify_of(c.body);
   const int wait = wait_of(c.body);
   const functions::AdmittedCall admitted = functions::admit_call(c.store, c.caller, request);
   return call_answer(c, admitted.call, admitted.created ? 201 : 200, wait, CallAnswerKind::accepted);

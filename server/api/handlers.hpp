@@ -43,6 +43,8 @@ Response list_calls(Ctx& c);
 Response get_call(Ctx& c);
 Response get_call_file(Ctx& c);
 Response reply_call(Ctx& c);
+Response grant_functions(Ctx& c);
+Response revoke_functions(Ctx& c);
 Response cancel_call(Ctx& c);
 Response ask_question(Ctx& c);
 Response get_question(Ctx& c);

@@ -23,7 +23,13 @@ std::string message_text(const Message& m, bool mailbox) {
   // The keys in the order dump() gives an object's (sorted), so both renderings of a message read alike.
   std::string out;
   out.reserve(400 + m.body.size());
-  out += R"({"conversation_id":)";
+  out += '{';
+  if (m.call_id) {  // a notice about a call (R-D2)
+    out += R"("call_id":)";
+    append_json_string(out, *m.call_id);
+    out += ',';
+  }
+  out += R"("conversation_id":)";
   append_json_string(out, m.conversation_id);
   out += R"(,"created_at":)";
   out += std::to_string(m.created_at);
@@ -42,6 +48,8 @@ std::string message_text(const Message& m, bool mailbox) {
   append_json_string(out, m.direction);
   out += R"(,"inbox_id":)";
   append_json_string(out, m.inbox_id);
+  out += R"(,"kind":)";
+  append_json_string(out, m.kind);
   out += R"(,"message":)";
   append_json_string(out, m.body);
   out += R"(,"message_id":)";
@@ -54,7 +62,12 @@ std::string message_text(const Message& m, bool mailbox) {
   append_json_string_or_null(out, m.sender_agent_name);
   out += R"(,"connection_id":)";
   append_json_string(out, m.sender_conn);
-  out += "}}";
+  out += '}';
+  if (m.call_status) {
+    out += R"(,"status":)";
+    append_json_string(out, *m.call_status);
+  }
+  out += '}';
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include "crews/declaration.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
+#include "store/grants_store.hpp"
+#include "agentworks/validation.hpp"
 
 namespace agentworks::server::functions {
 
@@ -14,12 +16,34 @@ bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f)
   return std::find(f.allowed_callers.begin(), f.allowed_callers.end(), caller.account_id) != f.allowed_callers.end();
 }
 
+namespace {
+
+bool granted(const FunctionGrant& grant, const Crew& crew) {
+  if (grant.all) return true;
+  for (const auto& entry : grant.crews)
+    if (entry == crew.crew_id || fold_name(entry) == fold_name(crew.name)) return true;
+  return false;
+}
+
+// R-D1: the person's grant to the chat's agent must name the Crew (or be `all`).
+Crew with_grant(Store& store, const Connection& caller, const Crew& crew) {
+  if (caller.is_login()) return crew;
+  const std::string agent = caller.agent_name.value_or("");
+  if (granted(function_grant(store, caller.account_id, agent), crew)) return crew;
+  throw Error(ErrorCode::forbidden,
+              "agent:" + agent + " may not use the functions of Crew '" + crew.name +
+                  "': the person grants it in a terminal with `agentworks agents grant " + agent + " --functions " +
+                  (crew.account_id == caller.account_id ? crew.name : crew.crew_id) + "`");
+}
+
+}  // namespace
+
 Crew admitted_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
   const auto crew = crew_for_caller(store, caller, name_or_id);
   if (crew) {
-    if (crew->account_id == caller.account_id) return *crew;
+    if (crew->account_id == caller.account_id) return with_grant(store, caller, *crew);
     for (const auto& f : declaration_from_json(crew->declaration_json).functions)
-      if (may_call(caller, *crew, f)) return *crew;
+      if (may_call(caller, *crew, f)) return with_grant(store, caller, *crew);
   }
   throw Error(ErrorCode::not_found, "no Crew '" + name_or_id +
                                         "' that you may call; a Crew of another account is named by its crew_id");
@@ -27,8 +51,10 @@ Crew admitted_crew(Store& store, const Connection& caller, const std::string& na
 
 CallRow visible_call(Store& store, const Connection& caller, const std::string& call_id) {
   const auto call = call_by_id(store, call_id);
-  if (!call || (caller.account_id != call->caller_account && caller.account_id != call->crew_account))
-    throw Error(ErrorCode::not_found, "no call " + call_id + " that you may read");
+  const bool visible = call && (caller.is_login() ? caller.account_id == call->caller_account ||
+                                                        caller.account_id == call->crew_account
+                                                  : caller.agent_id && call->caller_agent_id == caller.agent_id);
+  if (!visible) throw Error(ErrorCode::not_found, "no call " + call_id + " that you may read");
   return *call;
 }
 

@@ -1,6 +1,7 @@
 // Who may see a Crew's functions, call them and read a call (R-F4): the owner's account, accounts named in a
 // function's allowed_callers, and for a call only its caller's account and the owner. Anyone else is told
-// `not_found`, exactly as for an id that does not exist.
+// `not_found`, exactly as for an id that does not exist. A chat's connection (a child, bound to an agent) reaches
+// a Crew only through the person's grant to its agent, and reads only the calls its agent made (R-D1).
 #pragma once
 
 #include <string>
@@ -17,7 +18,8 @@ namespace agentworks::server::functions {
 struct FunctionDecl;
 
 bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f);
-// The Crew if the caller may call at least one of its functions; not_found otherwise.
+// The Crew if the caller may call at least one of its functions; not_found otherwise, and for a child whose
+// agent holds no grant for it, forbidden naming the person's command.
 Crew admitted_crew(Store& store, const Connection& caller, const std::string& name_or_id);
 // The call if the caller's account made it or owns its Crew; not_found otherwise.
 CallRow visible_call(Store& store, const Connection& caller, const std::string& call_id);

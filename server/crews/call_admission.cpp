@@ -4,6 +4,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/random.hpp"
+#include "agentworks/validation.hpp"
 #include "crews/access.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
@@ -37,6 +38,25 @@ std::shared_ptr<const ParsedDeclaration> parsed_declaration(const Crew& crew) {
   return parsed;
 }
 
+namespace {
+
+// The agent told of the call's questions and outcome, if any (R-D2).
+std::optional<std::string> notify_agent(Store& store, const Connection& caller, const NotifyRequest& notify) {
+  using Kind = NotifyRequest::Kind;
+  if (!caller.is_login()) {
+    if (notify.kind == Kind::no) return std::nullopt;
+    if (notify.kind == Kind::agent && (!caller.agent_name || fold_name(notify.agent_name) != fold_name(*caller.agent_name)))
+      throw Error(ErrorCode::forbidden, "a chat's call notifies only its own agent; give notify true or false");
+    return caller.agent_id;
+  }
+  if (notify.kind == Kind::unset || notify.kind == Kind::no) return std::nullopt;
+  if (notify.kind == Kind::yes)
+    throw Error(ErrorCode::bad_request, "a login connection names the agent to notify: \"notify\": \"agent:NAME\"");
+  return store.require_agent(caller, notify.agent_name).agent_id;
+}
+
+}  // namespace
+
 AdmittedCall admit_call(Store& store, const Connection& caller, const CallRequest& request) {
   const Crew crew = admitted_crew(store, caller, request.crew);
   const auto parsed = parsed_declaration(crew);
@@ -51,6 +71,7 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
   if (!violations.empty())
     throw Error(ErrorCode::invalid_input,
                 "the arguments do not match the inputs of " + f.name + ": " + describe(violations));
+  const std::optional<std::string> notify = notify_agent(store, caller, request.notify);
   const std::string fingerprint = f.name + "\n" + request.arguments_json;
   if (request.submission_id) {
     if (auto earlier = call_by_submission(store, caller.account_id, crew.crew_id, *request.submission_id,
@@ -74,6 +95,8 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
   in.submission_id = request.submission_id;
   in.fingerprint = fingerprint;
   in.token = "awc_" + random_hex(32);
+  if (!caller.is_login()) in.caller_agent_id = caller.agent_id;
+  in.notify_agent_id = notify;
   CallRow call = insert_call(store, in);
   return AdmittedCall{crew, std::move(call), true};
 }

@@ -27,11 +27,19 @@ struct ParsedDeclaration {
 };
 std::shared_ptr<const ParsedDeclaration> parsed_declaration(const Crew& crew);
 
+// Who is told of a call's questions and outcome (R-D2). A chat's call tells its own agent unless it says no; a
+// login connection names an agent of its account ("agent:NAME") or tells nobody.
+struct NotifyRequest {
+  enum class Kind { unset, no, yes, agent } kind = Kind::unset;
+  std::string agent_name;  // Kind::agent
+};
+
 struct CallRequest {
   std::string crew;  // a Crew name of the caller's account, or a crw_ id
   std::string function;
   std::string arguments_json;  // compact JSON text
   std::optional<std::string> submission_id;
+  NotifyRequest notify;
 };
 
 struct AdmittedCall {
@@ -42,7 +50,9 @@ struct AdmittedCall {
 
 // The call, inserted when every check passed: the Crew admits the caller, the function is declared and the caller
 // may call it, the arguments satisfy its inputs, a repeated submission id names the same work (else `conflict`),
-// and the Crew has a free running slot (else `busy`; calls are never queued). Anything refused writes nothing.
+// and the Crew has a free running slot (else `busy`; calls are never queued). A chat (a child connection) needs
+// the person's grant for the Crew and is the call's caller of record (R-D1); the agent to notify is resolved
+// here (R-D2). Anything refused writes nothing.
 AdmittedCall admit_call(Store& store, const Connection& caller, const CallRequest& request);
 
 }  // namespace agentworks::server::functions

@@ -53,8 +53,9 @@ CallListPage list_calls(Store& store, const Connection& caller, const CallListQu
     q->bind(5, query.crew).bind(6, name_fold).bind(7, fetch);
     while (q->step()) page.calls.push_back(summary_row(*q));
   } else {
-    Q q(store, AW_CALL_SUMMARY_SELECT "WHERE c.caller_conn = ?" AW_CALL_SUMMARY_PAGE);
-    q->bind(1, caller.connection_id).bind(2, before).bind(3, query.crew).bind(4, query.crew).bind(5, name_fold);
+    // A chat sees the calls its agent made (R-D1), whichever of its connections made them.
+    Q q(store, AW_CALL_SUMMARY_SELECT "WHERE c.caller_agent_id = ?" AW_CALL_SUMMARY_PAGE);
+    q->bind(1, caller.agent_id.value_or("")).bind(2, before).bind(3, query.crew).bind(4, query.crew).bind(5, name_fold);
     q->bind(6, fetch);
     while (q->step()) page.calls.push_back(summary_row(*q));
   }

@@ -4,6 +4,7 @@
 #include "agentworks/random.hpp"
 #include "agentworks/sha256.hpp"
 #include "clock.hpp"
+#include "store/call_notice_text.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -42,6 +43,10 @@ CallRow call_row(db::Statement& s) {
   c.agent_session = s.opt_text(28);
   c.agent_version = s.opt_text(29);
   c.cancel_requested_at = s.opt_int64(30);
+  c.caller_agent_id = s.opt_text(31);
+  c.caller_agent_name = s.opt_text(32);
+  c.notify_agent_id = s.opt_text(33);
+  c.notify_agent_name = s.opt_text(34);
   return c;
 }
 
@@ -56,8 +61,9 @@ CallInput input_row(db::Statement& s) {
   " c.fingerprint, c.status, c.progress, c.answer, c.result, c.result_file, c.error_code, c.error_message,"   \
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
   " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
-  " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at"                                     \
-  " FROM calls c JOIN crews w ON w.crew_id = c.crew_id "
+  " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at, c.caller_agent_id, g.name,"        \
+  " c.notify_agent_id, n.name FROM calls c JOIN crews w ON w.crew_id = c.crew_id"                             \
+  " LEFT JOIN agents g ON g.agent_id = c.caller_agent_id LEFT JOIN agents n ON n.agent_id = c.notify_agent_id "
 
 void touch(Store& store, const std::string& call_id) {
   Q q(store, "UPDATE calls SET updated_at = ? WHERE call_id = ?");
@@ -94,11 +100,12 @@ CallRow insert_call(Store& store, const NewCall& in) {
   {
     Q q(store,
         "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
-        " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at)"
-        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)");
+        " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at, caller_agent_id,"
+        " notify_agent_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)");
     q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
     q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
-    q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds).run();
+    q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds);
+    q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).run();
   }
   add_call_event(store, call_id, "started", "");
   store.note_call_started(call_id, in.token);
@@ -246,6 +253,11 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
     if (store.sql_changes() == 0) return;  // already finished: an outcome is recorded once
   }
   add_call_event(store, call_id, state_text(o.status), o.error_code.value_or(""));
+  // R-D2: the notice commits with the outcome it describes, so it is written exactly once.
+  const auto call = call_by_id(store, call_id);
+  if (call && call->notify_agent_id)
+    store.store_call_notice(CallNotice{call->caller_account, *call->notify_agent_id, call_id, "call_outcome",
+                                       state_text(call->status), call_outcome_text(*call)});
 }
 
 CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
@@ -271,6 +283,10 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
     q->bind(1, call_id).run();
   }
   add_call_event(store, call_id, "input_requested", in.request_id);
+  const auto call = call_by_id(store, call_id);
+  if (call && call->notify_agent_id && !call->cancel_requested_at)
+    store.store_call_notice(CallNotice{call->caller_account, *call->notify_agent_id, call_id, "call_question",
+                                       state_text(call->status), call_question_text(*call, in)});
   return in;
 }
 

@@ -26,6 +26,8 @@ struct NewCall {
   std::optional<std::string> submission_id;
   std::string fingerprint;  // function + arguments: a repeated submission_id must match it
   std::string token;        // the execution's per-call secret: only its hash is stored
+  std::optional<std::string> caller_agent_id;  // a chat's call: its agent (R-D1)
+  std::optional<std::string> notify_agent_id;  // told of the call's questions and outcome (R-D2)
 };
 
 // The call bound to (account, Crew, submission_id) within `retention_seconds`; an older binding is released.

@@ -284,4 +284,53 @@ Conversation Store::inbox_info(const Connection& caller, const std::string& inbo
   return *c;
 }
 
+// R-D2: see store.hpp.
+Message Store::store_call_notice(const CallNotice& notice) {
+  const auto target = agent_by_id(notice.agent_id);
+  if (!target) return Message{};  // the agent was unregistered since: nobody to tell
+  // The call is the conversation's initiator: no connection has its id, so no send continues it.
+  std::optional<Conversation> conv;
+  {
+    Q q(*this,
+        "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id,"
+        " created_at, last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations"
+        " WHERE account_id = ? AND initiator_conn = ? AND target_agent_id = ? AND state = 'open'");
+    q->bind(1, notice.account_id).bind(2, notice.call_id).bind(3, notice.agent_id);
+    if (q->step()) conv = read_conversation(*q);
+  }
+  if (!conv) {
+    Conversation c;
+    c.conversation_id = new_id("cnv");
+    c.inbox_id = new_id("inb");
+    c.account_id = notice.account_id;
+    c.initiator_conn = notice.call_id;
+    c.target_agent_id = notice.agent_id;
+    c.created_at = c.last_activity = now();
+    Q q(*this,
+        "INSERT INTO conversations(conversation_id, inbox_id, account_id, initiator_conn, target_agent_id,"
+        " created_at, last_activity) VALUES(?,?,?,?,?,?,?)");
+    q->bind(1, c.conversation_id).bind(2, c.inbox_id).bind(3, c.account_id).bind(4, c.initiator_conn);
+    q->bind(5, c.target_agent_id).bind(6, c.created_at).bind(7, c.last_activity).run();
+    conv = c;
+  }
+  Message m;
+  m.message_id = new_id("msg");
+  m.account_id = notice.account_id;
+  m.conversation_id = conv->conversation_id;
+  m.inbox_id = conv->inbox_id;
+  m.inbox_seq = conv->next_inbox_seq;
+  m.direction = "to_agent";
+  m.sender_conn = notice.call_id;
+  m.recipient_agent_id = target->agent_id;
+  m.recipient_agent_name = target->name;
+  m.body = notice.body;
+  m.created_at = now();
+  m.kind = notice.kind;
+  m.call_id = notice.call_id;
+  m.call_status = notice.status;
+  store_sent_message(*conv, m);
+  request_events_.messages.push_back(m);
+  return m;
+}
+
 }  // namespace agentworks::server

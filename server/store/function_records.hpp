@@ -53,6 +53,10 @@ struct CallRow {
   std::optional<std::string> agent_session;  // its session (Claude) or thread (Codex) id
   std::optional<std::string> agent_version;
   std::optional<std::int64_t> cancel_requested_at;  // asked to end (R-D3): it ends `cancelled` once its tree is gone
+  std::optional<std::string> caller_agent_id;    // a chat's call (R-D1): the agent it was made as
+  std::optional<std::string> caller_agent_name;
+  std::optional<std::string> notify_agent_id;    // who is told of its questions and outcome (R-D2)
+  std::optional<std::string> notify_agent_name;
   bool open() const { return is_open(status); }
 };
 

@@ -13,7 +13,7 @@ namespace {
 #define AW_MESSAGE_COLUMNS                                                                                    \
   "SELECT seq, inbox_seq, message_id, account_id, conversation_id, inbox_id, direction, sender_conn,"        \
   " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"     \
-  " created_at, state, admitted_at, processed_at, via FROM messages "
+  " created_at, state, admitted_at, processed_at, via, kind, call_id, call_status FROM messages "
 
 Message read_message(db::Statement& s) {
   Message m;
@@ -36,6 +36,9 @@ Message read_message(db::Statement& s) {
   m.admitted_at = s.opt_int64(16);
   m.processed_at = s.opt_int64(17);
   m.via = s.opt_text(18);
+  if (auto kind = s.opt_text(19)) m.kind = std::move(*kind);
+  m.call_id = s.opt_text(20);
+  m.call_status = s.opt_text(21);
   return m;
 }
 
@@ -128,6 +131,11 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
   if (!found || found->account_id != caller.account_id)
     throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
   Conversation conv = *found;
+  if (conv.carries_call_notices())
+    throw Error(ErrorCode::bad_request, "inbox " + conv.inbox_id + " carries the notices of call " +
+                                            conv.initiator_conn + " and takes no messages; read the call instead "
+                                            "(get_function_call, or agentworks functions call-status --call " +
+                                            conv.initiator_conn + ")");
   expire_if_idle(conv);
   if (conv.state != ConversationState::open) throw Error(ErrorCode::expired, "this inbox expired; start a new conversation");
   const auto target = agent_by_id(conv.target_agent_id);
@@ -180,11 +188,13 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
   Q q(*this,
       "INSERT INTO messages(message_id, account_id, conversation_id, inbox_id, inbox_seq, direction, sender_conn,"
       " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"
-      " created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq");
+      " created_at, kind, call_id, call_status) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq");
   q->bind(1, m.message_id).bind(2, m.account_id).bind(3, m.conversation_id).bind(4, m.inbox_id);
   q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
   q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
   q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at);
+  q->bind(15, m.is_call_notice() ? std::optional<std::string>(m.kind) : std::nullopt);
+  q->bind(16, m.call_id).bind(17, m.call_status);
   if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
   m.seq = q->int64(0);
   q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end

@@ -48,6 +48,9 @@ struct Conversation {
   std::int64_t next_inbox_seq = 1;
   std::int64_t message_count = 0;
   std::string rate_window;  // "minute:count,…" for the last hour (R-M10)
+  // A call's notices to one agent (R-D2): the call is the initiator (initiator_conn holds its call id, which no
+  // connection has), and the conversation takes no sends.
+  bool carries_call_notices() const { return initiator_conn.rfind("call_", 0) == 0; }
 };
 
 struct Message {
@@ -70,6 +73,22 @@ struct Message {
   std::optional<std::int64_t> admitted_at;
   std::optional<std::int64_t> processed_at;
   std::optional<std::string> via;
+  // What the message is (R-D2): "message" (an agent's or a person's words), or a notice the server wrote about a
+  // function call, "call_outcome" or "call_question", with the call and its status when the notice was written.
+  std::string kind = "message";
+  std::optional<std::string> call_id;
+  std::optional<std::string> call_status;
+  bool is_call_notice() const { return kind != "message"; }
+};
+
+// A notice for one agent about a function call it made or was named for (R-D2).
+struct CallNotice {
+  std::string account_id;
+  std::string agent_id;  // the recipient
+  std::string call_id;
+  std::string kind;      // call_outcome, call_question
+  std::string status;    // the call's status as the notice was written
+  std::string body;
 };
 
 struct Attachment {

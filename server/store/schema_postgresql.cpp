@@ -102,10 +102,16 @@ CREATE INDEX calls_caller_account ON calls(caller_account, rowid);
 CREATE INDEX calls_caller_conn ON calls(caller_conn, rowid);
 CREATE INDEX calls_crew ON calls(crew_id, rowid);
 )sql",
-    // 3: cancel (R-D3): when and by whom a call was asked to end, and the questions that withdrew with it.
+    // 3: delegation. Cancel (R-D3): when and by whom a call was asked to end, and the questions that withdrew
+    // with it. The person's grants of functions to agents (R-D1), the agent that made a call and the one its
+    // notices go to, and the notices as messages of their own kind (R-D2).
     R"sql(
-ALTER TABLE calls ADD COLUMN cancel_requested_at BIGINT, ADD COLUMN cancel_requested_by TEXT;
+ALTER TABLE calls ADD COLUMN cancel_requested_at BIGINT, ADD COLUMN cancel_requested_by TEXT,
+  ADD COLUMN caller_agent_id TEXT, ADD COLUMN notify_agent_id TEXT;
 ALTER TABLE call_inputs ADD COLUMN withdrawn BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN kind TEXT, ADD COLUMN call_id TEXT, ADD COLUMN call_status TEXT;
+CREATE TABLE agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL, functions TEXT NOT NULL,
+  granted_at BIGINT NOT NULL, PRIMARY KEY(account_id, name_fold));
 )sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);

@@ -102,6 +102,14 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   add_column_if_missing(db, "calls", "cancel_requested_at", "INTEGER");          // cancel (R-D3)
   add_column_if_missing(db, "calls", "cancel_requested_by", "TEXT");
   add_column_if_missing(db, "call_inputs", "withdrawn", "INTEGER NOT NULL DEFAULT 0");
+  // Delegation (R-D1, R-D2): the agent that made a call, the agent its notices go to, and the notices themselves.
+  add_column_if_missing(db, "calls", "caller_agent_id", "TEXT");
+  add_column_if_missing(db, "calls", "notify_agent_id", "TEXT");
+  add_column_if_missing(db, "messages", "kind", "TEXT");
+  add_column_if_missing(db, "messages", "call_id", "TEXT");
+  add_column_if_missing(db, "messages", "call_status", "TEXT");
+  db.exec("CREATE TABLE IF NOT EXISTS agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL,"
+          " functions TEXT NOT NULL, granted_at INTEGER NOT NULL, PRIMARY KEY(account_id, name_fold)) WITHOUT ROWID");
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
 }
 

@@ -166,6 +166,9 @@ class Store {
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
   std::vector<Message> messages_after(std::int64_t seq, int limit);
   std::int64_t last_message_seq();
+  // A notice about a call (R-D2): a message of its own kind in the call's own conversation with that agent (one
+  // per call and agent, which takes no sends), outside the send rate, delivered like any message.
+  Message store_call_notice(const CallNotice& notice);
 
   // --- attachments (attachments_store.cpp) ---
   Attachment create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,

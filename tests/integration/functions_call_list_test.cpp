@@ -132,6 +132,7 @@ TEST_F(FunctionsCallList, EachConnectionSeesOnlyItsCalls) {
       {{"tools/quick.sh", "echo hi"}});
   const std::string crew_id = crew.at("crew_id").get<std::string>();
   register_agent(owner(), "worker");
+  cli_ok(owner(), {"agents", "grant", "worker", "--functions", "api"});  // a chat calls with the person's grant
   Identity child = create_child(owner_token(), "worker");
 
   const std::string by_owner = finished_call(owner_http(), "api", "quick");

@@ -67,8 +67,10 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
   // first.
   pg_execute(url_, "DROP INDEX calls_caller_account; DROP INDEX calls_caller_conn; DROP INDEX calls_crew;"
                    " ALTER TABLE calls DROP COLUMN rowid, DROP COLUMN cancel_requested_at,"
-                   " DROP COLUMN cancel_requested_by; ALTER TABLE call_inputs DROP COLUMN withdrawn;"
-                   " UPDATE agentworks_schema SET version = 1");
+                   " DROP COLUMN cancel_requested_by, DROP COLUMN caller_agent_id, DROP COLUMN notify_agent_id;"
+                   " ALTER TABLE call_inputs DROP COLUMN withdrawn;"
+                   " ALTER TABLE messages DROP COLUMN kind, DROP COLUMN call_id, DROP COLUMN call_status;"
+                   " DROP TABLE agent_grants; UPDATE agentworks_schema SET version = 1");
   for (const char* row : {"('call_new', 2000)", "('call_old', 1000)"})
     pg_execute(url_, std::string("INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function,"
                                  " arguments, fingerprint, status, token_hash, created_at, updated_at)"

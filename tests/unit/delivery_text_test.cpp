@@ -11,7 +11,7 @@ namespace agentworks::bridge {
 namespace {
 
 DeliveryMessage msg(const std::string& id, const std::string& text, const std::string& sender = "worker") {
-  return {id, "cnv_" + id, "inb_" + id, sender, "conn_1", text};
+  return {id, "cnv_" + id, "inb_" + id, sender, "conn_1", text, "message", ""};
 }
 
 DeliveryContext ctx(bool guidance, std::size_t max_units = 9500) {
@@ -255,6 +255,20 @@ TEST(DeliveryText, ParsesTheServerMessageObject) {
   EXPECT_EQ(m.text, "hi");
   EXPECT_EQ(delivery_message_from_json("not json").message_id, "");
   EXPECT_EQ(delivery_message_from_json(R"({"reply_address":"inb_2","message":5})").inbox_id, "inb_2");
+}
+
+// R-D2: the server's notice about a call reads as such, never as another agent's words.
+TEST(DeliveryText, ACallNoticeIsNamedAsTheServersNotAnAgents_R_D2) {
+  const DeliveryMessage m = delivery_message_from_json(
+      R"({"call_id":"call_7","conversation_id":"cnv_1","inbox_id":"inb_1","kind":"call_outcome",)"
+      R"("message":"Function call call_7 (api/echo) ended: completed.","message_id":"msg_1",)"
+      R"("sender":{"agent_name":null,"connection_id":"call_7"},"status":"completed"})");
+  EXPECT_EQ(m.kind, "call_outcome");
+  EXPECT_EQ(m.call_id, "call_7");
+  const DeliveryText t = format_delivery({m}, ctx(false));
+  EXPECT_NE(t.text.find("from agentworks (call_outcome of function call call_7, not an agent's words)"),
+            std::string::npos) << t.text;
+  EXPECT_EQ(t.text.find("an unnamed connection"), std::string::npos) << t.text;
 }
 
 }  // namespace

@@ -111,9 +111,25 @@ TEST(MessageTextTest, IsTheProtocolObjectInDumpsOrder_RM7) {
       EXPECT_EQ(parsed.at("delivery").at("via"), with_options ? nlohmann::json("hook") : nlohmann::json());
       EXPECT_EQ(parsed.at("delivery").at("processed_at"),
                 with_options ? nlohmann::json(1700000000300) : nlohmann::json());
-      EXPECT_EQ(parsed.size(), 11U);
+      EXPECT_EQ(parsed.at("kind"), "message");
+      EXPECT_EQ(parsed.size(), 12U);
     }
   }
+}
+
+// R-D2: a notice about a call carries its kind, call id and status beside the text, in the same key order.
+TEST(MessageTextTest, ACallNoticeCarriesItsKindCallAndStatus_R_D2) {
+  Message m = sample(true);
+  m.kind = "call_outcome";
+  m.call_id = "call_1";
+  m.call_status = "completed";
+  const std::string text = message_text(m, true);
+  const auto parsed = nlohmann::json::parse(text);
+  EXPECT_EQ(dump(parsed), text) << "keys in sorted order, no spaces";
+  EXPECT_EQ(parsed.at("kind"), "call_outcome");
+  EXPECT_EQ(parsed.at("call_id"), "call_1");
+  EXPECT_EQ(parsed.at("status"), "completed");
+  EXPECT_EQ(parsed.size(), 14U);
 }
 
 TEST(MessageTextTest, APageListsItsMessagesAndTheNextCursor_RM3) {

@@ -84,6 +84,9 @@ std::string hint(const DeliveryContext& ctx) {
 }
 
 std::string sender_of(const DeliveryMessage& m) {
+  // R-D2: the server's notice about a call the agent made, not another agent's words.
+  if (!m.call_id.empty() && !m.kind.empty() && m.kind != "message")
+    return "agentworks (" + m.kind + " of function call " + m.call_id + ", not an agent's words)";
   if (!m.sender_agent.empty()) return "agent:" + m.sender_agent;
   return "an unnamed connection" + (m.sender_connection.empty() ? std::string() : " " + m.sender_connection);
 }
@@ -176,6 +179,8 @@ DeliveryMessage delivery_message_from_json(std::string_view message_json) {
   m.inbox_id = field(j, "inbox_id");
   if (m.inbox_id.empty()) m.inbox_id = field(j, "reply_address");
   m.text = field(j, "message");
+  m.kind = field(j, "kind");
+  m.call_id = field(j, "call_id");
   if (const auto s = j.find("sender"); s != j.end() && s->is_object()) {
     m.sender_agent = field(*s, "agent_name");
     m.sender_connection = field(*s, "connection_id");

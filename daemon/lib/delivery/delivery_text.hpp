@@ -21,6 +21,8 @@ struct DeliveryMessage {
   std::string sender_agent;       // empty when the sender did not speak as a named agent
   std::string sender_connection;  // the sending connection id
   std::string text;               // the message body
+  std::string kind;               // "message", or a notice the server wrote about a function call (R-D2)
+  std::string call_id;            // the call a notice is about
 };
 
 // From the Message object as cached JSON text; fields that are missing or of the wrong type stay empty.
