@@ -51,6 +51,11 @@ std::unique_ptr<Command> make_bridge_message_ack();
 std::unique_ptr<Command> make_bridge_message_reply();
 std::unique_ptr<Command> make_bridge_message_send();
 std::unique_ptr<Command> make_bridge_message_read();
+std::unique_ptr<Command> make_bridge_function_list();
+std::unique_ptr<Command> make_bridge_function_call();
+std::unique_ptr<Command> make_bridge_function_status();
+std::unique_ptr<Command> make_bridge_function_reply();
+std::unique_ptr<Command> make_bridge_function_cancel();
 std::unique_ptr<Command> make_bridge_message_peers();
 std::unique_ptr<Command> make_attach();
 std::unique_ptr<Command> make_detach();
@@ -129,6 +134,15 @@ constexpr std::array kCommands = {
     CommandEntry{"bridge message send", "As this attached chat: send to another agent", make_bridge_message_send},
     CommandEntry{"bridge message read", "As this attached chat: read its agent's mailbox", make_bridge_message_read},
     CommandEntry{"bridge message peers", "As this attached chat: list the other agents", make_bridge_message_peers},
+    CommandEntry{"bridge function list", "As this attached chat: list a granted Crew's functions",
+                 make_bridge_function_list},
+    CommandEntry{"bridge function call", "As this attached chat: call a granted Crew's function (the outcome comes "
+                 "back to the chat)", make_bridge_function_call},
+    CommandEntry{"bridge function status", "As this attached chat: read a call it made", make_bridge_function_status},
+    CommandEntry{"bridge function reply", "As this attached chat: answer a question of a call it made",
+                 make_bridge_function_reply},
+    CommandEntry{"bridge function cancel", "As this attached chat: ask a call it made to end",
+                 make_bridge_function_cancel},
     CommandEntry{"attach",
                  "Install the agentworks hooks/plugin for claude, codex or cursor in this project (attaches no chat)",
                  make_attach},
@@ -150,8 +164,9 @@ constexpr std::array kGroups = {
     GroupEntry{"crews", "Project folders whose declared functions others can call"},
     GroupEntry{"functions", "Calling a Crew's functions and following the calls"},
     GroupEntry{"mcp", "The MCP servers for agent CLIs (messaging; --full for functions and messages)"},
-    GroupEntry{"bridge", "Messaging as the attached chat this runs in, through the bridge"},
+    GroupEntry{"bridge", "Messaging and granted functions as the attached chat this runs in, through the bridge"},
     GroupEntry{"message", "ack, reply, send, read, peers for the attached chat of the calling process"},
+    GroupEntry{"function", "list, call, status, reply, cancel of granted functions for the attached chat"},
 };
 
 }  // namespace

@@ -131,6 +131,8 @@ std::string describe_call(const json& call, Surface surface) {
     out << "  answer with: ";
     if (cli) {
       out << "agentworks functions reply --call " << id << " --request " << request << " --answer TEXT\n";
+    } else if (surface == Surface::chat) {
+      out << "reply_function_call(call_id=\"" << id << "\", request_id=\"" << request << "\", answer=TEXT)\n";
     } else {
       out << "functions action=reply call_id=" << id << " request_id=" << request << " answer=TEXT\n";
     }
@@ -143,8 +145,10 @@ std::string describe_call(const json& call, Surface surface) {
   }
   if (const std::string file = text_or(call, "result_file", ""); !file.empty()) {
     out << "result (too large to show): file " << file << "; read it with: "
-        << (cli ? "agentworks functions call-file --call " + id + " --file " + file
-                : "functions action=read call_id=" + id + " file=" + file)
+        << (cli                         ? "agentworks functions call-file --call " + id + " --file " + file
+            : surface == Surface::chat ? "agentworks functions call-file --call " + id + " --file " + file +
+                                             " (ask the person: files are read from a terminal)"
+                                       : "functions action=read call_id=" + id + " file=" + file)
         << "\n";
   }
   if (const auto it = call.find("answer"); it != call.end() && it->is_string()) {
@@ -175,6 +179,11 @@ std::string describe_call(const json& call, Surface surface) {
     if (cli) {
       out << "agentworks functions call-status --call " << id << " --after " << after << " --after-event "
           << after_event << " --wait 25\n";
+    } else if (surface == Surface::chat) {
+      const bool noticed = call.contains("notify") && call["notify"].is_string();
+      out << "get_function_call(call_id=\"" << id << "\", after=" << after << ", after_event=" << after_event << ")"
+          << (noticed ? "; or go on with other work: its questions and outcome come to this chat as messages" : "")
+          << "\n";
     } else {
       out << "functions action=status call_id=" << id << " after=" << after << " after_event=" << after_event
           << " wait_seconds=25\n";

@@ -18,7 +18,9 @@ std::string describe_functions(const nlohmann::json& list);
 // {"calls":[CallSummary…],"next_cursor"}: one line per call, newest first, and how to read the older ones.
 std::string describe_call_list(const nlohmann::json& list);
 // Who reads the text: the next steps it names are CLI commands or `functions` tool actions.
-enum class Surface { cli, mcp };
+// cli: `agentworks functions …` commands; mcp: the full connection's `functions` tool; chat: an attached chat's
+// function tools (get_function_call, reply_function_call, R-D1).
+enum class Surface { cli, mcp, chat };
 
 // A Call: status, progress, answer/result/error, pending questions with their request ids, files, messages, and
 // (when not terminal) how to keep polling.

@@ -10,6 +10,7 @@
 #include "agentworks/error.hpp"
 #include "agentworks/local_protocol.hpp"
 #include "agentworks/random.hpp"
+#include "functions/describe.hpp"
 
 namespace agentworks::cli::mcp {
 
@@ -116,7 +117,18 @@ json call_messaging_op(const std::string& op, json fields, const CallerIdentity&
   return send_with_retry(op, request, [](const json& r) { return bridge_client::call(r, kBridgeTimeout); });
 }
 
+std::string describe_function_answer(const json& a) {
+  if (a.contains("functions") && a.contains("crew_name")) return functions::describe_functions(a);
+  if (a.contains("cancel")) return functions::describe_cancel(a, functions::Surface::chat);
+  if (a.value("answered", false))
+    return "Answered " + str(a, "request_id", "?") + "; the call goes on (get_function_call call_id \"" +
+           str(a, "call_id", "?") + "\").";
+  return std::string(a.value("accepted", false) ? "Accepted. " : "") +
+         functions::describe_call(a, functions::Surface::chat);
+}
+
 std::string describe_answer(const std::string& op, const json& answer) {
+  if (op == local_protocol::op::function) return describe_function_answer(answer.value("answer", json::object()));
   if (op == local_protocol::op::read) return read_text(answer);
   if (op == local_protocol::op::peers) return peers_text(answer);
   if (answer.value("queued", false)) return queued_text(answer);

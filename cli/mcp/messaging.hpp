@@ -32,6 +32,10 @@ nlohmann::json send_with_retry(const std::string& op, const nlohmann::json& requ
 nlohmann::json call_messaging_op(const std::string& op, nlohmann::json fields, const CallerIdentity& caller,
                                  const std::optional<std::string>& thread_id);
 
+// The server's object a `function` op answered (R-D1: a functions list, a Call, a cancel, a reply), told the way
+// the chat's tools name the next step.
+std::string describe_function_answer(const nlohmann::json& server_object);
+
 // One paragraph (or a list, for read and peers) describing a success answer of `op`.
 std::string describe_answer(const std::string& op, const nlohmann::json& answer);
 

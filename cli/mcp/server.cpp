@@ -29,7 +29,10 @@ const char* const kInstructions =
     "delivery=\"processed\". Answer in the same conversation with agent_message_reply(message_id, message). Start "
     "a conversation with agent_message_send(target=\"agent:NAME\", message); agent_message_peers lists the names. "
     "agent_message_read reads your mailbox. A send returns a receipt, not an answer: answers arrive as new "
-    "messages.";
+    "messages. If the person granted this chat a Crew's functions, list_functions and call_function delegate work "
+    "as tracked calls: the call answers at once, and its questions and outcome arrive here as messages of kind "
+    "call_question and call_outcome (answer with reply_function_call; get_function_call reads a call, "
+    "cancel_function_call ends one).";
 
 void log_mcp_line(const std::string& text) { std::cerr << "agentworks mcp: " << text << std::endl; }
 
@@ -115,6 +118,8 @@ class Server {
       json structured = answer;
       structured.erase("ok");
       structured.erase("id");
+      // A function tool answers the server's own object (a Call, a functions list), as the full connection does.
+      if (op == local_protocol::op::function) structured = answer.value("answer", json::object());
       return {{"content", json::array({{{"type", "text"}, {"text", describe_answer(op, answer)}}})},
               {"structuredContent", structured},
               {"isError", false}};

@@ -16,6 +16,7 @@
 #include "testing/temp_home.hpp"
 #include "testing/wait.hpp"
 #include "testing/binaries.hpp"
+#include "support/crew_folder.hpp"
 #include "support/mcp_driver.hpp"
 #include "support/bridge_fixture.hpp"
 #include "testing/process_key.hpp"
@@ -83,7 +84,7 @@ class McpTest : public BridgeTest {
 };
 
 // R-C1: the handshake, the five tools (and no attach/detach tool), ping, and no channel unless asked.
-TEST_F(McpTest, HandshakeListsTheFiveTools_RC1) {
+TEST_F(McpTest, HandshakeListsTheMessagingAndFunctionTools_RC1_RD1) {
   McpDriver& d = driver();
   const json started = d.ok({{"op", "ping"}});
   EXPECT_TRUE(started.is_object());
@@ -95,7 +96,9 @@ TEST_F(McpTest, HandshakeListsTheFiveTools_RC1) {
     EXPECT_FALSE(t.value("description", "").empty());
   }
   EXPECT_EQ(names, (std::set<std::string>{"agent_message_ack", "agent_message_reply", "agent_message_send",
-                                          "agent_message_read", "agent_message_peers"}));
+                                          "agent_message_read", "agent_message_peers", "list_functions",
+                                          "call_function", "get_function_call", "reply_function_call",
+                                          "cancel_function_call"}));
   // A second client with the channel flag declares experimental["claude/channel"]; the plain one does not.
   McpDriver& plain = driver({}, false);
   const json info = serve(plain, {});
@@ -163,6 +166,78 @@ TEST_F(McpTest, UnattachedToolsRefuseAndNeverUseTheLogin_RC2) {
   }
   EXPECT_TRUE(read_mailbox(owner(), "worker")["messages"].empty());
   EXPECT_EQ(attachment_count(), 0u);  // no tool attaches
+}
+
+// R-D1, R-D2: an attached chat delegates through its own tools. Without the person's grant list_functions is
+// refused with the command; granted, call_function answers at once, the execution's question and then its outcome
+// reach the chat through the bridge's once-only delivery (as the server's notices, not an agent's words), the chat
+// answers with reply_function_call, reads the call, and cannot reach a call its agent did not make.
+TEST_F(McpTest, AGrantedChatDelegatesAndIsToldOfQuestionAndOutcome_RD1_RD2) {
+  McpDriver& d = driver();
+  // Native push off: the Stop hook's delivery below is the route under test.
+  ASSERT_EQ(call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-1"}, {"agent_name", "reviewer"},
+                  {"purpose", "Reviews"}, {"process", d.process_key()}, {"native", false}})
+                .value("ok", false),
+            true);
+  CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+  declare_client_functions(crew, cli_binary());
+  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+
+  const json refused = tool(d, "list_functions", {{"target", "api"}});
+  ASSERT_TRUE(refused.value("isError", false)) << refused.dump();
+  EXPECT_EQ(refused["structuredContent"]["error"]["code"], "forbidden");
+  EXPECT_NE(text_of(refused).find("agentworks agents grant reviewer --functions api"), std::string::npos)
+      << text_of(refused);
+
+  cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
+  const json listed = tool_ok(d, "list_functions", {{"target", "api"}});
+  EXPECT_EQ(listed["structuredContent"]["functions"].size(), 4u) << listed.dump();
+  const json accepted = tool_ok(d, "call_function", {{"target", "api"}, {"function", "ask"},
+                                                     {"arguments", {{"text", "x"}}}});
+  const std::string id = accepted["structuredContent"]["call_id"];
+  EXPECT_EQ(accepted["structuredContent"]["caller"]["agent_name"], "reviewer") << accepted.dump();
+  EXPECT_TRUE(accepted["structuredContent"]["submission_id"].is_string()) << "the bridge gives every call one";
+  EXPECT_NE(text_of(accepted).find("its questions and outcome come to this chat"), std::string::npos)
+      << text_of(accepted);
+
+  // The question arrives through the Stop hook's delivery, once.
+  const json deliver = {{"op", "deliver"}, {"provider", "claude"}, {"session_id", "sess-1"}};
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1)) << "the call_question notice reaches the bridge";
+  const json asked = call(deliver);
+  const std::string asked_text = asked.value("text", "");
+  EXPECT_NE(asked_text.find("call_question of function call " + id), std::string::npos) << asked_text;
+  const json status = tool_ok(d, "get_function_call", {{"call_id", id}});
+  ASSERT_EQ(status["structuredContent"]["pending_inputs"].size(), 1u) << status.dump();
+  const std::string request = status["structuredContent"]["pending_inputs"][0]["request_id"];
+  EXPECT_NE(asked_text.find(request), std::string::npos) << asked_text;
+  EXPECT_NE(text_of(status).find("reply_function_call(call_id=\"" + id), std::string::npos) << text_of(status);
+  tool_ok(d, "reply_function_call", {{"call_id", id}, {"request_id", request}, {"answer", "main"}});
+
+  // The outcome arrives the same way, once; the chat reads it with its own tools too.
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1)) << "the call_outcome notice reaches the bridge";
+  const std::string told = call(deliver).value("text", "");
+  EXPECT_NE(told.find("call_outcome of function call " + id), std::string::npos) << told;
+  EXPECT_NE(told.find("branch: main"), std::string::npos) << told;
+  EXPECT_EQ(call(deliver).value("text", ""), "") << "offered once";
+  const json read = tool_ok(d, "agent_message_read", {{"limit", 10}});
+  const json& messages = read["structuredContent"]["messages"];
+  ASSERT_EQ(messages.size(), 2u) << read.dump();
+  EXPECT_EQ(messages[0]["kind"], "call_question");
+  EXPECT_EQ(messages[1]["kind"], "call_outcome");
+  EXPECT_EQ(messages[1]["status"], "completed");
+  EXPECT_EQ(tool_ok(d, "get_function_call", {{"call_id", id}})["structuredContent"]["status"], "completed");
+  EXPECT_EQ(tool_ok(d, "cancel_function_call", {{"call_id", id}})["structuredContent"]["cancel"], "already_ended");
+
+  // A call the person made is not this chat's to read; bad arguments are refused before anything is sent.
+  const json own = cli_ok(owner(), {"functions", "call", "--crew", "api", "--function", "echo", "--args",
+                                    R"({"text":"mine"})"});
+  const json foreign = tool(d, "get_function_call", {{"call_id", own["call_id"]}});
+  EXPECT_TRUE(foreign.value("isError", false)) << foreign.dump();
+  EXPECT_EQ(foreign["structuredContent"]["error"]["code"], "not_found");
+  EXPECT_TRUE(tool(d, "call_function", {{"target", "api"}, {"function", "echo"}, {"arguments", "x"}})
+                  .value("isError", false));
+  EXPECT_FALSE(d.call("get_function_call", {{"call_id", id}, {"answer", "x"}}).value("ok", true))
+      << "an unknown argument is invalid params, as for every tool";
 }
 
 // R-C1, R-C4, R-C5, R-B13, R-C9: every tool acts as the attached agent through its child connection.
@@ -433,6 +508,51 @@ TEST_F(McpTest, BlankMessagesAreRefusedWithInvalidMessage_RM10) {
 
 // R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
 // process is its provider ancestor) and never attaches anything.
+// R-D1: the same function actions from a shell of the attached chat (Cursor's fallback without the plugin's MCP
+// server): `agentworks bridge function list|call|status|reply|cancel --provider P`, as the chat's agent.
+TEST_F(McpTest, BridgeFunctionCommandsActForTheCallersSession_RD1) {
+  const json key = own_process_key();
+  Cli cli(home_.env());
+  attach("cursor", "sess-cursor", "helper", key);
+  CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+  declare_client_functions(crew, cli_binary());
+  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  const auto refused = cli.json({"bridge", "function", "list", "--provider", "cursor", "--crew", "api"});
+  EXPECT_EQ(refused.exit_code, 3) << refused.describe();
+  EXPECT_EQ(refused.error_code(), "forbidden") << refused.describe();
+
+  cli_ok(owner(), {"agents", "grant", "helper", "--functions", "api"});
+  const auto listed = cli.json({"bridge", "function", "list", "--provider", "cursor", "--crew", "api"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.describe();
+  EXPECT_EQ(listed.json()["functions"].size(), 4u);
+  const auto made = cli.json({"bridge", "function", "call", "--provider", "cursor", "--crew", "api", "--function",
+                              "ask", "--args", R"({"text":"x"})", "--submission-id", "cursor-1"});
+  ASSERT_EQ(made.exit_code, 0) << made.describe();
+  const std::string id = made.json()["call_id"];
+  EXPECT_EQ(made.json()["caller"]["agent_name"], "helper");
+  const auto again = cli.json({"bridge", "function", "call", "--provider", "cursor", "--crew", "api", "--function",
+                               "ask", "--args", R"({"text":"x"})", "--submission-id", "cursor-1"});
+  EXPECT_EQ(again.json()["call_id"], id) << "the same submission id is the same call";
+  json status;
+  ASSERT_TRUE(wait_until([&] {
+    status = cli.json({"bridge", "function", "status", "--provider", "cursor", "--call", id}).json();
+    return !status.value("pending_inputs", json::array()).empty();
+  }));
+  const std::string request = status["pending_inputs"][0]["request_id"];
+  const auto human = cli.run({"bridge", "function", "status", "--provider", "cursor", "--call", id});
+  EXPECT_NE(human.out.find("reply_function_call"), std::string::npos) << human.describe();
+  ASSERT_EQ(cli.json({"bridge", "function", "reply", "--provider", "cursor", "--call", id, "--request", request,
+                      "--answer", "main"}).exit_code, 0);
+  ASSERT_TRUE(wait_until([&] {
+    return cli.json({"bridge", "function", "status", "--provider", "cursor", "--call", id}).json().value("status", "") ==
+           "completed";
+  }));
+  const auto cancelled = cli.json({"bridge", "function", "cancel", "--provider", "cursor", "--call", id});
+  EXPECT_EQ(cancelled.json()["cancel"], "already_ended") << cancelled.describe();
+  EXPECT_EQ(cli.json({"bridge", "function", "call", "--provider", "cursor", "--crew", "api", "--function", "ask",
+                      "--args", "[1]"}).exit_code, 2) << "arguments must be an object";
+}
+
 TEST_F(McpTest, BridgeMessageCommandsActForTheCallersSession_RC7) {
   const json key = own_process_key();
   Cli cli(home_.env());

@@ -31,6 +31,7 @@ void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply, c
 // ops_mcp.cpp:
 void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_function(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_channel_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 
 }  // namespace agentworks::bridge

@@ -1,0 +1,118 @@
+// function: what the chat's function tools (list_functions, call_function, get_function_call,
+// reply_function_call, cancel_function_call) and `agentworks bridge function …` ask, as the attached agent with
+// its child connection (R-D1). The server decides everything: the person's grant, which calls the agent may read,
+// the inputs. A call always carries a submission id (minted here when the agent gave none), so a call whose answer
+// was lost is repeated with the same id and made at most once.
+#include <nlohmann/json.hpp>
+
+#include "agentworks/random.hpp"
+#include "agentworks/server_client.hpp"
+#include "agentworks/validation.hpp"
+#include "bridge.hpp"
+#include "delivery/op_guard.hpp"
+#include "delivery/server_call.hpp"
+#include "ops/ops.hpp"
+#include "request/request_fields.hpp"
+
+namespace agentworks::bridge {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr long kFunctionCallTimeoutMs = 15000;
+
+// Only the fields an action takes: anything else is a mistake the agent should hear about.
+void only(const json& req, std::initializer_list<const char*> allowed) {
+  static const char* const kSession[] = {"op", "v", "id", "provider", "session_id", "process", "action"};
+  for (const auto& [key, value] : req.items()) {
+    bool known = false;
+    for (const char* k : kSession) known = known || key == k;
+    for (const char* k : allowed) known = known || key == k;
+    if (!known) throw Error(ErrorCode::bad_request, "field '" + key + "' is not one this action takes");
+  }
+}
+
+std::string call_path(const json& req) {
+  const std::string id = required_string(req, "call_id", 64);
+  if (id.rfind("call_", 0) != 0) throw Error(ErrorCode::bad_request, "field 'call_id' must be a call id (call_…)");
+  return "/v1/calls/" + url_encode(id);
+}
+
+struct ServerRequest {
+  std::string method;
+  std::string path;
+  json body;  // null for GET
+  std::optional<std::string> submission_id;
+};
+
+ServerRequest server_request(const json& req) {
+  const std::string action = required_string(req, "action", 16);
+  if (action == "list") {
+    only(req, {"target"});
+    return {"GET", "/v1/crews/" + url_encode(required_string(req, "target", 200)) + "/functions", nullptr, {}};
+  }
+  if (action == "call") {
+    only(req, {"target", "function", "arguments", "submission_id", "notify"});
+    const auto it = req.find("arguments");
+    if (it == req.end() || !it->is_object())
+      throw Error(ErrorCode::bad_request, "field 'arguments' must be an object (the function's inputs)");
+    std::string submission = optional_string(req, "submission_id", 200).value_or("");
+    if (submission.empty()) submission = "chat-" + random_hex(16);
+    check_submission_id(submission);
+    json body = {{"function", required_string(req, "function", 200)},
+                 {"arguments", *it},
+                 {"submission_id", submission},
+                 {"notify", optional_bool(req, "notify", true)}};
+    return {"POST", "/v1/crews/" + url_encode(required_string(req, "target", 200)) + "/calls", std::move(body),
+            submission};
+  }
+  if (action == "status") {
+    only(req, {"call_id", "after", "message_limit", "after_event"});
+    std::string path = call_path(req);
+    path += "?after=" + std::to_string(optional_int(req, "after", -1, -1, INT64_MAX));
+    path += "&message_limit=" + std::to_string(optional_int(req, "message_limit", 100, 1, 500));
+    path += "&after_event=" + std::to_string(optional_int(req, "after_event", -1, -1, INT64_MAX));
+    return {"GET", path, nullptr, {}};
+  }
+  if (action == "reply") {
+    only(req, {"call_id", "request_id", "answer"});
+    return {"POST", call_path(req) + "/replies",
+            json{{"request_id", required_string(req, "request_id", 64)},
+                 {"answer", required_string(req, "answer", 80000)}},
+            {}};
+  }
+  if (action == "cancel") {
+    only(req, {"call_id"});
+    return {"POST", call_path(req) + "/cancel", json::object(), {}};
+  }
+  throw Error(ErrorCode::bad_request, "field 'action' must be list, call, status, reply or cancel");
+}
+
+}  // namespace
+
+void op_function(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
+  const ServerRequest request = server_request(req);
+  const auto token = bridge.token_for(row);
+  if (!token) throw Error(ErrorCode::fenced, "this chat's agent has no stored child connection; attach this chat again");
+  const std::optional<std::string> submission = request.submission_id;
+  call_server(
+      bridge, request.method, row.server_url, request.path, *token, request.body,
+      [&bridge, row, reply, submission](const ServerAnswer& a) {
+        guarded(bridge, reply, [&] {
+          if (a.error != nullptr) {
+            // A call whose answer did not come may have been made: the same submission id finds it, never twice.
+            if (submission && (a.error->code() == ErrorCode::unreachable || a.error->code() == ErrorCode::unavailable))
+              throw Error(a.error->code(), std::string(a.error->what()) + "; the call may or may not have been made: call "
+                                           "again with submission_id \"" + *submission + "\" (it is made at most once)");
+            throw *a.error;
+          }
+          // Nested: the server's object has fields (`error`) that the socket's envelope gives a meaning.
+          reply.ok(json{{"agent_name", row.agent_name}, {"answer", *a.body}});
+        });
+      },
+      kFunctionCallTimeoutMs);
+}
+
+}  // namespace agentworks::bridge
