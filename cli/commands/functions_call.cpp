@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -53,9 +54,8 @@ class FunctionsCall final : public Command {
       throw Error(ErrorCode::usage, "--notify takes agent:NAME, an agent of your account");
     json body = functions::call_body(function_, arguments, submission_id_, wait_);
     if (notify_) body["notify"] = *notify_;
-    Config config = require_login(ctx);
-    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait_, config.ca_file);
-    return client.post(functions::crew_path(crew_) + "/calls", body);
+    functions::FunctionsTarget target = functions::functions_target(ctx, wait_);
+    return target.client.post(target.path(functions::crew_path(crew_) + "/calls"), body);
   }
 
   void print(const json& call) const override {

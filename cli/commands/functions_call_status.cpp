@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -32,8 +33,8 @@ class FunctionsCallStatus final : public Command {
   json run(const Context& ctx) override {
     check_range("--wait", query_.wait_seconds, 0, kMaxWaitSeconds);
     const std::string path = functions::status_path(call_id_, query_);  // range checks before the login
-    Config config = require_login(ctx);
-    return client_for(config).get(path, query_.wait_seconds);
+    functions::FunctionsTarget target = functions::functions_target(ctx, query_.wait_seconds);
+    return target.client.get(target.path(path), query_.wait_seconds);
   }
 
   void print(const json& call) const override { std::cout << functions::describe_call(call); }

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -25,9 +26,8 @@ class FunctionsCancel final : public Command {
   json run(const Context& ctx) override {
     check_range("--wait", wait_seconds_, 0, kMaxWaitSeconds);
     const json body = functions::cancel_body(wait_seconds_);
-    Config config = require_login(ctx);
-    ServerClient client = functions::client_with_wait(config.server_url, config.token, wait_seconds_, config.ca_file);
-    return client.post(functions::call_path(call_id_) + "/cancel", body);
+    functions::FunctionsTarget target = functions::functions_target(ctx, wait_seconds_);
+    return target.client.post(target.path(functions::call_path(call_id_) + "/cancel"), body);
   }
 
   void print(const json& call) const override { std::cout << functions::describe_cancel(call); }

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -18,8 +19,8 @@ class FunctionsList final : public Command {
   }
 
   json run(const Context& ctx) override {
-    Config config = require_login(ctx);
-    return client_for(config).get(functions::crew_path(crew_) + "/functions");
+    functions::FunctionsTarget target = functions::functions_target(ctx);
+    return target.client.get(target.path(functions::crew_path(crew_) + "/functions"));
   }
 
   void print(const json& list) const override { std::cout << functions::describe_functions(list); }

@@ -7,6 +7,7 @@
 #include "checks.hpp"
 #include "command.hpp"
 #include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "output.hpp"
 #include "session.hpp"
 
@@ -25,8 +26,8 @@ class FunctionsReply final : public Command {
   json run(const Context& ctx) override {
     if (request_id_.empty()) throw Error(ErrorCode::usage, "--request is empty");
     const json body = {{"request_id", request_id_}, {"answer", message_argument(answer_)}};
-    Config config = require_login(ctx);
-    return client_for(config).post(functions::call_path(call_id_) + "/replies", body);
+    functions::FunctionsTarget target = functions::functions_target(ctx);
+    return target.client.post(target.path(functions::call_path(call_id_) + "/replies"), body);
   }
 
   void print(const json& result) const override {

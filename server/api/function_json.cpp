@@ -91,6 +91,8 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
                           {"connection_id", call.caller_conn},
                           {"agent_name", opt(call.caller_agent_name)}}},
               {"notify", call.notify_agent_name ? json("agent:" + *call.notify_agent_name) : json(nullptr)},
+              {"parent_call_id", opt(call.parent_call_id)},
+              {"depth", call.depth},
               {"messages", messages},
               {"next_after", next_after},
               {"events", events},

@@ -1,5 +1,7 @@
-// Routes for an execution asking its caller (`agentworks functions ask`): authenticated by the per-call secret
-// the server gave that execution, valid only for its own call while the call is open; it grants nothing else.
+// Routes for an execution: asking its caller (`agentworks functions ask`), and calling functions of other Crews
+// (R-D4: `agentworks functions …` inside an execution). Authenticated by the per-call secret the server gave that
+// execution, valid only for its own call while the call is open. Its calls are made as its Crew's owner account
+// with its call as the caller of record, and it reaches only the calls it made.
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -77,5 +79,28 @@ Response get_question(Ctx& c) {
                          }};
   return r;
 }
+
+namespace {
+
+// The same handler the people's routes use, as the execution: params[0] is the execution's call, the rest are the
+// handler's own.
+Response as_execution(Ctx& c, Response (*handler)(Ctx&)) {
+  const CallRow parent = execution_call(c);
+  Connection execution;
+  execution.connection_id = parent.call_id;
+  execution.account_id = parent.crew_account;
+  execution.kind = "execution";
+  const std::vector<std::string> params(c.params.begin() + 1, c.params.end());
+  Ctx scoped{c.store, c.presence, execution, params, c.query, c.body, c.last_event_id, c.bearer};
+  return handler(scoped);
+}
+
+}  // namespace
+
+Response execution_list_functions(Ctx& c) { return as_execution(c, list_functions); }
+Response execution_call_function(Ctx& c) { return as_execution(c, call_function); }
+Response execution_get_call(Ctx& c) { return as_execution(c, get_call); }
+Response execution_reply_call(Ctx& c) { return as_execution(c, reply_call); }
+Response execution_cancel_call(Ctx& c) { return as_execution(c, cancel_call); }
 
 }  // namespace agentworks::server::api

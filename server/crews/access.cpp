@@ -27,7 +27,7 @@ bool granted(const FunctionGrant& grant, const Crew& crew) {
 
 // R-D1: the person's grant to the chat's agent must name the Crew (or be `all`).
 Crew with_grant(Store& store, const Connection& caller, const Crew& crew) {
-  if (caller.is_login()) return crew;
+  if (caller.is_login() || caller.is_execution()) return crew;
   const std::string agent = caller.agent_name.value_or("");
   if (granted(function_grant(store, caller.account_id, agent), crew)) return crew;
   throw Error(ErrorCode::forbidden,
@@ -51,9 +51,13 @@ Crew admitted_crew(Store& store, const Connection& caller, const std::string& na
 
 CallRow visible_call(Store& store, const Connection& caller, const std::string& call_id) {
   const auto call = call_by_id(store, call_id);
-  const bool visible = call && (caller.is_login() ? caller.account_id == call->caller_account ||
-                                                        caller.account_id == call->crew_account
-                                                  : caller.agent_id && call->caller_agent_id == caller.agent_id);
+  bool visible = false;
+  if (call && caller.is_login())
+    visible = caller.account_id == call->caller_account || caller.account_id == call->crew_account;
+  else if (call && caller.is_execution())
+    visible = call->parent_call_id == caller.connection_id;  // R-D4: only what the execution started
+  else if (call)
+    visible = caller.agent_id && call->caller_agent_id == caller.agent_id;
   if (!visible) throw Error(ErrorCode::not_found, "no call " + call_id + " that you may read");
   return *call;
 }

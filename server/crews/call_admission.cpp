@@ -4,6 +4,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/random.hpp"
+#include "agentworks/sha256.hpp"
 #include "agentworks/validation.hpp"
 #include "crews/access.hpp"
 #include "store/calls_store.hpp"
@@ -43,6 +44,10 @@ namespace {
 // The agent told of the call's questions and outcome, if any (R-D2).
 std::optional<std::string> notify_agent(Store& store, const Connection& caller, const NotifyRequest& notify) {
   using Kind = NotifyRequest::Kind;
+  if (caller.is_execution()) {
+    if (notify.kind == Kind::unset || notify.kind == Kind::no) return std::nullopt;
+    throw Error(ErrorCode::bad_request, "an execution cannot ask for notices: it follows its calls by reading them");
+  }
   if (!caller.is_login()) {
     if (notify.kind == Kind::no) return std::nullopt;
     if (notify.kind == Kind::agent && (!caller.agent_name || fold_name(notify.agent_name) != fold_name(*caller.agent_name)))
@@ -53,6 +58,23 @@ std::optional<std::string> notify_agent(Store& store, const Connection& caller, 
   if (notify.kind == Kind::yes)
     throw Error(ErrorCode::bad_request, "a login connection names the agent to notify: \"notify\": \"agent:NAME\"");
   return store.require_agent(caller, notify.agent_name).agent_id;
+}
+
+// The open call an execution acts for, checked for depth and for a cycle through `crew`/`function` (R-D4).
+CallRow execution_parent(Store& store, const Connection& caller, const Crew& crew, const std::string& function) {
+  const auto parent = call_by_id(store, caller.connection_id);
+  if (!parent || !parent->open())
+    throw Error(ErrorCode::unauthenticated, "the calling execution's call has ended; its secret is no longer valid");
+  if (parent->depth >= kMaxCallDepth)
+    throw Error(ErrorCode::forbidden, "calls nest at most " + std::to_string(kMaxCallDepth) +
+                                          " levels deep; this execution is at level " + std::to_string(parent->depth));
+  for (std::optional<CallRow> at = parent; at; at = at->parent_call_id ? call_by_id(store, *at->parent_call_id)
+                                                                       : std::nullopt) {
+    if (at->open() && at->crew_id == crew.crew_id && at->function == function)
+      throw Error(ErrorCode::conflict, "a cycle: " + crew.name + "/" + function + " is already running above this "
+                                           "execution (call " + at->call_id + ")");
+  }
+  return *parent;
 }
 
 }  // namespace
@@ -73,11 +95,19 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
                 "the arguments do not match the inputs of " + f.name + ": " + describe(violations));
   const std::optional<std::string> notify = notify_agent(store, caller, request.notify);
   const std::string fingerprint = f.name + "\n" + request.arguments_json;
-  if (request.submission_id) {
-    if (auto earlier = call_by_submission(store, caller.account_id, crew.crew_id, *request.submission_id,
+  std::optional<CallRow> parent;
+  std::optional<std::string> submission_id = request.submission_id;
+  if (caller.is_execution()) {
+    parent = execution_parent(store, caller, crew, f.name);
+    // The retry identity is scoped to the parent: by default its (Crew, function, arguments), or the given id.
+    submission_id = "parent:" + parent->call_id + ":" +
+                    submission_id.value_or(sha256_hex(crew.crew_id + "\n" + fingerprint).substr(0, 32));
+  }
+  if (submission_id) {
+    if (auto earlier = call_by_submission(store, caller.account_id, crew.crew_id, *submission_id,
                                           store.limits().submission_retention_seconds)) {
       if (earlier->fingerprint != fingerprint)
-        throw Error(ErrorCode::conflict, "submission_id '" + *request.submission_id +
+        throw Error(ErrorCode::conflict, "submission_id '" + request.submission_id.value_or("(by arguments)") +
                                              "' was used for another call of this Crew; use a new id for new work");
       return AdmittedCall{crew, std::move(*earlier), false};
     }
@@ -92,11 +122,15 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
   in.caller_conn = caller.connection_id;
   in.function = f.name;
   in.arguments_json = request.arguments_json;
-  in.submission_id = request.submission_id;
+  in.submission_id = submission_id;
   in.fingerprint = fingerprint;
   in.token = "awc_" + random_hex(32);
   if (!caller.is_login()) in.caller_agent_id = caller.agent_id;
   in.notify_agent_id = notify;
+  if (parent) {
+    in.parent_call_id = parent->call_id;
+    in.depth = parent->depth + 1;
+  }
   CallRow call = insert_call(store, in);
   return AdmittedCall{crew, std::move(call), true};
 }

@@ -53,6 +53,11 @@ struct AdmittedCall {
 // and the Crew has a free running slot (else `busy`; calls are never queued). A chat (a child connection) needs
 // the person's grant for the Crew and is the call's caller of record (R-D1); the agent to notify is resolved
 // here (R-D2). Anything refused writes nothing.
+// An execution (R-D4) calls as its Crew's owner account, with its call as the caller of record: nesting is
+// bounded (kMaxCallDepth), a function of an open ancestor is refused (a cycle), a repeat without a submission id is
+// the same call when its (parent, Crew, function, arguments) are, and it may not ask for notices (it polls).
 AdmittedCall admit_call(Store& store, const Connection& caller, const CallRequest& request);
+
+inline constexpr std::int64_t kMaxCallDepth = 4;  // a person's call is level 1; the fifth level is refused
 
 }  // namespace agentworks::server::functions

@@ -63,6 +63,17 @@ const std::vector<Route>& routes() {
        "an execution asks its caller (per-call secret)"},
       {"GET", "/v1/calls/{id}/questions/{request_id}", Auth::call, false, {"wait_seconds"}, api::get_question,
        "an execution waits for the answer (per-call secret)"},
+      {"GET", "/v1/calls/{id}/crews/{crew}/functions", Auth::call, false, {}, api::execution_list_functions,
+       "an execution lists the functions of a Crew its Crew may call (per-call secret)"},
+      {"POST", "/v1/calls/{id}/crews/{crew}/calls", Auth::call, true, {}, api::execution_call_function,
+       "an execution calls a function; its call is the caller of record (per-call secret)"},
+      {"GET", "/v1/calls/{id}/calls/{call}", Auth::call, false,
+       {"after", "message_limit", "after_event", "event_limit", "wait_seconds"}, api::execution_get_call,
+       "an execution reads a call it made (per-call secret)"},
+      {"POST", "/v1/calls/{id}/calls/{call}/replies", Auth::call, true, {}, api::execution_reply_call,
+       "an execution answers a question of a call it made (per-call secret)"},
+      {"POST", "/v1/calls/{id}/calls/{call}/cancel", Auth::call, true, {}, api::execution_cancel_call,
+       "an execution cancels a call it made (per-call secret)"},
   };
   return table;
 }

@@ -47,6 +47,8 @@ CallRow call_row(db::Statement& s) {
   c.caller_agent_name = s.opt_text(32);
   c.notify_agent_id = s.opt_text(33);
   c.notify_agent_name = s.opt_text(34);
+  c.parent_call_id = s.opt_text(35);
+  c.depth = s.int64(36);
   return c;
 }
 
@@ -62,7 +64,7 @@ CallInput input_row(db::Statement& s) {
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
   " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
   " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at, c.caller_agent_id, g.name,"        \
-  " c.notify_agent_id, n.name FROM calls c JOIN crews w ON w.crew_id = c.crew_id"                             \
+  " c.notify_agent_id, n.name, c.parent_call_id, c.depth FROM calls c JOIN crews w ON w.crew_id = c.crew_id"   \
   " LEFT JOIN agents g ON g.agent_id = c.caller_agent_id LEFT JOIN agents n ON n.agent_id = c.notify_agent_id "
 
 void touch(Store& store, const std::string& call_id) {
@@ -101,11 +103,11 @@ CallRow insert_call(Store& store, const NewCall& in) {
     Q q(store,
         "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
         " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at, caller_agent_id,"
-        " notify_agent_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)");
+        " notify_agent_id, parent_call_id, depth) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
     q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
     q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds);
-    q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).run();
+    q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).bind(16, in.parent_call_id).bind(17, in.depth).run();
   }
   add_call_event(store, call_id, "started", "");
   store.note_call_started(call_id, in.token);
@@ -253,6 +255,8 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
     if (store.sql_changes() == 0) return;  // already finished: an outcome is recorded once
   }
   add_call_event(store, call_id, state_text(o.status), o.error_code.value_or(""));
+  // R-D4: a parent's end ends what its execution started.
+  for (const auto& child : open_children(store, call_id)) request_cancel(store, child, "parent call ended");
   // R-D2: the notice commits with the outcome it describes, so it is written exactly once.
   const auto call = call_by_id(store, call_id);
   if (call && call->notify_agent_id)
@@ -332,6 +336,14 @@ std::vector<std::string> cancel_requested_calls(Store& store) {
       "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND runner = ?"
       " AND cancel_requested_at IS NOT NULL");
   q->bind(1, store.replica_id());
+  while (q->step()) ids.push_back(q->text(0));
+  return ids;
+}
+
+std::vector<std::string> open_children(Store& store, const std::string& parent_call_id) {
+  std::vector<std::string> ids;
+  Q q(store, "SELECT call_id FROM calls WHERE parent_call_id = ? AND status IN ('running', 'waiting_input')");
+  q->bind(1, parent_call_id);
   while (q->step()) ids.push_back(q->text(0));
   return ids;
 }

@@ -28,6 +28,8 @@ struct NewCall {
   std::string token;        // the execution's per-call secret: only its hash is stored
   std::optional<std::string> caller_agent_id;  // a chat's call: its agent (R-D1)
   std::optional<std::string> notify_agent_id;  // told of the call's questions and outcome (R-D2)
+  std::optional<std::string> parent_call_id;   // an execution's call (R-D4)
+  std::int64_t depth = 1;
 };
 
 // The call bound to (account, Crew, submission_id) within `retention_seconds`; an older binding is released.
@@ -77,6 +79,8 @@ void answer_call_input(Store& store, const std::string& call_id, const std::stri
 bool request_cancel(Store& store, const std::string& call_id, const std::string& by);
 // The open calls this replica runs that were asked to end (another replica may have taken the request).
 std::vector<std::string> cancel_requested_calls(Store& store);
+// The open calls a call's execution made (R-D4).
+std::vector<std::string> open_children(Store& store, const std::string& parent_call_id);
 
 // Which open calls interrupt_open_calls ends.
 enum class OpenCalls {

@@ -21,6 +21,9 @@ struct Connection {
   std::int64_t created_at = 0;
   bool revoked = false;
   bool is_login() const { return kind == "login"; }
+  // Not a stored connection: a function execution acting with its call's secret (R-D4). connection_id is its call,
+  // account_id its Crew's owner; it reaches only the calls it made.
+  bool is_execution() const { return kind == "execution"; }
 };
 
 struct Agent {

@@ -104,10 +104,12 @@ CREATE INDEX calls_crew ON calls(crew_id, rowid);
 )sql",
     // 3: delegation. Cancel (R-D3): when and by whom a call was asked to end, and the questions that withdrew
     // with it. The person's grants of functions to agents (R-D1), the agent that made a call and the one its
-    // notices go to, and the notices as messages of their own kind (R-D2).
+    // notices go to, and the notices as messages of their own kind (R-D2). Calls made by executions (R-D4).
     R"sql(
 ALTER TABLE calls ADD COLUMN cancel_requested_at BIGINT, ADD COLUMN cancel_requested_by TEXT,
-  ADD COLUMN caller_agent_id TEXT, ADD COLUMN notify_agent_id TEXT;
+  ADD COLUMN caller_agent_id TEXT, ADD COLUMN notify_agent_id TEXT, ADD COLUMN parent_call_id TEXT,
+  ADD COLUMN depth BIGINT NOT NULL DEFAULT 1;
+CREATE INDEX calls_parent ON calls(parent_call_id) WHERE parent_call_id IS NOT NULL;
 ALTER TABLE call_inputs ADD COLUMN withdrawn BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN kind TEXT, ADD COLUMN call_id TEXT, ADD COLUMN call_status TEXT;
 CREATE TABLE agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL, functions TEXT NOT NULL,

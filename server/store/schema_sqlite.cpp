@@ -105,6 +105,9 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   // Delegation (R-D1, R-D2): the agent that made a call, the agent its notices go to, and the notices themselves.
   add_column_if_missing(db, "calls", "caller_agent_id", "TEXT");
   add_column_if_missing(db, "calls", "notify_agent_id", "TEXT");
+  add_column_if_missing(db, "calls", "parent_call_id", "TEXT");  // calls from executions (R-D4)
+  add_column_if_missing(db, "calls", "depth", "INTEGER NOT NULL DEFAULT 1");
+  db.exec("CREATE INDEX IF NOT EXISTS calls_parent ON calls(parent_call_id) WHERE parent_call_id IS NOT NULL");
   add_column_if_missing(db, "messages", "kind", "TEXT");
   add_column_if_missing(db, "messages", "call_id", "TEXT");
   add_column_if_missing(db, "messages", "call_status", "TEXT");

@@ -67,7 +67,8 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
   // first.
   pg_execute(url_, "DROP INDEX calls_caller_account; DROP INDEX calls_caller_conn; DROP INDEX calls_crew;"
                    " ALTER TABLE calls DROP COLUMN rowid, DROP COLUMN cancel_requested_at,"
-                   " DROP COLUMN cancel_requested_by, DROP COLUMN caller_agent_id, DROP COLUMN notify_agent_id;"
+                   " DROP COLUMN cancel_requested_by, DROP COLUMN caller_agent_id, DROP COLUMN notify_agent_id,"
+                   " DROP COLUMN parent_call_id, DROP COLUMN depth;"
                    " ALTER TABLE call_inputs DROP COLUMN withdrawn;"
                    " ALTER TABLE messages DROP COLUMN kind, DROP COLUMN call_id, DROP COLUMN call_status;"
                    " DROP TABLE agent_grants; UPDATE agentworks_schema SET version = 1");
