@@ -1,6 +1,8 @@
 #include "mcp/call_server.hpp"
 
 #include <atomic>
+#include <map>
+#include <set>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,8 +12,12 @@
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
 #include "agentworks/validation.hpp"
+#include "functions/routes.hpp"
+#include "functions/target.hpp"
 #include "mcp/jsonrpc.hpp"
+#include "mcp/messaging.hpp"
 #include "mcp/protocol_version.hpp"
+#include "mcp/tools.hpp"
 
 namespace agentworks::cli::mcp {
 using nlohmann::json;
@@ -29,8 +35,7 @@ const char* const kDescription =
     "it. Ask only what you cannot find out yourself.";
 
 json tool_list() {
-  return {{"tools",
-           json::array({{{"name", kTool},
+  json tools = json::array({{{"name", kTool},
                          {"description", kDescription},
                          {"inputSchema",
                           {{"type", "object"},
@@ -41,7 +46,9 @@ json tool_list() {
                                {"description", "Optional JSON Schema (draft-07) the answer must satisfy, e.g. "
                                                "{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\"}}}"}}}}},
                            {"required", json::array({"question"})},
-                           {"additionalProperties", false}}}}})}};
+                           {"additionalProperties", false}}}}});
+  for (auto& t : function_tools(false)) tools.push_back(std::move(t));  // R-D4
+  return {{"tools", tools}};
 }
 
 json text_result(const std::string& text, bool is_error) {
@@ -83,6 +90,72 @@ std::string read_arguments(const json& args, std::optional<json>& schema) {
   return args["question"].get<std::string>();
 }
 
+std::string string_arg(const json& args, const char* key) {
+  const auto it = args.find(key);
+  if (it == args.end() || !it->is_string() || it->get<std::string>().empty())
+    throw Error(ErrorCode::bad_request, std::string("'") + key + "' (a non-empty string) is required");
+  return it->get<std::string>();
+}
+
+std::optional<long long> int_arg(const json& args, const char* key) {
+  const auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) throw Error(ErrorCode::bad_request, std::string("'") + key + "' must be an integer");
+  return it->get<long long>();
+}
+
+// R-D4: a function tool as the execution: its own routes with its per-call secret (functions_target's scope).
+json run_function_tool(const functions::ExecutionBinding& binding, const std::string& action, const json& args) {
+  static const std::map<std::string, std::set<std::string>> kArgs = {
+      {"list", {"target"}},
+      {"call", {"target", "function", "arguments", "submission_id"}},
+      {"status", {"call_id", "after", "message_limit", "after_event"}},
+      {"reply", {"call_id", "request_id", "answer"}},
+      {"cancel", {"call_id"}}};
+  if (!args.is_object()) throw Error(ErrorCode::bad_request, "the arguments must be an object");
+  for (const auto& [key, value] : args.items())
+    if (!kArgs.at(action).contains(key)) throw Error(ErrorCode::bad_request, "unknown argument '" + key + "'");
+  functions::FunctionsTarget target{
+      functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file),
+      "/v1/calls/" + url_encode(binding.call_id)};
+  if (action == "list") return target.client.get(target.path(functions::crew_path(string_arg(args, "target")) + "/functions"));
+  if (action == "call") {
+    const auto it = args.find("arguments");
+    if (it == args.end() || !it->is_object()) throw Error(ErrorCode::bad_request, "'arguments' must be an object");
+    std::optional<std::string> submission;
+    if (args.contains("submission_id")) submission = string_arg(args, "submission_id");
+    const json body = functions::call_body(string_arg(args, "function"), *it, submission, 0);
+    return target.client.post(target.path(functions::crew_path(string_arg(args, "target")) + "/calls"), body);
+  }
+  const std::string call_id = string_arg(args, "call_id");
+  if (action == "status") {
+    functions::StatusQuery query;
+    query.after = int_arg(args, "after");
+    query.message_limit = int_arg(args, "message_limit");
+    query.after_event = int_arg(args, "after_event");
+    return target.client.get(target.path(functions::status_path(call_id, query)));
+  }
+  if (action == "reply")
+    return target.client.post(target.path(functions::call_path(call_id) + "/replies"),
+                              json{{"request_id", string_arg(args, "request_id")}, {"answer", string_arg(args, "answer")}});
+  return target.client.post(target.path(functions::call_path(call_id) + "/cancel"), functions::cancel_body(0));
+}
+
+json function_tool(const functions::ExecutionBinding& binding, const std::string& name, const json& args) {
+  try {
+    const json answer = run_function_tool(binding, function_action(name), args);
+    json result = text_result(describe_function_answer(answer), false);
+    result["structuredContent"] = answer;
+    return result;
+  } catch (const Error& e) {
+    log_call_server(name + ": " + e.what());
+    json result = text_result("agentworks: " + std::string(e.what()) + " [" + std::string(code_name(e.code())) + "]",
+                              true);
+    result["structuredContent"] = {{"error", {{"code", code_name(e.code())}, {"message", e.what()}}}};
+    return result;
+  }
+}
+
 json ask(const functions::ExecutionBinding& binding, const json& args) {
   try {
     std::optional<json> schema;
@@ -100,7 +173,7 @@ json ask(const functions::ExecutionBinding& binding, const json& args) {
   }
 }
 
-json dispatch(const std::string& method, const json& params) {
+json dispatch(const functions::ExecutionBinding& binding, const std::string& method, const json& params) {
   if (method == "initialize") {
     const auto requested = params.contains("protocolVersion") && params["protocolVersion"].is_string()
                                ? params["protocolVersion"].get<std::string>()
@@ -115,7 +188,9 @@ json dispatch(const std::string& method, const json& params) {
   if (method == "tools/list") return tool_list();
   if (method == "tools/call") {
     const std::string name = params.contains("name") && params["name"].is_string() ? params["name"].get<std::string>() : "";
-    throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; the only tool is " + kTool);
+    if (function_action(name) != nullptr)
+      return function_tool(binding, name, params.contains("arguments") ? params["arguments"] : json::object());
+    throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
   }
   throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");
 }
@@ -128,7 +203,9 @@ void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionB
     LineWriter writer(out);
     std::atomic<int> waiting{0};
     RpcHandlers handlers;
-    handlers.dispatch = dispatch;
+    handlers.dispatch = [&binding](const std::string& method, const json& params) {
+      return dispatch(binding, method, params);
+    };
     handlers.log = log_call_server;
     handlers.answer_later = [&](const json& id, const std::string& method, const json& params) {
       if (method != "tools/call" || !params.contains("name") || params["name"] != kTool) return false;

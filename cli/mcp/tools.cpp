@@ -65,6 +65,13 @@ void add_submission_id(const std::string& tool_name, const json& args, json& fie
   }
 }
 
+const char* const kSubmissionHelp =
+    "Optional id (1-200 printable ASCII) that makes a retry of this call safe: it is never stored twice. Every "
+    "result carries the call's submission_id (one is made for you when you give none); to retry a call that "
+    "failed or timed out, pass that same id.";
+
+}  // namespace
+
 // The chat's function tools and the `function` op's action each stands for; nullptr for other names.
 const char* function_action(const std::string& name) {
   if (name == "list_functions") return "list";
@@ -75,12 +82,54 @@ const char* function_action(const std::string& name) {
   return nullptr;
 }
 
-const char* const kSubmissionHelp =
-    "Optional id (1-200 printable ASCII) that makes a retry of this call safe: it is never stored twice. Every "
-    "result carries the call's submission_id (one is made for you when you give none); to retry a call that "
-    "failed or timed out, pass that same id.";
-
-}  // namespace
+json function_tools(bool for_chat) {
+  json tools = json::array();
+  const json call_id = string_prop("The call (call_...), as call_function answered it.");
+  tools.push_back(tool("list_functions",
+                       "List the functions of a Crew (a project whose declared functions run as tracked calls) "
+                       "that the person lets this chat use.",
+                       {{"target", string_prop("The Crew's name (or crw_... id).")}}, {"target"}));
+  tools.push_back(tool("call_function",
+                       "Call a Crew's function with JSON arguments. Answers at once with call_id and status; the "
+                       "call runs on, and its questions and outcome come to this chat as messages (kind "
+                       "call_question / call_outcome) unless notify is false.",
+                       {{"target", string_prop("The Crew's name (or crw_... id).")},
+                        {"function", string_prop("The function's name (see list_functions).")},
+                        {"arguments", {{"type", "object"}, {"description", "The arguments its inputs schema asks."}}},
+                        {"submission_id", string_prop(kSubmissionHelp)}},
+                       {"target", "function", "arguments"}));
+  tools.push_back(tool("get_function_call",
+                       "Read a call this chat made: status, progress, messages, events, pending questions, and "
+                       "once it ended its answer, result or error. Only completed, failed, cancelled or "
+                       "interrupted is an outcome.",
+                       {{"call_id", call_id},
+                        {"after", {{"type", "integer"}, {"minimum", -1}, {"description", "Messages after this seq "
+                                                                                        "(next_after)."}}},
+                        {"message_limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 500}}},
+                        {"after_event", {{"type", "integer"}, {"minimum", -1}, {"description", "Events after this "
+                                                                                              "seq (next_after_event)."}}}},
+                       {"call_id"}));
+  tools.push_back(tool("reply_function_call", "Answer a question a call this chat made is asking (pending_inputs).",
+                       {{"call_id", call_id},
+                        {"request_id", string_prop("The question's request_id (req_...).")},
+                        {"answer", string_prop("The answer text.")}},
+                       {"call_id", "request_id", "answer"}));
+  tools.push_back(tool("cancel_function_call",
+                       "Ask a call this chat made to end: it ends cancelled once its processes are gone; one that "
+                       "already ended keeps its outcome.",
+                       {{"call_id", call_id}}, {"call_id"}));
+  if (for_chat) {
+    json& call = tools[1];
+    call["inputSchema"]["properties"]["notify"] = {
+        {"type", "boolean"}, {"description", "Tell this chat of the questions and the outcome (default true)."}};
+  } else {
+    tools[1]["description"] = "Call a function of a Crew this function's Crew may call. Answers at once with call_id "
+                              "and status; follow it with get_function_call until its status is an outcome "
+                              "(completed, failed, cancelled or interrupted). Repeating the same call is the same "
+                              "call.";
+  }
+  return tools;
+}
 
 json tool_list() {
   json tools = json::array();
@@ -123,43 +172,7 @@ json tool_list() {
                        "List the other agents of this account you can message: name, purpose, and whether each "
                        "is connected now.",
                        json::object(), json::array()));
-  // R-D1: a Crew's functions, for a chat the person granted them (agentworks agents grant NAME --functions …).
-  const json call_id = string_prop("The call (call_...), as call_function answered it.");
-  tools.push_back(tool("list_functions",
-                       "List the functions of a Crew (a project whose declared functions run as tracked calls) "
-                       "that the person lets this chat use.",
-                       {{"target", string_prop("The Crew's name (or crw_... id).")}}, {"target"}));
-  tools.push_back(tool("call_function",
-                       "Call a Crew's function with JSON arguments. Answers at once with call_id and status; the "
-                       "call runs on, and its questions and outcome come to this chat as messages (kind "
-                       "call_question / call_outcome) unless notify is false.",
-                       {{"target", string_prop("The Crew's name (or crw_... id).")},
-                        {"function", string_prop("The function's name (see list_functions).")},
-                        {"arguments", {{"type", "object"}, {"description", "The arguments its inputs schema asks."}}},
-                        {"submission_id", string_prop(kSubmissionHelp)},
-                        {"notify", {{"type", "boolean"}, {"description", "Tell this chat of the questions and the "
-                                                                         "outcome (default true)."}}}},
-                       {"target", "function", "arguments"}));
-  tools.push_back(tool("get_function_call",
-                       "Read a call this chat made: status, progress, messages, events, pending questions, and "
-                       "once it ended its answer, result or error. Only completed, failed, cancelled or "
-                       "interrupted is an outcome.",
-                       {{"call_id", call_id},
-                        {"after", {{"type", "integer"}, {"minimum", -1}, {"description", "Messages after this seq "
-                                                                                        "(next_after)."}}},
-                        {"message_limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 500}}},
-                        {"after_event", {{"type", "integer"}, {"minimum", -1}, {"description", "Events after this "
-                                                                                              "seq (next_after_event)."}}}},
-                       {"call_id"}));
-  tools.push_back(tool("reply_function_call", "Answer a question a call this chat made is asking (pending_inputs).",
-                       {{"call_id", call_id},
-                        {"request_id", string_prop("The question's request_id (req_...).")},
-                        {"answer", string_prop("The answer text.")}},
-                       {"call_id", "request_id", "answer"}));
-  tools.push_back(tool("cancel_function_call",
-                       "Ask a call this chat made to end: it ends cancelled once its processes are gone; one that "
-                       "already ended keeps its outcome.",
-                       {{"call_id", call_id}}, {"call_id"}));
+  for (auto& t : function_tools(true)) tools.push_back(std::move(t));
   return {{"tools", tools}};
 }
 

@@ -13,6 +13,13 @@ namespace agentworks::cli::mcp {
 // {"tools":[{name, description, inputSchema}, ...]}
 nlohmann::json tool_list();
 
+// The five function tools (list_functions, call_function, get_function_call, reply_function_call,
+// cancel_function_call): a chat's (R-D1; call_function takes notify) or an agent execution's (R-D4).
+nlohmann::json function_tools(bool for_chat);
+// The action of the `function` bridge op a function tool stands for ("list", "call", "status", "reply",
+// "cancel"); nullptr for any other name.
+const char* function_action(const std::string& name);
+
 // Fills `fields` for a call of tool `name` and returns the bridge op (ack | reply | send | read | peers).
 // Throws RpcError(rpc_invalid_params) for an unknown tool or bad arguments.
 std::string prepare_tool_call(const std::string& name, const nlohmann::json& arguments, nlohmann::json& fields);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,9 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kQuestionTool = "mcp__agentworks__request_input";
+// The call server's function tools (R-D4): what the execution may call is the server's rule, not the CLI's.
+constexpr std::array<const char*, 5> kFunctionTools = {"list_functions", "call_function", "get_function_call",
+                                                       "reply_function_call", "cancel_function_call"};
 
 // A TOML basic string (Codex parses `-c key=value` values as TOML); JSON's escapes are valid TOML ones.
 std::string toml_string(const std::string& s) { return json(s).dump(); }
@@ -43,6 +47,7 @@ std::vector<std::string> claude_argv(const AgentTurn& t) {
                      {{"agentworks", {{"type", "stdio"}, {"command", t.agentworks_cli}, {"args", {"mcp", "serve", "--call"}}}}}}};
   a.insert(a.end(), {"--mcp-config", mcp.dump(), "--strict-mcp-config"});
   std::string tools = kQuestionTool;
+  for (const char* tool : kFunctionTools) tools += std::string(",mcp__agentworks__") + tool;
   for (const auto& tool : run.allowed_tools) tools += "," + tool;
   a.insert(a.end(), {"--allowedTools", tools});
   // A question tool nobody can answer would hang the run or waste it: questions go through request_input.
@@ -72,6 +77,8 @@ std::vector<std::string> codex_argv(const AgentTurn& t) {
   config("mcp_servers.agentworks.tool_timeout_sec", std::to_string(t.tool_timeout_seconds));
   // With approval_policy "never" Codex refuses MCP tools that need an approval: the question tool needs none.
   config("mcp_servers.agentworks.tools.request_input.approval_mode", toml_string("approve"));
+  for (const char* tool : kFunctionTools)
+    config(std::string("mcp_servers.agentworks.tools.") + tool + ".approval_mode", toml_string("approve"));
   if (run.model) a.insert(a.end(), {"--model", *run.model});
   if (t.resume) a.push_back(t.session);
   a.push_back("-");  // the prompt on stdin

@@ -70,7 +70,7 @@ TEST_F(FunctionsMcpCall, RequestInputWaitsForTheReply_R_F3) {
   start_call_server(execution_env(id));
 
   const json tools = driver_->ok({{"op", "list"}}).at("tools");
-  ASSERT_EQ(tools.size(), 1u) << tools.dump();
+  ASSERT_EQ(tools.size(), 6u) << "request_input and the five function tools (R-D4): " << tools.dump();
   EXPECT_EQ(tools[0].at("name"), "request_input");
   EXPECT_EQ(tools[0].at("inputSchema").at("required"), json::array({"question"})) << tools.dump();
   EXPECT_NE(tools[0].at("description").get<std::string>().find("instead of asking in chat"), std::string::npos);
@@ -91,6 +91,34 @@ TEST_F(FunctionsMcpCall, RequestInputWaitsForTheReply_R_F3) {
 
   const json running = wait_status(id, [](const json& c) { return c.value("status", "") == "running"; });
   EXPECT_TRUE(running.at("pending_inputs").empty()) << running.dump();
+  write_text(call_dir("api", id) / "done", "");
+  EXPECT_EQ(wait_terminal(id).at("status"), "completed");
+}
+
+// R-D4: an agent execution's MCP server calls functions as the execution: the child names the call as its
+// caller, the execution reads it, cannot ask for notices, and reaches no call it did not make.
+TEST_F(FunctionsMcpCall, AnAgentExecutionCallsFunctionsAsItsCall_R_D4) {
+  make_crew("tools", json::array({function_decl("echo")}), {{"tools/echo.sh", "echo tool says hi"}});
+  const std::string id = start_held_call();
+  start_call_server(execution_env(id));
+  const json listed = driver_->call("list_functions", {{"target", "tools"}});
+  ASSERT_TRUE(listed.value("ok", false)) << listed.dump();
+  EXPECT_EQ(listed["result"]["structuredContent"]["functions"].size(), 1u) << listed.dump();
+  const json made = driver_->call("call_function", {{"target", "tools"}, {"function", "echo"}, {"arguments", json::object()}});
+  ASSERT_FALSE(made["result"].value("isError", true)) << made.dump();
+  const std::string child = made["result"]["structuredContent"]["call_id"];
+  EXPECT_EQ(made["result"]["structuredContent"]["parent_call_id"], id);
+  json read;
+  ASSERT_TRUE(wait_until([&] {
+    read = driver_->call("get_function_call", {{"call_id", child}});
+    return read["result"]["structuredContent"].value("status", "") == "completed";
+  })) << read.dump();
+  EXPECT_NE(text_of(read["result"]).find("tool says hi"), std::string::npos) << read.dump();
+  const json notify = driver_->call("call_function", {{"target", "tools"}, {"function", "echo"},
+                                                      {"arguments", json::object()}, {"notify", true}});
+  EXPECT_TRUE(notify["result"].value("isError", false)) << "an execution cannot ask for notices: " << notify.dump();
+  const json foreign = driver_->call("get_function_call", {{"call_id", id}});
+  EXPECT_EQ(foreign["result"]["structuredContent"]["error"]["code"], "not_found") << foreign.dump();
   write_text(call_dir("api", id) / "done", "");
   EXPECT_EQ(wait_terminal(id).at("status"), "completed");
 }

@@ -193,7 +193,11 @@ TEST(AgentInvocation, ClaudeTurnsUseTheChosenSessionAndTheQuestionServer_RF2) {
   EXPECT_EQ(a.front(), "/opt/claude");
   EXPECT_EQ(after(a, "--session-id"), t.session);
   EXPECT_EQ(after(a, "--output-format"), "stream-json");
-  EXPECT_EQ(after(a, "--allowedTools"), "mcp__agentworks__request_input,Read,Bash(git diff:*)");
+  EXPECT_EQ(after(a, "--allowedTools"),
+            "mcp__agentworks__request_input,mcp__agentworks__list_functions,mcp__agentworks__call_function,"
+            "mcp__agentworks__get_function_call,mcp__agentworks__reply_function_call,"
+            "mcp__agentworks__cancel_function_call,Read,Bash(git diff:*)")
+      << "the call server's tools (R-D4), then the declaration's";
   EXPECT_EQ(after(a, "--disallowedTools"), "AskUserQuestion");
   EXPECT_EQ(after(a, "--max-turns"), "5");
   EXPECT_NE(after(a, "--mcp-config").find("\"/opt/agentworks\""), std::string::npos);
