@@ -120,7 +120,7 @@ std::vector<Finding> check_codex_mcp(State& state) {
                    "cd " + project.string() + " && codex, and trust the folder when it asks");
       }
     }
-    return one(Status::ok, path.string() + " runs `" + *command + " mcp serve` (the five messaging tools)");
+    return one(Status::ok, path.string() + " runs `" + *command + " mcp serve` (the messaging and function tools)");
   }
   std::string where;
   for (const auto& path : configs) where += (where.empty() ? "" : ", ") + path.string();

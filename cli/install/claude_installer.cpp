@@ -57,7 +57,7 @@ class ClaudeInstaller final : public Installer {
   }
   std::string also_changes(bool uninstall) const override {
     if (uninstall) return " (and the agentworks tool allow rules from " + settings_file().string() + ")";
-    return options_.allow_tools ? ", and allow its five messaging tools to run without asking in " +
+    return options_.allow_tools ? ", and allow its messaging and function tools to run without asking in " +
                                       settings_file().string()
                                 : "";
   }
@@ -76,10 +76,10 @@ class ClaudeInstaller final : public Installer {
          "Start a new Claude Code session" + where_suffix() + " (or run /reload-plugins in an open one).",
          "Then type `/agentworks attach NAME \"PURPOSE\"` in the chat (or `/agentworks attach` for a proposal)."});
     next.push_back(options_.allow_tools
-                       ? "The five messaging tools (mcp__plugin_agentworks_agentworks__agent_message_*) run without "
+                       ? "The messaging and function tools (mcp__plugin_agentworks_agentworks__*) run without "
                          "asking: allowed in " + settings_file().string() +
                              (options_.global ? "." : " (Claude Code applies it once you trust the folder).")
-                       : "Claude Code asks before each messaging tool call (\"No\" is preselected). To let the five "
+                       : "Claude Code asks before each messaging tool call (\"No\" is preselected). To let the "
                          "messaging tools run without asking: `agentworks attach claude --allow-tools`.");
     json result = {{"files", files},
                    {"commands", commands},

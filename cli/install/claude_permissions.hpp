@@ -1,4 +1,4 @@
-// `agentworks attach claude --allow-tools`: Claude Code's allow rules for exactly the five messaging tools of the
+// `agentworks attach claude --allow-tools`: Claude Code's allow rules for exactly the messaging and function tools of the
 // plugin's MCP server (`permissions.allow` in the scope's settings.json; Claude Code 2.1.332 names them
 // mcp__plugin_agentworks_agentworks__TOOL), so a call runs without the per-call question. Only our five entries
 // are added or removed; everything else in the file stays.

@@ -2,7 +2,7 @@
 // merges $CODEX_HOME/hooks.json. Codex skips untrusted hooks silently: the person trusts them in /hooks; we never
 // write trust ourselves. The messaging MCP server goes into the same scope's config.toml (<project>/.codex/config.toml,
 // read by Codex 0.171.0 only in a trusted project, or $CODEX_HOME/config.toml), in a block we own
-// (codex_mcp_config.hpp); --allow-tools adds approval_mode = "approve" for exactly the five messaging tools. The
+// (codex_mcp_config.hpp); --allow-tools adds approval_mode = "approve" for exactly the messaging and function tools. The
 // Codex plugin (a local marketplace) is materialized too, for `codex plugin add`.
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -34,7 +34,7 @@ class CodexInstaller final : public Installer {
   std::string also_changes(bool uninstall) const override {
     if (uninstall) return " and the agentworks MCP server from " + mcp_config().string();
     return " and the agentworks MCP server (the messaging tools) into " + mcp_config().string() +
-           (options_.allow_tools ? ", allowing its five messaging tools to run without asking (approval_mode = "
+           (options_.allow_tools ? ", allowing its messaging and function tools to run without asking (approval_mode = "
                                    "\"approve\")"
                                  : "");
   }
@@ -61,11 +61,11 @@ class CodexInstaller final : public Installer {
                     mcp_config().string() + (options_.global ? "" : " (again: only in a trusted project)") +
                     "; `codex mcp list` in the project shows it. Start a new Codex session to load it.");
     steps.push_back(options_.allow_tools
-                        ? "The five messaging tools run without asking (approval_mode = \"approve\"); remove "
+                        ? "The messaging and function tools run without asking (approval_mode = \"approve\"); remove "
                           "--allow-tools and install again to be asked per tool."
                         : "Codex asks the person before each messaging tool call (approve it in the TUI); with "
                           "approval_policy = \"never\" every call fails with \"MCP tool call requires approval\". To "
-                          "let the five messaging tools run without asking: `agentworks attach codex --allow-tools`.");
+                          "let the messaging and function tools run without asking: `agentworks attach codex --allow-tools`.");
     steps.push_back("Then type `agentworks attach NAME \"PURPOSE\"` in the chat, without the slash (the Codex TUI "
                     "rejects unknown slash commands).");
     return {{"files", files},

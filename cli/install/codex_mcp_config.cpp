@@ -72,10 +72,11 @@ std::string codex_mcp_block(const std::string& cli_path, bool allow_tools) {
   std::string b = std::string(kBegin) + "\n[mcp_servers.agentworks]\ncommand = " + toml_string(cli_path) +
                   "\nargs = [\"mcp\", \"serve\", \"--provider\", \"codex\"]\n";
   if (allow_tools) {
-    b += "# `--allow-tools`: these five messaging tools run without asking the person each time.\n";
-    for (const char* tool : kMessagingTools) {
-      b += std::string("[mcp_servers.agentworks.tools.") + tool + "]\napproval_mode = \"approve\"\n";
-    }
+    b += "# `--allow-tools`: the messaging and function tools run without asking the person each time (the function\n"
+         "# tools still need the person's grant: agentworks agents grant NAME --functions CREW).\n";
+    for (const auto& tools : {kMessagingTools, kFunctionTools})
+      for (const char* tool : tools)
+        b += std::string("[mcp_servers.agentworks.tools.") + tool + "]\napproval_mode = \"approve\"\n";
   }
   return b + kEnd + "\n";
 }

@@ -9,14 +9,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agentworks/plugin_tools.hpp"
+
 namespace agentworks::cli::install {
 
-// The five messaging tools of `agentworks mcp serve` (the names Codex and Claude Code suffix).
-inline constexpr const char* kMessagingTools[] = {"agent_message_ack", "agent_message_reply", "agent_message_send",
-                                                  "agent_message_read", "agent_message_peers"};
 
 // The managed block: `[mcp_servers.agentworks]` running `cli_path mcp serve --provider codex`, and with
-// `allow_tools` one `[mcp_servers.agentworks.tools.TOOL] approval_mode = "approve"` per messaging tool (the only
+// `allow_tools` one `[mcp_servers.agentworks.tools.TOOL] approval_mode = "approve"` per plugin tool (the only
 // approval mode of Codex 0.171.0 that runs the call without asking, also under approval_policy = "never").
 std::string codex_mcp_block(const std::string& cli_path, bool allow_tools);
 

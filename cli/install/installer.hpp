@@ -15,7 +15,7 @@ struct InstallOptions {
   std::filesystem::path project;  // absolute project directory (project scope)
   bool global = false;            // the person's explicit choice of user scope
   std::filesystem::path hook;     // absolute agentworks-hook (empty on uninstall when it cannot be found)
-  bool allow_tools = false;       // --allow-tools: the CLI's allow rules for the five messaging tools (item of
+  bool allow_tools = false;       // --allow-tools: the CLI's allow rules for the messaging and function tools (item of
                                   // the confirmation; Claude Code and Codex only)
 };
 

@@ -7,6 +7,7 @@
 
 #include "agentworks/error.hpp"
 #include "agentworks/local_protocol.hpp"
+#include "agentworks/plugin_tools.hpp"
 #include "agentworks/validation.hpp"
 #include "mcp/jsonrpc.hpp"
 
@@ -74,11 +75,8 @@ const char* const kSubmissionHelp =
 
 // The chat's function tools and the `function` op's action each stands for; nullptr for other names.
 const char* function_action(const std::string& name) {
-  if (name == "list_functions") return "list";
-  if (name == "call_function") return "call";
-  if (name == "get_function_call") return "status";
-  if (name == "reply_function_call") return "reply";
-  if (name == "cancel_function_call") return "cancel";
+  for (std::size_t i = 0; i < kFunctionTools.size(); ++i)
+    if (name == kFunctionTools[i]) return kFunctionActions[i];
   return nullptr;
 }
 

@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "agentworks/environment.hpp"
+#include "agentworks/plugin_tools.hpp"
 #include "agentworks/random.hpp"
 
 extern char** environ;
@@ -19,9 +19,8 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kQuestionTool = "mcp__agentworks__request_input";
-// The call server's function tools (R-D4): what the execution may call is the server's rule, not the CLI's.
-constexpr std::array<const char*, 5> kFunctionTools = {"list_functions", "call_function", "get_function_call",
-                                                       "reply_function_call", "cancel_function_call"};
+// The call server's function tools (kFunctionTools, R-D4) are allowed: what the execution may call is the server's
+// rule, not the CLI's.
 
 // A TOML basic string (Codex parses `-c key=value` values as TOML); JSON's escapes are valid TOML ones.
 std::string toml_string(const std::string& s) { return json(s).dump(); }

@@ -14,6 +14,8 @@
 #include "driver/cli_locator.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
+#include "support/crew_folder.hpp"
+#include "testing/binaries.hpp"
 #include "testing/piped_process.hpp"
 
 namespace agentworks::e2e {
@@ -137,6 +139,51 @@ TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_
   // Claude Code, like Codex, gives the model the tool's structured content (the bridge's answer).
   expect_woken_turn_acked_and_replied(id, "Claude reviewed it");
   EXPECT_EQ(*id_seen, id);
+}
+
+// R-D1, R-D2 with the real Claude Code: the person grants the attached chat the api Crew; the model calls
+// call_function through the plugin's MCP server, its turn ends, and the call's outcome wakes the idle chat in the
+// same conversation (native push), labelled as the server's notice with the call id and the answer. The call
+// names the chat's agent as its caller.
+TEST_F(ClaudeNativeE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
+  install_for("claude", env_, {"--allow-tools"});
+  const auto state_path = home_.home() / ".claude.json";
+  json state = json::parse(testing::read_file(state_path), nullptr, false);
+  if (!state.is_object()) state = json::object();
+  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+  std::ofstream(state_path) << state.dump();
+  testing::CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+  crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
+  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+
+  model_->queue_tool_call({"call_function", [](const ModelRequest&) {
+                             return json{{"target", "api"}, {"function", "echo"}, {"arguments", {{"text", "delegated"}}}}
+                                 .dump();
+                           }});
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
+
+  ASSERT_TRUE(chat_->send("Delegate the echo to the api Crew, then wait for its outcome"));
+  const auto result = model_->wait_for_tool_result("call_function");
+  ASSERT_TRUE(result) << model_->describe();
+  static const std::regex call_id(R"(call_[0-9a-f]{24})");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(result->output, m, call_id)) << result->output;
+  const std::string id = m.str();
+  const auto woken = model_->wait_for(
+      [&](const ModelRequest& r) {
+        return r.main_turn && r.last_user.find("call_outcome of function call " + id) != std::string::npos;
+      },
+      90s);
+  ASSERT_TRUE(woken) << model_->describe();
+  EXPECT_NE(woken->last_user.find("got: {\"text\":\"delegated\"}"), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find("completed"), std::string::npos) << woken->last_user;
+  const json call = cli_ok(owner(), {"functions", "call-status", "--call", id});
+  EXPECT_EQ(call.at("caller").at("agent_name"), "reviewer") << call.dump();
+  EXPECT_EQ(call.at("notify"), "agent:reviewer");
+  EXPECT_EQ(turns_with("call_outcome of function call " + id).size(), 1u) << "offered once";
 }
 
 // R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no

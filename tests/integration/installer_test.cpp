@@ -474,7 +474,7 @@ TEST_F(InstallerTest, CodexInstallAddsMcpServerBlockIdempotentlyAndUninstallRest
 }
 
 // R-H10 (issue 13.6): --allow-tools adds approval_mode = "approve" (the one Codex 0.171.0 mode that skips the
-// question, also under approval_policy = "never") for exactly the five messaging tools, globally in
+// question, also under approval_policy = "never") for exactly the plugin's messaging and function tools, globally in
 // $CODEX_HOME/config.toml; a reinstall without it takes them out again; uninstall removes the block.
 TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) {
   const fs::path config = codex_home_ / "config.toml";
@@ -488,9 +488,10 @@ TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) 
        pos = text.find("approval_mode = \"approve\"", pos + 1)) {
     ++approvals;
   }
-  EXPECT_EQ(approvals, 5u) << text;
+  EXPECT_EQ(approvals, 10u) << text;
   for (const std::string tool :
-       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers"}) {
+       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers",
+        "list_functions", "call_function", "get_function_call", "reply_function_call", "cancel_function_call"}) {
     EXPECT_NE(text.find("[mcp_servers.agentworks.tools." + tool + "]\napproval_mode = \"approve\"\n"), std::string::npos)
         << tool << "\n" << text;
   }
@@ -521,7 +522,7 @@ TEST_F(InstallerTest, CodexConfigWithItsOwnAgentworksServerIsRefusedAndUnchanged
   EXPECT_FALSE(fs::exists(project_ / ".codex" / "hooks.json"));
 }
 
-// R-H10 (issue 13.6): `attach claude --allow-tools` adds the five plugin tool names to permissions.allow of the
+// R-H10 (issue 13.6): `attach claude --allow-tools` adds the plugin's tool names to permissions.allow of the
 // project's .claude/settings.json next to the person's own rules, once; uninstall removes exactly those five.
 TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemovesThem_RH10) {
   const fs::path bin = home_.path("fakebin");
@@ -538,7 +539,12 @@ TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemoves
                          "mcp__plugin_agentworks_agentworks__agent_message_reply",
                          "mcp__plugin_agentworks_agentworks__agent_message_send",
                          "mcp__plugin_agentworks_agentworks__agent_message_read",
-                         "mcp__plugin_agentworks_agentworks__agent_message_peers"}))
+                         "mcp__plugin_agentworks_agentworks__agent_message_peers",
+                         "mcp__plugin_agentworks_agentworks__list_functions",
+                         "mcp__plugin_agentworks_agentworks__call_function",
+                         "mcp__plugin_agentworks_agentworks__get_function_call",
+                         "mcp__plugin_agentworks_agentworks__reply_function_call",
+                         "mcp__plugin_agentworks_agentworks__cancel_function_call"}))
       << allowed.dump();
   EXPECT_EQ(allowed["model"], "opus");
 
