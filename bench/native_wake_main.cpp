@@ -25,6 +25,7 @@
 #include "driver/codex_trust.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
+#include "support/crew_folder.hpp"
 #include "testing/piped_process.hpp"
 #include "latency_stats.hpp"
 
@@ -263,6 +264,72 @@ TEST_F(ClaudeNativeWakeBench, SendToModelRequestThroughClaudeInbox) {
   expect_native_route("claude-inbox");
   if (HasFailure()) return;
   run_samples("claude-inbox", [&](const std::string&) { return chat_->next_result(); });
+}
+
+// R-D2: a delegated call's outcome notice against a plain message, in the same run and the same idle chat. Each
+// round: a message (send start -> model request, as above), then a call of a function whose last act writes the
+// wall-clock time (execution end -> the model request carrying "call_outcome of function call ID"). The second
+// is an upper bound of "outcome committed -> offered": the commit follows the execution's end. Pushes are spaced
+// AGENTWORKS_BENCH_INTERVAL_MS apart, as above (the router's token bucket).
+TEST_F(ClaudeNativeWakeBench, CallOutcomeNoticeBesideAMessage) {
+  testing::CrewFolder crew(std::filesystem::weakly_canonical(home_.path("bench-crew")));
+  crew.declare({testing::CrewFolder::function(
+      "done", crew.script("done.sh", "echo done\ndate +%s%N > \"$FUNCTION_OUTPUT_DIR/ended\""), json::object())});
+  cli_ok(owner(), {"crews", "register", "bc", "--dir", crew.dir().string()});
+  chat_ = std::make_unique<ClaudeStream>(env_, project_, home_.path("claude-logs"));
+  ASSERT_TRUE(chat_->send("/agentworks attach bench \"Bench\""));
+  ASSERT_TRUE(chat_->next_result()) << "the attach turn did not end";
+  ASSERT_TRUE(testing::wait_until([&] { return attachment_named("claude", "bench").value("state", "") == "attached"; }));
+  expect_native_route("claude-inbox");
+  if (HasFailure()) return;
+  const auto turn_done = [&](const std::string&) { return chat_->next_result(); };
+  // One notice: execution end (the script's wall clock) -> the model request that carries it.
+  const auto notice_sample = [&](int n) -> std::int64_t {
+    model_->set_default_reply("Bench notice " + std::to_string(n) + " done");
+    const json call = http_json(owner_http(), "POST", "/v1/crews/bc/calls",
+                                json{{"function", "done"}, {"arguments", json::object()}, {"notify", "agent:bench"}}.dump(),
+                                201);
+    const std::string id = call.at("call_id").get<std::string>();
+    const auto got = model_->wait_for(
+        [&](const ModelRequest& r) {
+          return r.main_turn && r.last_user.find("call_outcome of function call " + id) != std::string::npos;
+        },
+        60s);
+    if (!got) return -1;
+    const auto steady_now = std::chrono::steady_clock::now();
+    const std::int64_t wall_now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t received_wall_ns =
+        wall_now_ns - std::chrono::duration_cast<std::chrono::nanoseconds>(steady_now - got->received).count();
+    const auto ended_file = crew.dir() / ".calls" / id / "ended";
+    const std::string ended = testing::read_file(ended_file);
+    if (ended.empty() || !turn_done("")) return -1;
+    return received_wall_ns - std::stoll(ended);
+  };
+  ASSERT_GE(sample(0, turn_done), 0) << "the warm-up message did not wake the session\n" << model_->describe();
+  const std::chrono::milliseconds interval(env_number("AGENTWORKS_BENCH_INTERVAL_MS", 2200));
+  std::this_thread::sleep_for(interval);
+  ASSERT_GE(notice_sample(0), 0) << "the warm-up notice did not wake the session\n" << model_->describe();
+  std::vector<std::int64_t> messages;
+  std::vector<std::int64_t> notices;
+  const auto n = static_cast<int>(env_number("AGENTWORKS_BENCH_SAMPLES", 20));
+  for (int i = 1; i <= n; ++i) {
+    std::this_thread::sleep_for(interval);
+    const std::int64_t m = sample(i, turn_done);
+    ASSERT_GE(m, 0) << "message " << i << " failed\n" << model_->describe();
+    messages.push_back(m);
+    std::this_thread::sleep_for(interval);
+    const std::int64_t c = notice_sample(i);
+    ASSERT_GE(c, 0) << "notice " << i << " failed\n" << model_->describe();
+    notices.push_back(c);
+  }
+  std::printf("\nagentworks-bench-native: route claude-inbox, a message and a call notice per round, pushes >= %ld ms apart\n",
+              static_cast<long>(interval.count()));
+  std::printf("  %-34s %4s %8s %8s %8s %8s %8s   (ms)\n", "", "n", "min", "p50", "p95", "p99", "max");
+  print_row("messages send -> model request", messages);
+  print_row("execution end -> notice request", notices);
+  const double added = bench::summarize(notices).p50_ms - bench::summarize(messages).p50_ms;
+  std::printf("  the notice's p50 minus the message's p50: %+.1f ms\n\n", added);
 }
 
 class CodexNativeWakeBench : public NativeWakeBench {

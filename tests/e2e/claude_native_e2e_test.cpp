@@ -100,6 +100,16 @@ class ClaudeNativeE2eTest : public E2eTest {
         << "no attachment for " << session;
   }
   json delivery() { return attachment("claude", session_).value("delivery", json::object()); }
+  // `attach claude --allow-tools`, and the project folder trusted as the person's first-run dialog does (the
+  // project's allow rules apply only there).
+  void install_with_allowed_tools_in_a_trusted_folder() {
+    install_for("claude", env_, {"--allow-tools"});
+    const auto state_path = home_.home() / ".claude.json";
+    json state = json::parse(testing::read_file(state_path), nullptr, false);
+    if (!state.is_object()) state = json::object();
+    state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
+    std::ofstream(state_path) << state.dump();
+  }
   // Waits until the route is native (the bridge bound the exact registration of this process).
   bool wait_native() {
     return testing::wait_until([&] { return delivery().value("native", false); }, 20s, 50ms);
@@ -114,12 +124,7 @@ class ClaudeNativeE2eTest : public E2eTest {
 // turn acknowledges and replies through the plugin's MCP server (deferred tools called by name): the receipt is
 // processed, the reply reaches the sender, and no tool result says "not attached" or asks for permission.
 TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_RC4_RC5) {
-  install_for("claude", env_, {"--allow-tools"});
-  const auto state_path = home_.home() / ".claude.json";
-  json state = json::parse(testing::read_file(state_path), nullptr, false);
-  if (!state.is_object()) state = json::object();
-  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
-  std::ofstream(state_path) << state.dump();
+  install_with_allowed_tools_in_a_trusted_folder();
 
   auto id_seen = std::make_shared<std::string>();
   model_->queue_tool_call({"agent_message_ack", [id_seen](const ModelRequest& r) {
@@ -146,12 +151,7 @@ TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_
 // same conversation (native push), labelled as the server's notice with the call id and the answer. The call
 // names the chat's agent as its caller.
 TEST_F(ClaudeNativeE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
-  install_for("claude", env_, {"--allow-tools"});
-  const auto state_path = home_.home() / ".claude.json";
-  json state = json::parse(testing::read_file(state_path), nullptr, false);
-  if (!state.is_object()) state = json::object();
-  state["projects"][project_.string()]["hasTrustDialogAccepted"] = true;
-  std::ofstream(state_path) << state.dump();
+  install_with_allowed_tools_in_a_trusted_folder();
   testing::CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
   crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
   cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});

@@ -33,10 +33,14 @@ TEST(ServerRoutes, OnlyHealthIsAnonymous) {
 }
 
 // Only an execution's own questions use its per-call secret (R-F1: answering grants no other authority).
-TEST(ServerRoutes, OnlyQuestionsTakeTheCallSecret) {
+// The per-call secret reaches only its execution's own routes: questions (R-F3) and the calls it makes (R-D4).
+TEST(ServerRoutes, OnlyAnExecutionsOwnRoutesTakeTheCallSecret) {
   for (const auto& r : routes()) {
     const std::string pattern = r.pattern;
-    EXPECT_EQ(r.auth == Auth::call, pattern.rfind("/v1/calls/{id}/questions", 0) == 0) << pattern;
+    const bool own = pattern.rfind("/v1/calls/{id}/questions", 0) == 0 ||
+                     pattern.rfind("/v1/calls/{id}/crews/{crew}/", 0) == 0 ||
+                     pattern.rfind("/v1/calls/{id}/calls/{call}", 0) == 0;
+    EXPECT_EQ(r.auth == Auth::call, own) << pattern;
   }
 }
 
