@@ -70,10 +70,16 @@ class BridgeFunction final : public BridgeMessageCommand {
         fields = {{"action", "cancel"}, {"call_id", call_id_}};
         break;
     }
-    return call(std::move(fields)).value("answer", json::object());  // the server's object, as --json shows it
+    json answer = call(std::move(fields));
+    if (answer.value("queued", false)) return answer;  // the outbox's: made later, once
+    return answer.value("answer", json::object());      // the server's object, as --json shows it
   }
 
-  void print(const json& result) const override { std::cout << mcp::describe_function_answer(result) << "\n"; }
+  void print(const json& result) const override {
+    std::cout << (result.value("queued", false) ? mcp::describe_answer(std::string(local_protocol::op::function), result)
+                                                : mcp::describe_function_answer(result))
+              << "\n";
+  }
 
  private:
   Action action_;

@@ -81,8 +81,16 @@ bool is_outbox_op(const std::string& op) {
   return op == local_protocol::op::ack || op == local_protocol::op::reply || op == local_protocol::op::send;
 }
 
+namespace {
+// A function call goes through the outbox too (R-D1), so it gets its id here like a send.
+bool through_outbox(const std::string& op, const json& fields) {
+  return is_outbox_op(op) || (op == local_protocol::op::function && fields.is_object() &&
+                              fields.value("action", "") == "call");
+}
+}  // namespace
+
 std::string ensure_submission_id(const std::string& op, json& fields) {
-  if (!is_outbox_op(op)) return {};
+  if (!through_outbox(op, fields)) return {};
   if (!fields.is_object()) fields = json::object();
   if (const auto it = fields.find("submission_id"); it != fields.end() && it->is_string()) return it->get<std::string>();
   const std::string id = new_id("sub");
@@ -91,7 +99,7 @@ std::string ensure_submission_id(const std::string& op, json& fields) {
 }
 
 json send_with_retry(const std::string& op, const json& request, const BridgeSend& send) {
-  const bool outbox = is_outbox_op(op);
+  const bool outbox = through_outbox(op, request);
   for (int attempt = 0;; ++attempt) {
     try {
       return send(request);
@@ -128,6 +136,8 @@ std::string describe_function_answer(const json& a) {
 }
 
 std::string describe_answer(const std::string& op, const json& answer) {
+  if (op == local_protocol::op::function && answer.value("queued", false))
+    return queued_text(answer) + " Once made, its outcome arrives in this chat as a message.";
   if (op == local_protocol::op::function) return describe_function_answer(answer.value("answer", json::object()));
   if (op == local_protocol::op::read) return read_text(answer);
   if (op == local_protocol::op::peers) return peers_text(answer);

@@ -16,8 +16,8 @@ namespace agentworks::cli::mcp {
 // ack, reply and send: the ops that go through the bridge's durable outbox and carry a submission id.
 bool is_outbox_op(const std::string& op);
 
-// For an outbox op without "submission_id" in `fields`, mints one ("sub_…") and returns it; else returns the
-// given one ("" for other ops). Minted once per call, so every retry of the call is stored once (R-B2).
+// For an outbox op (or a function call) without "submission_id" in `fields`, mints one ("sub_…") and returns it;
+// else returns the given one ("" for other ops). Minted once per call, so every retry of the call is stored once (R-B2).
 std::string ensure_submission_id(const std::string& op, nlohmann::json& fields);
 
 // Sends `request` with `send`. An outbox op whose request got no answer (bridge_client::NoAnswer) or met a full

@@ -119,7 +119,8 @@ class Server {
       structured.erase("ok");
       structured.erase("id");
       // A function tool answers the server's own object (a Call, a functions list), as the full connection does.
-      if (op == local_protocol::op::function) structured = answer.value("answer", json::object());
+      if (op == local_protocol::op::function && !answer.value("queued", false))
+        structured = answer.value("answer", json::object());
       return {{"content", json::array({{{"type", "text"}, {"text", describe_answer(op, answer)}}})},
               {"structuredContent", structured},
               {"isError", false}};

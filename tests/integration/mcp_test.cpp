@@ -508,6 +508,43 @@ TEST_F(McpTest, BlankMessagesAreRefusedWithInvalidMessage_RM10) {
 
 // R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
 // process is its provider ancestor) and never attaches anything.
+// R-D1: a call made while the server is down is answered `queued` with its submission id, journaled by the
+// bridge, and made once when the server is back (a repeat with the id while queued makes nothing more); its
+// outcome then reaches the chat like any notice.
+TEST_F(McpTest, ACallMadeWhileTheServerIsDownIsQueuedAndMadeOnce_RD1) {
+  McpDriver& d = driver();
+  ASSERT_EQ(call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-q"}, {"agent_name", "reviewer"},
+                  {"purpose", "Reviews"}, {"process", d.process_key()}, {"native", false}})
+                .value("ok", false),
+            true);
+  CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+  declare_client_functions(crew, cli_binary());
+  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
+
+  kill_server();
+  const json args = {{"target", "api"}, {"function", "echo"}, {"arguments", {{"text", "while down"}}}};
+  const json queued = tool_ok(d, "call_function", args);
+  EXPECT_EQ(queued["structuredContent"]["state"], "queued") << queued.dump();
+  const std::string id = queued["structuredContent"]["submission_id"];
+  EXPECT_NE(text_of(queued).find(id), std::string::npos) << text_of(queued);
+  json again = args;
+  again["submission_id"] = id;
+  EXPECT_EQ(tool_ok(d, "call_function", again)["structuredContent"]["state"], "queued");
+
+  restart_server_same_port();
+  ASSERT_TRUE(wait_until([&] { return call({{"op", "status"}})["outbox_queued"] == 0; }, std::chrono::seconds(60)));
+  const json calls = http_json(owner_http(), "GET", "/v1/calls", std::nullopt, 200)["calls"];
+  ASSERT_EQ(calls.size(), 1u) << "made once: " << calls.dump();
+  EXPECT_EQ(calls[0]["caller"]["agent_name"], "reviewer");
+  ASSERT_TRUE(wait_pending("claude", "sess-q", 1)) << "the outcome notice reaches the chat";
+  const std::string told = call({{"op", "deliver"}, {"provider", "claude"}, {"session_id", "sess-q"}}).value("text", "");
+  EXPECT_NE(told.find("call_outcome of function call " + calls[0]["call_id"].get<std::string>()), std::string::npos)
+      << told;
+  EXPECT_EQ(tool_ok(d, "call_function", again)["structuredContent"]["call_id"], calls[0]["call_id"])
+      << "the same id afterwards answers the call it made";
+}
+
 // R-D1: the same function actions from a shell of the attached chat (Cursor's fallback without the plugin's MCP
 // server): `agentworks bridge function list|call|status|reply|cancel --provider P`, as the chat's agent.
 TEST_F(McpTest, BridgeFunctionCommandsActForTheCallersSession_RD1) {

@@ -149,7 +149,10 @@ void Outbox::attempt_next() {
     if (stopped_) return;
     bool retrying = false;
     const bool journaled = bridge_.guard_journal("in the outbox", [&] {
-      const bool transient = !r.reached() || r.status >= 500 || r.status == 408;
+      // A Crew at its limit answers a call `busy`: an answer, not an outage (calls are never queued, R-F2).
+      const bool busy_crew = item.kind == "call" && r.reached() && r.status == 503 &&
+                             error_from_response(r.status, r.body, url).code() == ErrorCode::busy;
+      const bool transient = !busy_crew && (!r.reached() || r.status >= 500 || r.status == 408);
       if (transient) {
         const std::string why = r.reached() ? "HTTP " + std::to_string(r.status) : r.transport_error;
         bridge_.journal().outbox_attempted(item.seq, why);

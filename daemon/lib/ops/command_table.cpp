@@ -71,8 +71,9 @@ const std::vector<Command>& commands() {
        "{provider+session_id | process, action: list|call|status|reply|cancel, target?, function?, arguments?, "
        "submission_id?, notify?, call_id?, after?, message_limit?, after_event?, request_id?, answer?}: the Crew "
        "functions the person granted this chat's agent (R-D1), with its child connection. call always carries a "
-       "submission_id (minted when none is given) and notifies the agent of the outcome unless notify is false. "
-       "Answers {agent_name, answer: the server's object}."},
+       "submission_id (minted when none is given), goes through the durable outbox (answers as a send does: "
+       "{state: sent, submission_id, answer} or {queued, submission_id, note}) and notifies the agent of the outcome "
+       "unless notify is false. The other actions answer {agent_name, answer: the server's object}."},
       {op::deliver, op_deliver, kHookEvent,
        "{provider, session_id, stop_hook_active?, loop_count?, max_continuations? (0-8, default 3), max_chars? "
        "(2000-100000, default 9500), process?, provider_home?}: the Stop hook's delivery. Answers {attached} alone "

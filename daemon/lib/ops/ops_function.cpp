@@ -1,8 +1,8 @@
 // function: what the chat's function tools (list_functions, call_function, get_function_call,
 // reply_function_call, cancel_function_call) and `agentworks bridge function …` ask, as the attached agent with
 // its child connection (R-D1). The server decides everything: the person's grant, which calls the agent may read,
-// the inputs. A call always carries a submission id (minted here when the agent gave none), so a call whose answer
-// was lost is repeated with the same id and made at most once.
+// the inputs. A call goes through the durable outbox with a submission id (minted here when the agent gave none):
+// while the server is down it is answered `queued` and made later, once; a Crew at its limit answers `busy`.
 #include <nlohmann/json.hpp>
 
 #include "agentworks/random.hpp"
@@ -94,20 +94,17 @@ ServerRequest server_request(const json& req) {
 void op_function(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
   const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const ServerRequest request = server_request(req);
+  if (request.submission_id) {  // a call: the outbox's answer ({state: sent, answer} or {queued}), as for a send
+    submit_once(bridge, row, "call", request.path, request.body, *request.submission_id, reply);
+    return;
+  }
   const auto token = bridge.token_for(row);
   if (!token) throw Error(ErrorCode::fenced, "this chat's agent has no stored child connection; attach this chat again");
-  const std::optional<std::string> submission = request.submission_id;
   call_server(
       bridge, request.method, row.server_url, request.path, *token, request.body,
-      [&bridge, row, reply, submission](const ServerAnswer& a) {
+      [&bridge, row, reply](const ServerAnswer& a) {
         guarded(bridge, reply, [&] {
-          if (a.error != nullptr) {
-            // A call whose answer did not come may have been made: the same submission id finds it, never twice.
-            if (submission && (a.error->code() == ErrorCode::unreachable || a.error->code() == ErrorCode::unavailable))
-              throw Error(a.error->code(), std::string(a.error->what()) + "; the call may or may not have been made: call "
-                                           "again with submission_id \"" + *submission + "\" (it is made at most once)");
-            throw *a.error;
-          }
+          if (a.error != nullptr) throw *a.error;
           // Nested: the server's object has fields (`error`) that the socket's envelope gives a meaning.
           reply.ok(json{{"agent_name", row.agent_name}, {"answer", *a.body}});
         });

@@ -40,11 +40,6 @@ bool answer_repeated(Bridge& bridge, const std::string& kind, const std::string&
   return true;
 }
 
-void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& kind, const std::string& path,
-                 const json& body, const std::string& id, const Reply& reply) {
-  if (answer_repeated(bridge, kind, path, body, id, reply)) return;
-  bridge.outbox().submit(row.attachment_id, kind, path, body, id, reply);
-}
 
 std::string message_text(const json& req) {
   const auto text = required_string(req, "message", 4 * kMaxMessageChars);
@@ -53,6 +48,16 @@ std::string message_text(const json& req) {
   }
   return text;
 }
+
+}  // namespace
+
+void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& kind, const std::string& path,
+                 const json& body, const std::string& id, const Reply& reply) {
+  if (answer_repeated(bridge, kind, path, body, id, reply)) return;
+  bridge.outbox().submit(row.attachment_id, kind, path, body, id, reply);
+}
+
+namespace {
 
 std::string submission_id(const json& req) {
   // A caller may supply its own id to make its own retries idempotent; else one is minted now, once.
