@@ -80,6 +80,17 @@ class McpTest : public BridgeTest {
 
   std::size_t attachment_count() { return call({{"op", "status"}})["attachments"].size(); }
 
+  // R-D1 setup: `session` attached as reviewer with native push off (the Stop hook's delivery shows the offers),
+  // and the owner's Crew api (the client functions) registered; no grant yet.
+  void attach_reviewer_with_a_crew(McpDriver& d, const std::string& session) {
+    const json a = call({{"op", "attach"}, {"provider", "claude"}, {"session_id", session}, {"agent_name", "reviewer"},
+                         {"purpose", "Reviews"}, {"process", d.process_key()}, {"native", false}});
+    if (a.value("ok", false) != true) throw std::runtime_error("attach failed: " + a.dump());
+    CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+    declare_client_functions(crew, cli_binary());
+    cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  }
+
   std::vector<std::unique_ptr<McpDriver>> drivers_;
 };
 
@@ -175,13 +186,7 @@ TEST_F(McpTest, UnattachedToolsRefuseAndNeverUseTheLogin_RC2) {
 TEST_F(McpTest, AGrantedChatDelegatesAndIsToldOfQuestionAndOutcome_RD1_RD2) {
   McpDriver& d = driver();
   // Native push off: the Stop hook's delivery below is the route under test.
-  ASSERT_EQ(call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-1"}, {"agent_name", "reviewer"},
-                  {"purpose", "Reviews"}, {"process", d.process_key()}, {"native", false}})
-                .value("ok", false),
-            true);
-  CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
-  declare_client_functions(crew, cli_binary());
-  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  attach_reviewer_with_a_crew(d, "sess-1");
 
   const json refused = tool(d, "list_functions", {{"target", "api"}});
   ASSERT_TRUE(refused.value("isError", false)) << refused.dump();
@@ -506,20 +511,12 @@ TEST_F(McpTest, BlankMessagesAreRefusedWithInvalidMessage_RM10) {
   EXPECT_TRUE(read_mailbox(owner(), "worker")["messages"].empty());
 }
 
-// R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
-// process is its provider ancestor) and never attaches anything.
 // R-D1: a call made while the server is down is answered `queued` with its submission id, journaled by the
 // bridge, and made once when the server is back (a repeat with the id while queued makes nothing more); its
 // outcome then reaches the chat like any notice.
 TEST_F(McpTest, ACallMadeWhileTheServerIsDownIsQueuedAndMadeOnce_RD1) {
   McpDriver& d = driver();
-  ASSERT_EQ(call({{"op", "attach"}, {"provider", "claude"}, {"session_id", "sess-q"}, {"agent_name", "reviewer"},
-                  {"purpose", "Reviews"}, {"process", d.process_key()}, {"native", false}})
-                .value("ok", false),
-            true);
-  CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
-  declare_client_functions(crew, cli_binary());
-  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  attach_reviewer_with_a_crew(d, "sess-q");
   cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
 
   kill_server();
@@ -590,6 +587,8 @@ TEST_F(McpTest, BridgeFunctionCommandsActForTheCallersSession_RD1) {
                       "--args", "[1]"}).exit_code, 2) << "arguments must be an object";
 }
 
+// R-C7: `agentworks bridge message …` acts for the exact attached session of the calling process (this test
+// process is its provider ancestor) and never attaches anything.
 TEST_F(McpTest, BridgeMessageCommandsActForTheCallersSession_RC7) {
   const json key = own_process_key();
   Cli cli(home_.env());
