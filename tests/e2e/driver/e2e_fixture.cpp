@@ -20,6 +20,9 @@ void E2eTest::SetUp() {
   model_ = std::make_unique<MockModel>();
   project_ = home_.path("project");
   std::filesystem::create_directories(project_);
+  // The project is its own workspace root, as a person's checkout is: Claude Code looks upward for `.git`, and a
+  // stray one above (Codex's sandbox leaves an empty /tmp/.git) would make /tmp the folder whose trust counts.
+  std::filesystem::create_directories(project_ / ".git");
 }
 
 void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& env,
