@@ -72,7 +72,7 @@ Response grant_functions(Ctx& c) {
     for (const auto& entry : *it) {
       if (!entry.is_string() || entry.get<std::string>().empty())
         throw Error(ErrorCode::bad_request, "functions lists Crews by name (or crw_ id): non-empty strings");
-      const Crew crew = functions::admitted_crew(c.store, c.caller, entry.get<std::string>());
+      const Crew crew = functions::grantable_crew(c.store, c.caller, agent, entry.get<std::string>());
       grant.crews.push_back(crew.account_id == c.caller.account_id ? crew.name : crew.crew_id);
     }
   } else {

@@ -12,8 +12,22 @@
 namespace agentworks::server::functions {
 
 bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f) {
-  if (caller.account_id == crew.account_id) return true;
-  return std::find(f.allowed_callers.begin(), f.allowed_callers.end(), caller.account_id) != f.allowed_callers.end();
+  const bool chat = !caller.is_login() && !caller.is_execution();
+  const std::string agent = fold_name(caller.agent_name.value_or(""));
+  bool owner_names_agents = false;
+  for (const auto& entry : f.allowed_callers) {
+    const auto allowed = parse_allowed_caller(entry);
+    if (!allowed) continue;
+    const std::string account = allowed->account_id.empty() ? crew.account_id : allowed->account_id;
+    if (!allowed->agent_name) {
+      if (account == caller.account_id) return true;
+      continue;
+    }
+    if (account == crew.account_id) owner_names_agents = true;
+    if (chat && account == caller.account_id && fold_name(*allowed->agent_name) == agent) return true;
+  }
+  // R-D1: naming agents of the owner's account narrows the owner's chats to those agents.
+  return caller.account_id == crew.account_id && !(chat && owner_names_agents);
 }
 
 namespace {
@@ -38,15 +52,36 @@ Crew with_grant(Store& store, const Connection& caller, const Crew& crew) {
 
 }  // namespace
 
-Crew admitted_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
+namespace {
+
+// The Crew if `caller` may call at least one of its functions (before any grant).
+Crew callable_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
   const auto crew = crew_for_caller(store, caller, name_or_id);
   if (crew) {
-    if (crew->account_id == caller.account_id) return with_grant(store, caller, *crew);
+    if (crew->account_id == caller.account_id) return *crew;
     for (const auto& f : declaration_from_json(crew->declaration_json).functions)
-      if (may_call(caller, *crew, f)) return with_grant(store, caller, *crew);
+      if (may_call(caller, *crew, f)) return *crew;
   }
   throw Error(ErrorCode::not_found, "no Crew '" + name_or_id +
                                         "' that you may call; a Crew of another account is named by its crew_id");
+}
+
+}  // namespace
+
+Crew admitted_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
+  return with_grant(store, caller, callable_crew(store, caller, name_or_id));
+}
+
+Crew grantable_crew(Store& store, const Connection& login, const Agent& agent, const std::string& name_or_id) {
+  Connection chat = login;
+  chat.kind = "child";
+  chat.agent_id = agent.agent_id;
+  chat.agent_name = agent.name;
+  try {
+    return callable_crew(store, login, name_or_id);
+  } catch (const Error&) {
+    return callable_crew(store, chat, name_or_id);  // admitted by name only (agent:NAME@acc_…)
+  }
 }
 
 CallRow visible_call(Store& store, const Connection& caller, const std::string& call_id) {

@@ -196,10 +196,12 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
   }
   if (f.contains("allowed_callers")) {
     const json& a = f["allowed_callers"];
-    if (!a.is_array()) fail("allowed_callers", "\"allowed_callers\" must be an array of account ids");
+    if (!a.is_array()) fail("allowed_callers", "\"allowed_callers\" must be an array of account ids and agents");
     for (const auto& id : a) {
-      if (!id.is_string() || id.get<std::string>().rfind("acc_", 0) != 0)
-        fail("allowed_callers", "\"allowed_callers\" holds account ids such as \"acc_…\" (agentworks status shows yours)");
+      if (!id.is_string() || !parse_allowed_caller(id.get<std::string>()))
+        fail("allowed_callers",
+             "\"allowed_callers\" holds account ids such as \"acc_…\" (agentworks status shows yours), "
+             "\"agent:NAME\" (an agent of your account) or \"agent:NAME@acc_…\" (an agent of another account)");
       d.allowed_callers.push_back(id.get<std::string>());
     }
   }
@@ -207,6 +209,20 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
 }
 
 }  // namespace
+
+std::optional<AllowedCaller> parse_allowed_caller(const std::string& entry) {
+  const auto valid_account = [](const std::string& id) { return id.size() > 4 && id.rfind("acc_", 0) == 0; };
+  if (entry.rfind("agent:", 0) != 0) {
+    if (!valid_account(entry)) return std::nullopt;
+    return AllowedCaller{entry, std::nullopt};
+  }
+  const std::string rest = entry.substr(6);
+  const auto at = rest.find('@');
+  AllowedCaller c{at == std::string::npos ? "" : rest.substr(at + 1), rest.substr(0, at)};
+  if (!valid_agent_name(*c.agent_name) || (at != std::string::npos && !valid_account(c.account_id)))
+    return std::nullopt;
+  return c;
+}
 
 const char* runner_name(Runner r) {
   switch (r) {

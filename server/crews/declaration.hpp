@@ -47,8 +47,18 @@ struct FunctionDecl {
   // No output line (a command's stderr, an agent's event) for this long fails the call as `stalled`; 0: none.
   // Agents default to kDefaultAgentIdleSeconds; a pending question pauses it.
   int idle_timeout_seconds = 0;
-  std::vector<std::string> allowed_callers;       // account ids; empty: the owner's account only
+  // "acc_…" (that account), "agent:NAME" (that agent of the owner's account: once any is named, the owner's
+  // other chats may not call this function), "agent:NAME@acc_…" (that agent of another account); empty: the
+  // owner's account only.
+  std::vector<std::string> allowed_callers;
 };
+
+// One allowed_callers entry read back: account_id empty for "agent:NAME" (the owner's account).
+struct AllowedCaller {
+  std::string account_id;
+  std::optional<std::string> agent_name;
+};
+std::optional<AllowedCaller> parse_allowed_caller(const std::string& entry);
 
 struct Declaration {
   std::vector<FunctionDecl> functions;

@@ -41,9 +41,6 @@ class FunctionsCallList : public CrewTest {
       throw std::runtime_error("call " + id + " did not complete: " + last.dump());
     return id;
   }
-  std::string account_id_of(const HttpClient& http) {
-    return http_json(http, "GET", "/v1/whoami", std::nullopt, 200).at("account_id").get<std::string>();
-  }
 };
 
 TEST_F(FunctionsCallList, NewestFirstAndPagedByBefore) {

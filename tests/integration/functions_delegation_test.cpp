@@ -103,6 +103,58 @@ TEST_F(FunctionsDelegation, AChatCannotGrantItself_R_D1) {
   EXPECT_EQ(error_code_of(call_as(chat, "api", "quick").body), "forbidden");
 }
 
+// R-D1: a function's allowed_callers may name agents. "agent:NAME" narrows the owner's chats to the agents named
+// (the owner's login still calls); "agent:NAME@acc_…" admits that chat of another account, not the account's other
+// connections. The person's grant is still needed on both sides; a malformed entry is refused at registration.
+TEST_F(FunctionsDelegation, AllowedCallersNameAgents_R_D1) {
+  start_server();
+  Identity partner = add_account("partner");
+  const std::string partner_account = account_id_of(partner.http);
+  const json crew = make_crew(
+      "api",
+      json::array({function_decl("open"),
+                   function_decl("narrow", {{"allowed_callers", {"agent:worker", "agent:helper@" + partner_account}}})}),
+      {{"tools/open.sh", "echo open"}, {"tools/narrow.sh", "echo narrow"}});
+  const std::string crew_id = crew.at("crew_id").get<std::string>();
+  for (const char* name : {"worker", "critic"}) {
+    register_agent(owner(), name);
+    cli_ok(owner(), {"agents", "grant", name, "--functions", "all"});
+  }
+  Identity worker = create_child(owner_token(), "worker");
+  Identity critic = create_child(owner_token(), "critic");
+  EXPECT_EQ(call_as(worker, "api", "narrow").status, 201);
+  EXPECT_EQ(error_code_of(call_as(critic, "api", "narrow").body), "not_found") << "critic is not named";
+  EXPECT_EQ(call_as(critic, "api", "open").status, 201) << "the narrowing is per function";
+  EXPECT_EQ(call(owner_http(), "api", "narrow", json::object()).status, 201) << "the owner's login still calls";
+  const json seen_by_critic = http_json(critic.http, "GET", "/v1/crews/api/functions", std::nullopt, 200);
+  ASSERT_EQ(seen_by_critic.at("functions").size(), 1u) << seen_by_critic.dump();
+
+  for (const char* name : {"helper", "other"}) register_agent(partner.cli, name);
+  cli_ok(partner.cli, {"agents", "grant", "helper", "--functions", crew_id});
+  const CliResult not_grantable = partner.cli.json({"agents", "grant", "other", "--functions", crew_id});
+  EXPECT_EQ(not_grantable.error_code(), "not_found") << "no function of the Crew admits other: " << not_grantable.describe();
+  cli_ok(partner.cli, {"agents", "grant", "other", "--functions", "all"});
+  Identity helper = create_child(partner.token, "helper");
+  Identity other = create_child(partner.token, "other");
+  const HttpResponse by_helper = call_as(helper, crew_id, "narrow");
+  ASSERT_EQ(by_helper.status, 201) << describe(by_helper);
+  EXPECT_EQ(parse_json(by_helper.body).at("caller").at("agent_name"), "helper");
+  EXPECT_EQ(error_code_of(call_as(other, crew_id, "narrow").body), "not_found");
+  EXPECT_EQ(error_code_of(call(partner.http, crew_id, "narrow", json::object()).body), "not_found")
+      << "naming an agent of an account does not admit the account";
+  EXPECT_EQ(error_code_of(call_as(helper, crew_id, "open").body), "not_found");
+
+  for (const std::string& bad : {std::string("agent:"), std::string("agent:two words"), std::string("agent:x@nope"),
+                                 std::string("agent:x@"), std::string("acc_")}) {
+    const std::filesystem::path dir = make_crew_dir("bad");
+    write_script(dir, "tools/quick.sh", "echo hi");
+    write_functions(dir, json::array({function_decl("quick", {{"allowed_callers", {bad}}})}));
+    const HttpResponse refused = register_crew(owner_http(), "bad", dir);
+    EXPECT_EQ(error_code_of(refused.body), "invalid_declaration") << bad << " " << describe(refused);
+    EXPECT_NE(refused.body.find("agent:NAME@acc_"), std::string::npos) << refused.body;
+  }
+}
+
 // R-D1: a chat reads, answers and cancels only the calls its agent made; the person's login reads them all.
 TEST_F(FunctionsDelegation, AChatReadsOnlyItsAgentsCalls_R_D1) {
   start_server();

@@ -12,9 +12,6 @@ namespace {
 
 class FunctionsPrivacy : public CrewTest {
  protected:
-  std::string account_id_of(const HttpClient& http) {
-    return http_json(http, "GET", "/v1/whoami", std::nullopt, 200).at("account_id").get<std::string>();
-  }
   void expect_not_found(const HttpResponse& r, const std::string& what) {
     EXPECT_EQ(r.status, 404) << what << " " << describe(r);
     EXPECT_EQ(error_code_of(r.body), "not_found") << what << " " << describe(r);

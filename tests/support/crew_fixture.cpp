@@ -17,6 +17,10 @@ bool is_terminal_status(const std::string& status) {
   return status == "completed" || status == "failed" || status == "cancelled" || status == "interrupted";
 }
 
+std::string CrewTest::account_id_of(const HttpClient& http) {
+  return http_json(http, "GET", "/v1/whoami", std::nullopt, 200).at("account_id").get<std::string>();
+}
+
 fs::path CrewTest::make_crew_dir(const std::string& name) {
   const fs::path dir = crew_dir(name);
   fs::create_directories(dir / ".agentworks");

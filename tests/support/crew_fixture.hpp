@@ -43,6 +43,8 @@ class CrewTest : public MessagingTest {
                  const std::vector<std::pair<std::string, std::string>>& scripts);
   std::filesystem::path crew_dir(const std::string& name) const { return home_.path("crews") / name; }
 
+  // The account id of the connection `http` speaks for (GET /v1/whoami).
+  std::string account_id_of(const HttpClient& http);
   // POST /v1/crews {"crew_name","dir"} as `http`.
   HttpResponse register_crew(const HttpClient& http, const std::string& name, const std::filesystem::path& dir);
   HttpResponse reload_crew(const HttpClient& http, const std::string& crew);
