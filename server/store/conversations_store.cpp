@@ -162,8 +162,6 @@ Conversation Store::open_conversation_for_send(const Connection& caller, const s
 
   sweep_before_new_conversation(caller.account_id);
   Conversation c;
-  c.conversation_id = new_id("cnv");
-  c.inbox_id = new_id("inb");
   c.account_id = caller.account_id;
   c.initiator_conn = caller.connection_id;
   if (speaker) {
@@ -172,6 +170,12 @@ Conversation Store::open_conversation_for_send(const Connection& caller, const s
   }
   c.target_agent_id = target.agent_id;
   c.target_agent_name = target.name;
+  return insert_conversation(std::move(c));
+}
+
+Conversation Store::insert_conversation(Conversation c) {
+  c.conversation_id = new_id("cnv");
+  c.inbox_id = new_id("inb");
   c.created_at = c.last_activity = now();
   c.state = ConversationState::open;
   Q q(*this,
@@ -300,18 +304,10 @@ Message Store::store_call_notice(const CallNotice& notice) {
   }
   if (!conv) {
     Conversation c;
-    c.conversation_id = new_id("cnv");
-    c.inbox_id = new_id("inb");
     c.account_id = notice.account_id;
     c.initiator_conn = notice.call_id;
     c.target_agent_id = notice.agent_id;
-    c.created_at = c.last_activity = now();
-    Q q(*this,
-        "INSERT INTO conversations(conversation_id, inbox_id, account_id, initiator_conn, target_agent_id,"
-        " created_at, last_activity) VALUES(?,?,?,?,?,?,?)");
-    q->bind(1, c.conversation_id).bind(2, c.inbox_id).bind(3, c.account_id).bind(4, c.initiator_conn);
-    q->bind(5, c.target_agent_id).bind(6, c.created_at).bind(7, c.last_activity).run();
-    conv = c;
+    conv = insert_conversation(std::move(c));
   }
   Message m;
   m.message_id = new_id("msg");

@@ -206,6 +206,8 @@ class Store {
   // conversations_store.cpp
   std::optional<Conversation> conversation_by_inbox(const std::string& inbox_id);
   std::optional<Conversation> conversation_by_id(const std::string& conversation_id);
+  // Stores a new open conversation (fresh conversation and inbox ids, created now) from c's parties.
+  Conversation insert_conversation(Conversation c);
   Conversation open_conversation_for_send(const Connection& caller, const std::optional<Agent>& speaker,
                                           const Agent& target);
   bool expire_if_idle(Conversation& c);
