@@ -1,4 +1,5 @@
 #include "mcp/channel.hpp"
+#include "mcp/tool_args.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -30,23 +31,18 @@ constexpr milliseconds kCallSlack{10000};  // the bridge's release check is a se
 constexpr milliseconds kNoParkInterval{200};
 constexpr milliseconds kIdleInterval{2000};  // not attached yet, or no bridge
 
-std::string text_field(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 }  // namespace
 
 json channel_params(const json& message, const std::string& attachment_id) {
   const json sender = message.contains("sender") && message["sender"].is_object() ? message["sender"] : json::object();
-  std::string sender_name = text_field(sender, "agent_name");
-  if (sender_name.empty()) sender_name = "person:" + text_field(sender, "connection_id");
-  std::string inbox = text_field(message, "reply_address");
-  if (inbox.empty()) inbox = text_field(message, "inbox_id");
+  std::string sender_name = string_field(sender, "agent_name");
+  if (sender_name.empty()) sender_name = "person:" + string_field(sender, "connection_id");
+  std::string inbox = string_field(message, "reply_address");
+  if (inbox.empty()) inbox = string_field(message, "inbox_id");
   // Claude channel meta keys may hold only letters, digits and underscores.
-  return {{"content", text_field(message, "message")},
+  return {{"content", string_field(message, "message")},
           {"meta",
-           {{"message_id", text_field(message, "message_id")},
+           {{"message_id", string_field(message, "message_id")},
             {"sender", sender_name},
             {"inbox_id", inbox},
             {"attachment_id", attachment_id}}}};
@@ -88,7 +84,7 @@ milliseconds ChannelPump::take_once() {
   const auto started = std::chrono::steady_clock::now();
   const json answer = bridge_client::call_cancellable(request, kChannelWait + kCallSlack, stop_read_.get());
   const std::string attachment_id =
-      answer.contains("attachment") ? text_field(answer["attachment"], "attachment_id") : std::string();
+      answer.contains("attachment") ? string_field(answer["attachment"], "attachment_id") : std::string();
   bool any = false;
   for (const auto& m : answer.value("messages", json::array())) {
     if (!m.is_object()) continue;

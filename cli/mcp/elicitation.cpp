@@ -83,9 +83,7 @@ bool Elicitations::on_response(const json& response) {
     return true;
   }
   const json& content = result["content"];
-  const std::string answer = !asked.whole_content && content.contains("answer") && content["answer"].is_string()
-                                 ? content["answer"].get<std::string>()
-                                 : content.dump();
+  const std::string answer = elicited_answer(content, asked.whole_content);
   try {
     const Config config = login_();
     client_for(config).post(functions::call_path(asked.call_id) + "/replies",
@@ -95,6 +93,12 @@ bool Elicitations::on_response(const json& response) {
     log_elicitation("the elicitation's answer to " + asked.request_id + " was refused: " + e.what());
   }
   return true;
+}
+
+std::string elicited_answer(const json& content, bool whole_content) {
+  if (!whole_content && content.contains("answer") && content["answer"].is_string())
+    return content["answer"].get<std::string>();
+  return content.dump();
 }
 
 }  // namespace agentworks::cli::mcp

@@ -46,4 +46,8 @@ class Elicitations {
 // elicitation form can show), else a single string field `answer`. Sets `own` when it is the question's schema.
 nlohmann::json requested_schema(const nlohmann::json& question_schema, bool& own);
 
+// The reply text of an accepted form: its `answer` field, or the whole content as JSON when the question's own
+// schema was asked (`whole_content`).
+std::string elicited_answer(const nlohmann::json& content, bool whole_content);
+
 }  // namespace agentworks::cli::mcp

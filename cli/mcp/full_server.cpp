@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mcp/elicitation.hpp"
+#include "mcp/full_tasks.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/protocol_version.hpp"
 
@@ -15,6 +16,10 @@ namespace {
 void log_full_line(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }
 
 json dispatch(const std::string& method, const json& params, const LoginSource& login, Elicitations& elicitations) {
+  if (method == "server/discover") return discover_answer();
+  if (method == "tasks/get") return task_get(params, login);
+  if (method == "tasks/update") return task_update(params, login);
+  if (method == "tasks/cancel") return task_cancel(params, login);
   if (method == "initialize") {
     elicitations.set_client_capabilities(params);
     const auto requested = params.contains("protocolVersion") && params["protocolVersion"].is_string()
@@ -32,9 +37,15 @@ json dispatch(const std::string& method, const json& params, const LoginSource& 
       throw RpcError(rpc_invalid_params, "tools/call needs 'name' (a string)");
     }
     const std::string name = params["name"].get<std::string>();
-    json result = call_full_tool(name, params.contains("arguments") ? params["arguments"] : json(), login);
-    // A followed call that waits for an answer: ask the person through their client, if it can show a form.
-    if (name == "functions") elicitations.offer(result);
+    const json arguments = params.contains("arguments") ? params["arguments"] : json();
+    json result = call_full_tool(name, arguments, login);
+    // R-D5: a call the client can take as a task is answered as one (a refusal such as busy stays a tool error).
+    if (name == "functions" && client_takes_tasks(params) && arguments.is_object() &&
+        arguments.value("action", json()) == "call" && !result.value("isError", false))
+      return task_created(result["structuredContent"]);
+    // A followed call that waits for an answer: ask the person through their client, if it can show a form. The
+    // stateless revision has no requests from the server: its questions travel as the task's input_required.
+    if (name == "functions" && !stateless_request(params)) elicitations.offer(result);
     return result;
   }
   throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");
@@ -48,7 +59,16 @@ void serve_full(std::istream& in, std::ostream& out, const LoginSource& login) {
     Elicitations elicitations(writer, login);
     RpcHandlers handlers;
     handlers.dispatch = [&login, &elicitations](const std::string& method, const json& params) {
-      return dispatch(method, params, login, elicitations);
+      json answer = dispatch(method, params, login, elicitations);
+      // The stateless revision marks every complete answer; a list may be kept by nobody (ttl 0, private).
+      if (stateless_request(params) && answer.is_object() && !answer.contains("resultType")) {
+        answer["resultType"] = "complete";
+        if (method == "tools/list") {
+          answer["ttlMs"] = 0;
+          answer["cacheScope"] = "private";
+        }
+      }
+      return answer;
     };
     handlers.log = log_full_line;
     handlers.response = [&elicitations](const json& response) {

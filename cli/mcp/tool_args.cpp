@@ -59,4 +59,9 @@ const json& ToolArgs::value(const char* key) const {
   return *it;
 }
 
+std::string string_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace agentworks::cli::mcp

@@ -35,4 +35,7 @@ class ToolArgs {
   const nlohmann::json* args_;  // an object, or null for no arguments
 };
 
+// `object[key]` when it is a string, else "" (for reading the server's answers, where null means unset).
+std::string string_field(const nlohmann::json& object, const char* key);
+
 }  // namespace agentworks::cli::mcp
