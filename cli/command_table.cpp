@@ -48,6 +48,7 @@ std::unique_ptr<Command> make_functions_cancel();
 std::unique_ptr<Command> make_functions_ask();
 std::unique_ptr<Command> make_mcp_serve();
 std::unique_ptr<Command> make_bridge_message_ack();
+std::unique_ptr<Command> make_bridge_message_no_reply();
 std::unique_ptr<Command> make_bridge_message_reply();
 std::unique_ptr<Command> make_bridge_message_send();
 std::unique_ptr<Command> make_bridge_message_read();
@@ -129,6 +130,8 @@ constexpr std::array kCommands = {
                  make_mcp_serve},
     CommandEntry{"bridge message ack", "As this attached chat: mark a message admitted or processed",
                  make_bridge_message_ack},
+    CommandEntry{"bridge message no-reply", "As this attached chat: decline to answer a message on purpose",
+                 make_bridge_message_no_reply},
     CommandEntry{"bridge message reply", "As this attached chat: reply in a message's conversation",
                  make_bridge_message_reply},
     CommandEntry{"bridge message send", "As this attached chat: send to another agent", make_bridge_message_send},

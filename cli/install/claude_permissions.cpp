@@ -32,8 +32,7 @@ json settings_object(const fs::path& settings) {
 
 std::vector<std::string> claude_messaging_tool_rules() {
   std::vector<std::string> rules;
-  for (const auto& tools : {kMessagingTools, kFunctionTools})
-    for (const char* tool : tools) rules.push_back(std::string("mcp__plugin_agentworks_agentworks__") + tool);
+  for (const char* tool : kPluginTools) rules.push_back(std::string("mcp__plugin_agentworks_agentworks__") + tool);
   return rules;
 }
 

@@ -74,9 +74,8 @@ std::string codex_mcp_block(const std::string& cli_path, bool allow_tools) {
   if (allow_tools) {
     b += "# `--allow-tools`: the messaging and function tools run without asking the person each time (the function\n"
          "# tools still need the person's grant: agentworks agents grant NAME --functions CREW).\n";
-    for (const auto& tools : {kMessagingTools, kFunctionTools})
-      for (const char* tool : tools)
-        b += std::string("[mcp_servers.agentworks.tools.") + tool + "]\napproval_mode = \"approve\"\n";
+    for (const char* tool : kPluginTools)
+      b += std::string("[mcp_servers.agentworks.tools.") + tool + "]\napproval_mode = \"approve\"\n";
   }
   return b + kEnd + "\n";
 }

@@ -140,6 +140,15 @@ json tool_list() {
        {"submission_id", string_prop(kSubmissionHelp)}},
       {"message_id", "delivery"}));
   tools.push_back(tool(
+      "agent_message_no_reply",
+      "Decline to answer a message on purpose, when it needs no answer from you. The sender's receipt then reads "
+      "no_reply (not your reason); a reply you send later still counts. Better than silence, which the sender "
+      "cannot tell from a lost message.",
+      {{"message_id", string_prop("The message_id you decline to answer (msg_...).")},
+       {"reason", string_prop("Why, for your own record (at most 500 characters); never sent to anyone.")},
+       {"submission_id", string_prop(kSubmissionHelp)}},
+      {"message_id"}));
+  tools.push_back(tool(
       "agent_message_reply",
       "Reply in the same conversation as a message you received, as your attached agent. Give message_id, or "
       "inbox (the message's inbox / reply_address) when the message id is no longer known.",
@@ -187,6 +196,13 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     fields["via"] = "agent";
     add_submission_id(name, args, fields);
     return std::string(local_protocol::op::ack);
+  }
+  if (name == "agent_message_no_reply") {
+    only_known(name, args, {"message_id", "reason", "submission_id"});
+    fields["message_id"] = req_str(name, args, "message_id");
+    if (auto reason = opt_str(name, args, "reason")) fields["reason"] = *reason;
+    add_submission_id(name, args, fields);
+    return std::string(local_protocol::op::no_reply);
   }
   if (name == "agent_message_reply") {
     only_known(name, args, {"message_id", "inbox", "message", "submission_id"});

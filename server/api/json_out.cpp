@@ -15,7 +15,10 @@ json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(null
 
 
 json delivery_json(const Message& m) {
-  return json{{"state", to_string(m.state)}, {"admitted_at", opt(m.admitted_at)}, {"processed_at", opt(m.processed_at)},
+  return json{{"state", to_string(m.state)},
+              {"admitted_at", opt(m.admitted_at)},
+              {"processed_at", opt(m.processed_at)},
+              {"reply_state", m.is_call_notice() ? json(nullptr) : json(m.reply_state_text())},
               {"via", opt(m.via)}};
 }
 
@@ -40,6 +43,9 @@ std::string message_text(const Message& m, bool mailbox) {
   append_json_int_or_null(out, m.admitted_at);
   out += R"(,"processed_at":)";
   append_json_int_or_null(out, m.processed_at);
+  out += R"(,"reply_state":)";
+  if (m.is_call_notice()) out += "null";
+  else append_json_string(out, m.reply_state_text());
   out += R"(,"state":)";
   append_json_string(out, to_string(m.state));
   out += R"(,"via":)";

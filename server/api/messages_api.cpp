@@ -64,8 +64,12 @@ Response read_messages(Ctx& c) {
 Response get_receipt(Ctx& c) { return json_reply(200, receipt_json(c.store.receipt_get(c.caller, c.params.at(0)))); }
 
 Response set_receipt(Ctx& c) {
-  const Body b(c.body, {"delivery", "via"});
-  const Message m = c.store.receipt_set(c.caller, c.params.at(0), b.string("delivery"), b.opt_string("via"));
+  const Body b(c.body, {"delivery", "via", "reply_state"});
+  const auto reply_state = b.opt_string("reply_state");
+  if (reply_state && *reply_state != "no_reply")
+    throw Error(ErrorCode::bad_request, "reply_state may only be \"no_reply\" (a reply is made by sending one)");
+  const Message m =
+      c.store.receipt_set(c.caller, c.params.at(0), b.string("delivery"), b.opt_string("via"), reply_state.has_value());
   return json_reply(200, receipt_json(m));
 }
 

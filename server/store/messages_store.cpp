@@ -13,7 +13,7 @@ namespace {
 #define AW_MESSAGE_COLUMNS                                                                                    \
   "SELECT seq, inbox_seq, message_id, account_id, conversation_id, inbox_id, direction, sender_conn,"        \
   " sender_agent_id, sender_agent_name, recipient_agent_id, recipient_agent_name, recipient_conn, body,"     \
-  " created_at, state, admitted_at, processed_at, via, kind, call_id, call_status FROM messages "
+  " created_at, state, admitted_at, processed_at, via, kind, call_id, call_status, reply_state FROM messages "
 
 Message read_message(db::Statement& s) {
   Message m;
@@ -39,6 +39,7 @@ Message read_message(db::Statement& s) {
   if (auto kind = s.opt_text(19)) m.kind = std::move(*kind);
   m.call_id = s.opt_text(20);
   m.call_status = s.opt_text(21);
+  m.reply_state = s.opt_text(22);
   return m;
 }
 
@@ -198,6 +199,13 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
   if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
   m.seq = q->int64(0);
   q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end
+  if (m.sender_agent_id && !m.is_call_notice()) {
+    // R-X2: an agent that speaks in a conversation has answered what it received there before (a decline too).
+    Q replied(*this,
+              "UPDATE messages SET reply_state = 'replied' WHERE conversation_id = ? AND inbox_seq < ?"
+              " AND recipient_agent_id = ? AND kind IS NULL AND (reply_state IS NULL OR reply_state <> 'replied')");
+    replied->bind(1, m.conversation_id).bind(2, m.inbox_seq).bind(3, m.sender_agent_id).run_soon();
+  }
 }
 
 void Store::record_submission(const Connection& caller, const std::string& submission_id,
@@ -283,10 +291,13 @@ Message Store::receipt_get(const Connection& caller, const std::string& message_
 }
 
 Message Store::receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
-                           const std::optional<std::string>& via) {
+                           const std::optional<std::string>& via, bool no_reply) {
   const auto delivery = parse_message_state(state);
   if (delivery != MessageState::admitted && delivery != MessageState::processed)
     throw Error(ErrorCode::bad_request, "delivery must be \"admitted\" or \"processed\"");
+  if (no_reply && delivery != MessageState::processed)
+    throw Error(ErrorCode::bad_request, "reply_state \"no_reply\" goes with delivery \"processed\": a declined "
+                                        "message was handled");
   if (via) {
     bool ok = !via->empty() && via->size() <= 64;
     for (const char ch : *via) ok = ok && ch >= 0x20 && ch < 0x7f;
@@ -295,6 +306,13 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   auto m = message_by_id(message_id);
   if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
   if (!is_receiver(*this, caller, *m)) throw Error(ErrorCode::forbidden, "only the receiver may set delivery state");
+  if (no_reply && m->is_call_notice())
+    throw Error(ErrorCode::bad_request, "message " + message_id + " is a notice about a call, not a message to answer");
+  if (no_reply && !m->reply_state) {  // R-X2: a reply already made stays the answer; a repeat changes nothing
+    m->reply_state = "no_reply";
+    Q q(*this, "UPDATE messages SET reply_state = 'no_reply' WHERE seq = ? AND reply_state IS NULL");
+    q->bind(1, m->seq).run();
+  }
   if (*delivery <= m->state) return *m;  // never backwards (the enum is in order); a repeat is a no-op
   const std::int64_t t = now();
   if (!m->admitted_at) m->admitted_at = t;

@@ -82,6 +82,10 @@ struct Message {
   std::optional<std::string> call_id;
   std::optional<std::string> call_status;
   bool is_call_notice() const { return kind != "message"; }
+  // Whether its recipient answered (R-X2): unset is "pending"; "replied" once the recipient spoke after it in the
+  // conversation, "no_reply" when it declined on purpose. A notice has none.
+  std::optional<std::string> reply_state;
+  std::string reply_state_text() const { return reply_state.value_or("pending"); }
 };
 
 // A notice for one agent about a function call it made or was named for (R-D2).

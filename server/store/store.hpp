@@ -159,8 +159,9 @@ class Store {
   std::vector<Message> fetch(const ReadTarget& target, int limit, std::int64_t up_to_seq = kAnySeq);
   static constexpr std::int64_t kAnySeq = INT64_MAX;
   Message receipt_get(const Connection& caller, const std::string& message_id);
+  // The receiver's acknowledgement (R-M7); `no_reply` also declines to answer it on purpose (R-X2).
   Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
-                      const std::optional<std::string>& via);
+                      const std::optional<std::string>& via, bool no_reply = false);
   Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
   std::optional<Message> message_by_id(const std::string& message_id);
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).

@@ -53,7 +53,8 @@ TEST_F(ClaudeMcpE2eTest, PluginMcpToolsAreOfferedToTheModel_RC1) {
   std::string all;
   for (const auto& n : names) all += n + " ";
   for (const std::string tool :
-       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers"}) {
+       {"agent_message_ack", "agent_message_no_reply", "agent_message_reply", "agent_message_send", "agent_message_read",
+        "agent_message_peers"}) {
     // Claude Code 2.1.332 defers MCP tools: their names are listed in the request for ToolSearch to load, and
     // a loaded tool moves into tools[]. Either is the tool being offered; the prompt does not name them.
     const std::string name = kToolPrefix + tool;

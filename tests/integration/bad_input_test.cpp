@@ -102,6 +102,28 @@ TEST_F(BadInput, MalformedRequestsGetJsonErrorsAndServerStaysUp) {
   EXPECT_EQ(texts_of(read_mailbox(owner(), "reviewer")), std::vector<std::string>{"hi"});
 }
 
+// R-X2: a decline goes with "processed", only as "no_reply", only by the receiver; each refusal changes nothing.
+TEST_F(BadInput, ADeclineIsCheckedAndChangesNothingWhenRefused_RX2) {
+  start_server();
+  register_agent(owner(), "worker");
+  register_agent(owner(), "reviewer");
+  const json sent = send_as(owner(), "worker", "agent:reviewer", "FYI");
+  const std::string path = "/v1/messages/" + sent.at("message_id").get<std::string>() + "/receipt";
+  Identity reviewer = create_child(owner_token(), "reviewer");
+  Identity worker = create_child(owner_token(), "worker");
+  expect_error(reviewer.http.post(path, R"({"delivery":"processed","reply_state":"replied"})"), 400, "bad_request",
+               "only no_reply");
+  expect_error(reviewer.http.post(path, R"({"delivery":"admitted","reply_state":"no_reply"})"), 400, "bad_request",
+               "a decline is processed");
+  expect_error(worker.http.post(path, R"({"delivery":"processed","reply_state":"no_reply"})"), 403, "forbidden",
+               "the sender may not decline for the receiver");
+  const json still = http_json(owner_http(), "GET", path, std::nullopt, 200).at("delivery");
+  EXPECT_EQ(still.at("reply_state"), "pending") << still.dump();
+  EXPECT_EQ(still.at("state"), "stored") << still.dump();
+  const json declined = http_json(reviewer.http, "POST", path, R"({"delivery":"processed","reply_state":"no_reply"})", 200);
+  EXPECT_EQ(declined.at("delivery").at("reply_state"), "no_reply");
+}
+
 // CLI usage errors: exit 2, and with --json the error object on stdout.
 TEST_F(BadInput, CliUsageErrorsExit2) {
   start_server();

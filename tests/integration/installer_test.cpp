@@ -488,9 +488,9 @@ TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) 
        pos = text.find("approval_mode = \"approve\"", pos + 1)) {
     ++approvals;
   }
-  EXPECT_EQ(approvals, 10u) << text;
+  EXPECT_EQ(approvals, 11u) << text;
   for (const std::string tool :
-       {"agent_message_ack", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers",
+       {"agent_message_ack", "agent_message_no_reply", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers",
         "list_functions", "call_function", "get_function_call", "reply_function_call", "cancel_function_call"}) {
     EXPECT_NE(text.find("[mcp_servers.agentworks.tools." + tool + "]\napproval_mode = \"approve\"\n"), std::string::npos)
         << tool << "\n" << text;
@@ -536,6 +536,7 @@ TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemoves
   const json allowed = read_json(settings);
   EXPECT_EQ(allowed["permissions"]["allow"],
             json::array({"Bash(ls)", "mcp__plugin_agentworks_agentworks__agent_message_ack",
+                         "mcp__plugin_agentworks_agentworks__agent_message_no_reply",
                          "mcp__plugin_agentworks_agentworks__agent_message_reply",
                          "mcp__plugin_agentworks_agentworks__agent_message_send",
                          "mcp__plugin_agentworks_agentworks__agent_message_read",

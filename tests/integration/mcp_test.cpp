@@ -106,7 +106,7 @@ TEST_F(McpTest, HandshakeListsTheMessagingAndFunctionTools_RC1_RD1) {
     EXPECT_EQ(t["inputSchema"]["type"], "object") << t.dump();
     EXPECT_FALSE(t.value("description", "").empty());
   }
-  EXPECT_EQ(names, (std::set<std::string>{"agent_message_ack", "agent_message_reply", "agent_message_send",
+  EXPECT_EQ(names, (std::set<std::string>{"agent_message_ack", "agent_message_no_reply", "agent_message_reply", "agent_message_send",
                                           "agent_message_read", "agent_message_peers", "list_functions",
                                           "call_function", "get_function_call", "reply_function_call",
                                           "cancel_function_call"}));
@@ -315,6 +315,38 @@ TEST_F(McpTest, EveryToolActsAsTheAttachedAgent_RC1_RC4_RC5) {
   EXPECT_NE(text_of(retired).find("inbox"), std::string::npos);
   const json by_inbox = tool_ok(d, "agent_message_reply", {{"inbox", r2["inbox_id"]}, {"message", "again"}});
   EXPECT_EQ(by_inbox["structuredContent"]["answer"]["inbox_id"], r2["inbox_id"]);
+}
+
+// R-X2: agent_message_no_reply (and `bridge message no-reply`) declines a message on purpose: the sender's receipt
+// reads processed and reply_state no_reply, the reason stays in the bridge's log and reaches neither the server nor
+// the sender; a reply sent afterwards turns the state replied, and a message answered is never marked declined.
+TEST_F(McpTest, NoReplyDeclinesOnPurposeAndTheSenderSeesOnlyThat_RX2) {
+  McpDriver& d = driver();
+  attach("claude", "sess-1", "reviewer", d.process_key());
+  const json first = send_as(owner(), "worker", "agent:reviewer", "FYI: the build is green");
+  EXPECT_EQ(delivery_of(first["message_id"])["reply_state"], "pending");
+  const std::string reason = "only news, nothing to answer (private-note-7)";
+  const json declined = tool_ok(d, "agent_message_no_reply", {{"message_id", first["message_id"]}, {"reason", reason}});
+  EXPECT_EQ(declined["structuredContent"]["state"], "sent") << declined.dump();
+  const json seen = delivery_of(first["message_id"]);
+  EXPECT_EQ(seen["reply_state"], "no_reply") << seen.dump();
+  EXPECT_EQ(seen["state"], "processed") << seen.dump();
+  EXPECT_EQ(read_inbox(owner(), first["inbox_id"]).dump().find("private-note-7"), std::string::npos);
+  EXPECT_NE(bridge_->log().find("private-note-7"), std::string::npos) << "the reason stays in the bridge's log";
+
+  // A later reply in that conversation turns it replied; declining after a reply changes nothing.
+  tool_ok(d, "agent_message_reply", {{"inbox", first["inbox_id"]}, {"message", "thanks after all"}});
+  EXPECT_EQ(delivery_of(first["message_id"])["reply_state"], "replied");
+  const json second = send_as(owner(), "worker", "agent:reviewer", "and the tests?");
+  tool_ok(d, "agent_message_reply", {{"inbox", second["inbox_id"]}, {"message", "green too"}});
+  tool_ok(d, "agent_message_no_reply", {{"message_id", second["message_id"]}});
+  EXPECT_EQ(delivery_of(second["message_id"])["reply_state"], "replied");
+
+  // Bad input changes nothing.
+  const json fourth = send_as(owner(), "worker", "agent:reviewer", "one more");
+  EXPECT_TRUE(tool(d, "agent_message_no_reply", {{"message_id", fourth["message_id"]}, {"reason", std::string(501, 'x')}})
+                  .value("isError", false));
+  EXPECT_EQ(delivery_of(fourth["message_id"])["reply_state"], "pending");
 }
 
 // R-C6: each MCP child acts for the session of its own provider process, whichever chat attached last.
@@ -622,6 +654,12 @@ TEST_F(McpTest, BridgeMessageCommandsActForTheCallersSession_RC7) {
                                incoming["message_id"], "--message", "answer from helper"});
   ASSERT_EQ(reply.exit_code, 0) << reply.describe();
   EXPECT_EQ(texts_of(read_inbox(owner(), incoming["inbox_id"])).back(), "answer from helper");
+  // R-X2: the fallback command declines a message on purpose.
+  const json news = send_as(owner(), "worker", "agent:helper", "weekly summary attached");
+  const auto declined = cli.json({"bridge", "message", "no-reply", "--provider", "claude", "--message-id",
+                                  news["message_id"], "--reason", "read it"});
+  ASSERT_EQ(declined.exit_code, 0) << declined.describe();
+  EXPECT_EQ(delivery_of(news["message_id"])["reply_state"], "no_reply");
   // Human output says what happened.
   const auto human = cli.run({"bridge", "message", "peers", "--provider", "claude"});
   EXPECT_NE(human.out.find("worker"), std::string::npos) << human.describe();

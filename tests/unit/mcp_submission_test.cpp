@@ -63,9 +63,9 @@ TEST(McpSubmissionId, AckToolAcceptsASubmissionId_RB2_Issue12_2) {
   const json listed = mcp::tool_list();
   for (const auto& t : listed["tools"]) {
     const std::string name = t["name"];
-    // The outbox's three, and call_function (a call made at most once per id, R-D1).
-    const bool retried = name == "agent_message_ack" || name == "agent_message_reply" || name == "agent_message_send" ||
-                         name == "call_function";
+    // The outbox's four, and call_function (a call made at most once per id, R-D1).
+    const bool retried = name == "agent_message_ack" || name == "agent_message_no_reply" ||
+                         name == "agent_message_reply" || name == "agent_message_send" || name == "call_function";
     EXPECT_EQ(t["inputSchema"]["properties"].contains("submission_id"), retried) << name;
   }
 }

@@ -20,6 +20,7 @@ inline constexpr std::string_view offline = "offline";
 inline constexpr std::string_view resume = "resume";
 inline constexpr std::string_view take = "take";
 inline constexpr std::string_view ack = "ack";
+inline constexpr std::string_view no_reply = "no_reply";
 inline constexpr std::string_view reply = "reply";
 inline constexpr std::string_view send = "send";
 inline constexpr std::string_view read = "read";

@@ -4,17 +4,26 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 
 namespace agentworks {
 
 // Messaging as the attached chat (R-C1).
-inline constexpr std::array<const char*, 5> kMessagingTools = {"agent_message_ack", "agent_message_reply",
-                                                               "agent_message_send", "agent_message_read",
-                                                               "agent_message_peers"};
+inline constexpr std::array<const char*, 6> kMessagingTools = {"agent_message_ack",  "agent_message_no_reply",
+                                                               "agent_message_reply", "agent_message_send",
+                                                               "agent_message_read", "agent_message_peers"};
 // Crew functions: a granted chat's (R-D1) and an agent execution's on its call server (R-D4), in the order of
 // the actions they stand for: list, call, status, reply, cancel.
 inline constexpr std::array<const char*, 5> kFunctionTools = {"list_functions", "call_function", "get_function_call",
                                                               "reply_function_call", "cancel_function_call"};
 inline constexpr std::array<const char*, 5> kFunctionActions = {"list", "call", "status", "reply", "cancel"};
+// Every tool of the plugin's MCP server, messaging first: what `--allow-tools` allows.
+inline constexpr auto kPluginTools = [] {
+  std::array<const char*, kMessagingTools.size() + kFunctionTools.size()> all{};
+  std::size_t i = 0;
+  for (const char* tool : kMessagingTools) all[i++] = tool;
+  for (const char* tool : kFunctionTools) all[i++] = tool;
+  return all;
+}();
 
 }  // namespace agentworks

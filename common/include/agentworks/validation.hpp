@@ -10,6 +10,7 @@ namespace agentworks {
 
 inline constexpr std::size_t kMaxAgentNameLength = 64;
 inline constexpr std::size_t kMaxMessageChars = 20'000;   // Unicode code points
+inline constexpr std::size_t kMaxNoReplyReasonChars = 500;  // a declining agent's own note (R-X2), never sent
 inline constexpr int kMaxReadLimit = 100;
 inline constexpr int kMaxWaitSeconds = 25;
 inline constexpr std::size_t kMaxPurposeChars = 500;

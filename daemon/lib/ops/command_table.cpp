@@ -51,6 +51,10 @@ const std::vector<Command>& commands() {
        "each is persisted as offered before the answer and never handed out automatically again."},
       {op::ack, op_ack, claims_session,
        "{provider, session_id, message_id, delivery: admitted|processed, via?}: receipt through the durable outbox."},
+      {op::no_reply, op_no_reply, claims_session,
+       "{provider, session_id, message_id, reason?}: decline to answer a message on purpose (R-X2): the sender's "
+       "receipt reads processed and reply_state no_reply through the durable outbox; the reason (at most 500 "
+       "characters) stays in this bridge's log and is never sent."},
       {op::reply, op_reply, claims_session,
        "{provider, session_id, inbox_id | message_id, message}: reply in that conversation as the attached agent, "
        "through the durable outbox."},

@@ -24,6 +24,7 @@ void op_offline(Bridge& bridge, const nlohmann::json& req, const Reply& reply, c
 void op_resume(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_no_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);

@@ -6,6 +6,7 @@
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
 #include "delivery/reply_target.hpp"
+#include "platform/log.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
 
@@ -84,6 +85,22 @@ void op_ack(Bridge& bridge, const json& req, const Reply& reply, const Attachmen
   if (answer_repeated(bridge, "ack", path, body, id, reply)) return;
   const auto acknowledged = delivery == "admitted" ? MessageState::admitted : MessageState::processed;
   bridge.journal().set_delivery(message_id, acknowledged, Bridge::now());  // never offered again once acknowledged
+  bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
+}
+
+void op_no_reply(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
+  const auto message_id = required_string(req, "message_id", 200);
+  const auto reason = optional_string(req, "reason", 4 * kMaxNoReplyReasonChars);
+  if (reason && (!utf8_length(*reason) || *utf8_length(*reason) > kMaxNoReplyReasonChars))
+    throw Error(ErrorCode::bad_request, "reason must be valid UTF-8 of at most 500 characters");
+  const json body = {{"delivery", "processed"}, {"reply_state", "no_reply"}, {"via", "agent"}};
+  const auto id = submission_id(req);
+  const std::string path = "/v1/messages/" + message_id + "/receipt";
+  if (answer_repeated(bridge, "ack", path, body, id, reply)) return;
+  // R-X2: the reason is the agent's own note; the sender only learns that it declined.
+  log::info(row.agent_name + " declined to answer " + message_id + (reason ? ": " + echo_typed(*reason, 500) : ""));
+  bridge.journal().set_delivery(message_id, MessageState::processed, Bridge::now());
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 
