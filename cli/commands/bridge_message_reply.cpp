@@ -1,4 +1,5 @@
-// agentworks bridge message reply --provider P (--message-id ID | --inbox INBOX) --message TEXT [--submission-id ID]
+// agentworks bridge message reply --provider P [--message-id ID | --inbox INBOX] --message TEXT [--submission-id ID]
+// Neither address: the one conversation of the messages this chat was handed (R-X4).
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -20,7 +21,9 @@ class BridgeMessageReply final : public BridgeMessageCommand {
     define_submission_id(options);
   }
   json run(const Context& /*ctx*/) override {
-    if (message_id_.empty() == inbox_.empty()) throw Error(ErrorCode::usage, "give exactly one of --message-id or --inbox");
+    if (!message_id_.empty() && !inbox_.empty())
+      throw Error(ErrorCode::usage, "give --message-id or --inbox, not both (or neither for the conversation of the "
+                                    "messages this chat was handed)");
     json fields = {{"message", message_text_option(message_)}};
     if (!message_id_.empty()) fields["message_id"] = message_id_;
     if (!inbox_.empty()) fields["inbox_id"] = inbox_;

@@ -141,17 +141,19 @@ json tool_list() {
       {"message_id", "delivery"}));
   tools.push_back(tool(
       "agent_message_no_reply",
-      "Decline to answer a message on purpose, when it needs no answer from you. The sender's receipt then reads "
-      "no_reply (not your reason); a reply you send later still counts. Better than silence, which the sender "
-      "cannot tell from a lost message.",
-      {{"message_id", string_prop("The message_id you decline to answer (msg_...).")},
+      "Decline to answer on purpose, when a message needs no answer from you. Without message_id: every message "
+      "handed to you that you have not marked processed. The sender's receipt then reads no_reply (not your "
+      "reason); a reply you send later still counts. Better than silence, which the sender cannot tell from a "
+      "lost message.",
+      {{"message_id", string_prop("The message_id you decline to answer (msg_...); omit for all you were handed.")},
        {"reason", string_prop("Why, for your own record (at most 500 characters); never sent to anyone.")},
        {"submission_id", string_prop(kSubmissionHelp)}},
-      {"message_id"}));
+      json::array()));
   tools.push_back(tool(
       "agent_message_reply",
       "Reply in the same conversation as a message you received, as your attached agent. Give message_id, or "
-      "inbox (the message's inbox / reply_address) when the message id is no longer known.",
+      "inbox (the message's inbox / reply_address) when the message id is no longer known; give neither to answer "
+      "the one conversation of the messages you were handed (refused, with the list, when there are several).",
       {{"message_id", string_prop("The message_id you reply to (msg_...).")},
        {"inbox", string_prop("The conversation inbox (inb_...) to reply into, instead of message_id.")},
        {"message", string_prop("The reply text (1-20,000 characters).")},
@@ -199,7 +201,8 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
   }
   if (name == "agent_message_no_reply") {
     only_known(name, args, {"message_id", "reason", "submission_id"});
-    fields["message_id"] = req_str(name, args, "message_id");
+    if (auto message_id = opt_str(name, args, "message_id"); message_id && !message_id->empty())
+      fields["message_id"] = *message_id;
     if (auto reason = opt_str(name, args, "reason")) fields["reason"] = *reason;
     add_submission_id(name, args, fields);
     return std::string(local_protocol::op::no_reply);
@@ -210,7 +213,8 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     const auto inbox = opt_str(name, args, "inbox");
     const bool has_id = message_id && !message_id->empty();
     const bool has_inbox = inbox && !inbox->empty();
-    if (has_id == has_inbox) bad(name, "give exactly one of 'message_id' or 'inbox'");
+    if (has_id && has_inbox) bad(name, "give 'message_id' or 'inbox', not both (or neither for the conversation of "
+                                       "the messages you were handed)");
     if (has_id) fields["message_id"] = *message_id;
     if (has_inbox) fields["inbox_id"] = *inbox;
     fields["message"] = message_arg(name, args);

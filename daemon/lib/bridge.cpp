@@ -269,6 +269,8 @@ void Bridge::on_stream_messages(const std::string& attachment_id, const std::vec
       const auto state = j["delivery"].value("state", "stored");
       msg.acknowledged = state == "admitted" || state == "processed";
     }
+    if (j.value("kind", std::string("message")) == "message" && j.contains("inbox_id") && j["inbox_id"].is_string())
+      msg.inbox_id = j["inbox_id"].get<std::string>();
     msg.body = event.data;
     batch.push_back(std::move(msg));
   }

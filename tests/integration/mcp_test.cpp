@@ -349,6 +349,42 @@ TEST_F(McpTest, NoReplyDeclinesOnPurposeAndTheSenderSeesOnlyThat_RX2) {
   EXPECT_EQ(delivery_of(fourth["message_id"])["reply_state"], "pending");
 }
 
+// R-X4: a reply without an address answers the one conversation of the messages the chat was handed and has not
+// marked processed; with two conversations it is refused with both listed and nothing is sent. R-X2: a decline
+// without message_id declines every such message.
+TEST_F(McpTest, AnAddresslessReplyAnswersTheConversationTheChatWasHanded_RX4_RX2) {
+  McpDriver& d = driver();
+  attach("claude", "sess-1", "reviewer", d.process_key());
+  register_agent(owner(), "critic");
+  const auto take = [&] { return call({{"op", "take"}, {"provider", "claude"}, {"session_id", "sess-1"}}); };
+  const json nothing = tool(d, "agent_message_reply", {{"message", "to whom?"}});
+  EXPECT_TRUE(nothing.value("isError", false)) << nothing.dump();
+  EXPECT_NE(text_of(nothing).find("no message handed to this chat"), std::string::npos) << text_of(nothing);
+
+  const json a = send_as(owner(), "worker", "agent:reviewer", "review A please");
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1));
+  ASSERT_EQ(take()["messages"].size(), 1u);
+  tool_ok(d, "agent_message_reply", {{"message", "A is fine"}});
+  EXPECT_EQ(texts_of(read_inbox(owner(), a["inbox_id"])).back(), "A is fine");
+  EXPECT_EQ(delivery_of(a["message_id"])["reply_state"], "replied");
+
+  const json b = send_as(owner(), "critic", "agent:reviewer", "and B?");
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 1));
+  ASSERT_EQ(take()["messages"].size(), 1u);
+  const json two = tool(d, "agent_message_reply", {{"message", "which one?"}});
+  EXPECT_TRUE(two.value("isError", false)) << two.dump();
+  for (const json* m : {&a, &b}) EXPECT_NE(text_of(two).find((*m)["message_id"].get<std::string>()), std::string::npos) << text_of(two);
+  EXPECT_EQ(texts_of(read_inbox(owner(), b["inbox_id"])), std::vector<std::string>{"and B?"}) << "nothing was sent";
+
+  const json declined = tool_ok(d, "agent_message_no_reply", json::object());
+  EXPECT_EQ(declined["structuredContent"]["declined"].size(), 2u) << declined.dump();
+  EXPECT_EQ(delivery_of(b["message_id"])["reply_state"], "no_reply");
+  EXPECT_EQ(delivery_of(a["message_id"])["reply_state"], "replied") << "a reply stays the answer";
+  EXPECT_EQ(delivery_of(b["message_id"])["state"], "processed");
+  EXPECT_TRUE(tool(d, "agent_message_reply", {{"message", "again?"}}).value("isError", false))
+      << "both are processed now: nothing is waiting for an answer";
+}
+
 // R-C6: each MCP child acts for the session of its own provider process, whichever chat attached last.
 TEST_F(McpTest, EachChildIsBoundToItsOwnProviderProcess_RC6) {
   McpDriver& a = driver();

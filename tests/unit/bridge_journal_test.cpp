@@ -41,7 +41,7 @@ class JournalTest : public ::testing::Test {
   }
 
   static IncomingMessage msg(std::int64_t seq, const std::string& body = "{\"message\":\"hi\"}") {
-    return IncomingMessage{"msg_" + std::to_string(seq), seq, body, false};
+    return IncomingMessage{"msg_" + std::to_string(seq), seq, body, false, ""};
   }
 
   static std::vector<std::string> ids(const std::vector<CachedMessage>& ms) {
@@ -309,7 +309,8 @@ TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
 }
 
-// Schema v3 -> v4 (messages.emit): offers made before the column existed count as delivered.
+// Schema v3 -> v5 (messages.emit, messages.inbox_id): offers made before the columns existed count as delivered and
+// are no message that an address-less reply could answer (their conversation is unknown).
 TEST_F(JournalTest, MigratesSchemaThreeKeepingOldOffers) {
   {
     sql::Db db(db_path());
@@ -323,8 +324,9 @@ TEST_F(JournalTest, MigratesSchemaThreeKeepingOldOffers) {
   Journal j(db_path());
   sql::Stmt v(j.db(), "PRAGMA user_version");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.int64(0), 4);
+  EXPECT_EQ(v.int64(0), 5);
   EXPECT_EQ(j.unsettled_offers_unsure(), 0);
+  EXPECT_TRUE(j.open_offers("att_1").empty());
   EXPECT_EQ(j.counts("att_1").offered_not_admitted, 1);
   EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
   EXPECT_EQ(j.integrity_check(), "ok");

@@ -93,7 +93,7 @@ TEST_F(JournalStateColumns, WritesTheSameStrings) {
 TEST_F(JournalStateColumns, UnknownValueIsCorruption) {
   Journal j(db_path());
   j.upsert_attachment(row());
-  j.record_received(row(), {"msg_1", 1, "{}", false}, 1);
+  j.record_received(row(), {"msg_1", 1, "{}", false, ""}, 1);
   j.outbox_add({0, "sub_1", "att_1", "ack", "POST", "/v1/x", "{}", 0}, 1);
   j.db().exec("UPDATE attachments SET state = 'asleep'; UPDATE messages SET state = 'lost'; "
               "UPDATE outbox SET state = 'maybe'");

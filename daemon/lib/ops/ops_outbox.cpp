@@ -1,4 +1,7 @@
 // ack, reply and send as the attached agent, through the durable outbox (R-B2, invariant 3, R-C4, R-C5).
+#include <algorithm>
+#include <memory>
+
 #include <nlohmann/json.hpp>
 
 #include "agentworks/random.hpp"
@@ -88,20 +91,57 @@ void op_ack(Bridge& bridge, const json& req, const Reply& reply, const Attachmen
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 
-void op_no_reply(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
-  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
-  const auto message_id = required_string(req, "message_id", 200);
-  const auto reason = optional_string(req, "reason", 4 * kMaxNoReplyReasonChars);
-  if (reason && (!utf8_length(*reason) || *utf8_length(*reason) > kMaxNoReplyReasonChars))
-    throw Error(ErrorCode::bad_request, "reason must be valid UTF-8 of at most 500 characters");
+namespace {
+
+// R-X2: one decline through the outbox. The reason is the agent's own note: logged here, never sent.
+void decline(Bridge& bridge, const AttachmentRow& row, const std::string& message_id, const std::string& id,
+             const std::optional<std::string>& reason, const Reply& reply) {
   const json body = {{"delivery", "processed"}, {"reply_state", "no_reply"}, {"via", "agent"}};
-  const auto id = submission_id(req);
   const std::string path = "/v1/messages/" + message_id + "/receipt";
   if (answer_repeated(bridge, "ack", path, body, id, reply)) return;
-  // R-X2: the reason is the agent's own note; the sender only learns that it declined.
   log::info(row.agent_name + " declined to answer " + message_id + (reason ? ": " + echo_typed(*reason, 500) : ""));
   bridge.journal().set_delivery(message_id, MessageState::processed, Bridge::now());
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
+}
+
+// Declines ids[i..] one after another (each its own submission, `base.N`), then answers the list.
+void decline_all(Bridge& bridge, const AttachmentRow& row, std::shared_ptr<const std::vector<std::string>> ids,
+                 std::size_t i, const std::string& base, const std::optional<std::string>& reason,
+                 std::shared_ptr<json> answers, const Reply& reply) {
+  const std::string message_id = (*ids)[i];
+  decline(bridge, row, message_id, base + "." + std::to_string(i + 1), reason,
+          reply.then([&bridge, row, ids, i, base, reason, answers, reply, message_id](const json& fields) {
+            answers->push_back({{"message_id", message_id}, {"state", fields.value("state", "")}});
+            if (i + 1 < ids->size()) {
+              decline_all(bridge, row, ids, i + 1, base, reason, answers, reply);
+              return;
+            }
+            bool all_sent = true;
+            for (const json& a : *answers) all_sent = all_sent && a.value("state", "") == "sent";
+            reply.ok({{"state", all_sent ? "sent" : "queued"}, {"declined", *answers}});
+          }));
+}
+
+}  // namespace
+
+// Without message_id: every message handed to this chat that it has not yet marked processed (R-X2).
+void op_no_reply(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
+  const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
+  const auto message_id = optional_string(req, "message_id", 200);
+  const auto reason = optional_string(req, "reason", 4 * kMaxNoReplyReasonChars);
+  if (reason && (!utf8_length(*reason) || *utf8_length(*reason) > kMaxNoReplyReasonChars))
+    throw Error(ErrorCode::bad_request, "reason must be valid UTF-8 of at most 500 characters");
+  const auto id = submission_id(req);
+  if (message_id && !message_id->empty()) {
+    decline(bridge, row, *message_id, id, reason, reply);
+    return;
+  }
+  auto ids = std::make_shared<std::vector<std::string>>();
+  for (const auto& offer : bridge.journal().open_offers(row.attachment_id)) ids->push_back(offer.message_id);
+  if (ids->empty())
+    throw Error(ErrorCode::bad_request, "no message handed to this chat is waiting for an answer; give message_id "
+                                        "(agent_message_read lists your mailbox)");
+  decline_all(bridge, row, ids, 0, id, reason, std::make_shared<json>(json::array()), reply);
 }
 
 void op_reply(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
@@ -118,10 +158,24 @@ void op_reply(Bridge& bridge, const json& req, const Reply& reply, const Attachm
   }
   // By message id: the conversation of a message this chat received (R-C5); retired ids need the inbox (R-B13).
   const auto message_id = optional_string(req, "message_id", 200);
-  if (!message_id || message_id->empty()) {
-    throw Error(ErrorCode::bad_request, "field 'inbox_id' or 'message_id' is required");
+  if (message_id && !message_id->empty()) {
+    find_reply_inbox(bridge, row, *message_id, reply, submit);
+    return;
   }
-  find_reply_inbox(bridge, row, *message_id, reply, submit);
+  // R-X4: no address: the one conversation of the messages this chat took and has not marked processed.
+  std::vector<std::string> inboxes;
+  std::string listed;
+  for (const auto& offer : bridge.journal().open_offers(row.attachment_id)) {
+    if (std::find(inboxes.begin(), inboxes.end(), offer.inbox_id) == inboxes.end()) inboxes.push_back(offer.inbox_id);
+    listed += (listed.empty() ? "" : ", ") + offer.message_id + " (inbox " + offer.inbox_id + ")";
+  }
+  if (inboxes.empty())
+    throw Error(ErrorCode::bad_request, "no message handed to this chat is waiting for an answer; give message_id or "
+                                        "inbox_id (agent_message_read lists your mailbox)");
+  if (inboxes.size() > 1)
+    throw Error(ErrorCode::bad_request, "the messages this chat took came in " + std::to_string(inboxes.size()) +
+                                            " conversations: " + listed + "; choose one with message_id or inbox_id");
+  submit(inboxes.front());
 }
 
 void op_send(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {

@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS attachment_projects(attachment_id TEXT PRIMARY KEY, c
 // 3 adds native_settings (created by kSchema, nothing to migrate); 4 adds messages.emit, whether an offer's
 // hand-out is known to have completed (NULL for offers made before: taken as delivered).
 // name_losses and attachment_projects (created by kSchema, nothing to migrate; an older bridge ignores them) need no new version.
-constexpr std::int64_t kSchemaVersion = 4;
+// 5 adds messages.inbox_id, the conversation of an agent's message (what a reply without an address answers).
+constexpr std::int64_t kSchemaVersion = 5;
 
 int delivery_rank(MessageState state) {
   switch (state) {
@@ -172,6 +173,7 @@ void Journal::migrate() {
              "ALTER TABLE attachments ADD COLUMN provider_start TEXT;");
   }
   if (version < 4 && !has_column(db_, "messages", "emit")) db_.exec("ALTER TABLE messages ADD COLUMN emit TEXT;");
+  if (version < 5 && !has_column(db_, "messages", "inbox_id")) db_.exec("ALTER TABLE messages ADD COLUMN inbox_id TEXT;");
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -299,8 +301,8 @@ std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& a
                "ON CONFLICT(server_url, agent_key) DO UPDATE SET seq = max(seq, excluded.seq)");
   sql::Stmt exists(db_, "SELECT 1 FROM messages WHERE message_id = ?1");
   sql::Stmt ins(db_,
-                "INSERT INTO messages(message_id, attachment_id, seq, state, body, size, received_at) "
-                "VALUES(?1, ?2, ?3, 'received', ?4, ?5, ?6)");
+                "INSERT INTO messages(message_id, attachment_id, seq, state, body, size, received_at, inbox_id) "
+                "VALUES(?1, ?2, ?3, 'received', ?4, ?5, ?6, ?7)");
   // Quota inputs are read once per batch and then counted here, so a batch costs no table scans per message.
   std::optional<std::int64_t> in_session;
   std::optional<std::int64_t> total;
@@ -347,7 +349,10 @@ std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& a
     }
     mark = msg.seq;
     ins.bind(1, msg.message_id).bind(2, att.attachment_id).bind(3, msg.seq).bind(4, msg.body);
-    ins.bind(5, size).bind(6, now).run();
+    ins.bind(5, size).bind(6, now);
+    if (msg.inbox_id.empty()) ins.bind_null(7);
+    else ins.bind(7, msg.inbox_id);
+    ins.run();
     ins.reset();
     ++*in_session;
     *total += size;
@@ -496,6 +501,16 @@ AttachmentCounts Journal::counts(const std::string& attachment_id) {
     if (state == MessageState::processed) c.processed = n;
   }
   return c;
+}
+
+std::vector<OpenOffer> Journal::open_offers(const std::string& attachment_id) {
+  std::vector<OpenOffer> out;
+  sql::Stmt s(db_,
+              "SELECT message_id, inbox_id FROM messages WHERE attachment_id = ?1 AND state IN ('offered', 'admitted')"
+              " AND inbox_id IS NOT NULL ORDER BY seq LIMIT 100");
+  s.bind(1, attachment_id);
+  while (s.step()) out.push_back(OpenOffer{s.text(0), s.text(1)});
+  return out;
 }
 
 void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {

@@ -61,6 +61,14 @@ struct IncomingMessage {
   std::int64_t seq = 0;  // N of the mailbox cursor m<N>
   std::string body;      // the Message object as JSON text
   bool acknowledged = false;
+  std::string inbox_id;  // the conversation an agent's message came in (empty for a notice about a call)
+};
+
+// A message handed to the chat that it has not yet marked processed: what a reply or a decline without an
+// address refers to (R-X2, R-X4).
+struct OpenOffer {
+  std::string message_id;
+  std::string inbox_id;
 };
 
 struct CachedMessage {
@@ -177,6 +185,9 @@ class Journal {
 
   // Receiving. The watermark is keyed by server URL and folded agent name.
   std::int64_t watermark(const std::string& server_url, const std::string& agent_name);
+  // The messages of agents offered to this attachment and not yet marked processed, oldest first (at most 100;
+  // R-X2, R-X4). A message offered before the journal kept inboxes is not among them.
+  std::vector<OpenOffer> open_offers(const std::string& attachment_id);
   ReceiveResult record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now);
   // The same for a batch in stream order, in one transaction; one result per message.
   std::vector<ReceiveResult> record_received_batch(const AttachmentRow& att, const std::vector<IncomingMessage>& batch,
