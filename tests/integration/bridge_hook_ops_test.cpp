@@ -359,7 +359,7 @@ TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
   EXPECT_EQ(status_of("legacy")["state"], "offline");
   EXPECT_EQ(deliver("legacy")["state"], "offline");
   JournalReader j(dir / "journal.db");
-  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "4");
+  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "5");
   EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
 }
 
