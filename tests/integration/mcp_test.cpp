@@ -368,21 +368,33 @@ TEST_F(McpTest, AnAddresslessReplyAnswersTheConversationTheChatWasHanded_RX4_RX2
   EXPECT_EQ(texts_of(read_inbox(owner(), a["inbox_id"])).back(), "A is fine");
   EXPECT_EQ(delivery_of(a["message_id"])["reply_state"], "replied");
 
+  // A is answered (settled): the next address-less reply goes to B's conversation, not A's.
   const json b = send_as(owner(), "critic", "agent:reviewer", "and B?");
   ASSERT_TRUE(wait_pending("claude", "sess-1", 1));
   ASSERT_EQ(take()["messages"].size(), 1u);
+  tool_ok(d, "agent_message_reply", {{"message", "B too"}});
+  EXPECT_EQ(texts_of(read_inbox(owner(), b["inbox_id"])).back(), "B too");
+  EXPECT_EQ(texts_of(read_inbox(owner(), a["inbox_id"])).back(), "A is fine");
+
+  // Two unanswered conversations: refused with both listed, nothing sent.
+  const json c = send_as(owner(), "worker", "agent:reviewer", "C?");
+  const json d2 = send_as(owner(), "critic", "agent:reviewer", "D?");
+  ASSERT_TRUE(wait_pending("claude", "sess-1", 2));
+  ASSERT_EQ(take()["messages"].size(), 2u);
   const json two = tool(d, "agent_message_reply", {{"message", "which one?"}});
   EXPECT_TRUE(two.value("isError", false)) << two.dump();
-  for (const json* m : {&a, &b}) EXPECT_NE(text_of(two).find((*m)["message_id"].get<std::string>()), std::string::npos) << text_of(two);
-  EXPECT_EQ(texts_of(read_inbox(owner(), b["inbox_id"])), std::vector<std::string>{"and B?"}) << "nothing was sent";
+  for (const json* m : {&c, &d2})
+    EXPECT_NE(text_of(two).find((*m)["message_id"].get<std::string>()), std::string::npos) << text_of(two);
+  EXPECT_EQ(texts_of(read_inbox(owner(), d2["inbox_id"])).back(), "D?") << "nothing was sent";
 
   const json declined = tool_ok(d, "agent_message_no_reply", json::object());
   EXPECT_EQ(declined["structuredContent"]["declined"].size(), 2u) << declined.dump();
-  EXPECT_EQ(delivery_of(b["message_id"])["reply_state"], "no_reply");
-  EXPECT_EQ(delivery_of(a["message_id"])["reply_state"], "replied") << "a reply stays the answer";
-  EXPECT_EQ(delivery_of(b["message_id"])["state"], "processed");
+  EXPECT_EQ(delivery_of(c["message_id"])["reply_state"], "no_reply");
+  EXPECT_EQ(delivery_of(d2["message_id"])["reply_state"], "no_reply");
+  EXPECT_EQ(delivery_of(b["message_id"])["reply_state"], "replied") << "an answered message is not declined";
+  EXPECT_EQ(delivery_of(d2["message_id"])["state"], "processed");
   EXPECT_TRUE(tool(d, "agent_message_reply", {{"message", "again?"}}).value("isError", false))
-      << "both are processed now: nothing is waiting for an answer";
+      << "everything is answered or declined: nothing is waiting for an answer";
 }
 
 // R-C6: each MCP child acts for the session of its own provider process, whichever chat attached last.

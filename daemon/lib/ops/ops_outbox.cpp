@@ -101,6 +101,7 @@ void decline(Bridge& bridge, const AttachmentRow& row, const std::string& messag
   if (answer_repeated(bridge, "ack", path, body, id, reply)) return;
   log::info(row.agent_name + " declined to answer " + message_id + (reason ? ": " + echo_typed(*reason, 500) : ""));
   bridge.journal().set_delivery(message_id, MessageState::processed, Bridge::now());
+  bridge.journal().settle_message(message_id, Bridge::now());
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 
@@ -150,6 +151,7 @@ void op_reply(Bridge& bridge, const json& req, const Reply& reply, const Attachm
   const auto id = submission_id(req);
   auto submit = [&bridge, row, text, id, reply](const std::string& inbox_id) {
     const json body = {{"inbox_id", inbox_id}, {"message", text}, {"agent_name", row.agent_name}, {"submission_id", id}};
+    bridge.journal().settle_conversation(row.attachment_id, inbox_id, Bridge::now());  // R-X4: answered
     submit_once(bridge, row, "reply", "/v1/messages", body, id, reply);
   };
   if (const auto inbox_id = optional_string(req, "inbox_id", 200); inbox_id && !inbox_id->empty()) {

@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS attachment_projects(attachment_id TEXT PRIMARY KEY, c
 // 3 adds native_settings (created by kSchema, nothing to migrate); 4 adds messages.emit, whether an offer's
 // hand-out is known to have completed (NULL for offers made before: taken as delivered).
 // name_losses and attachment_projects (created by kSchema, nothing to migrate; an older bridge ignores them) need no new version.
-// 5 adds messages.inbox_id, the conversation of an agent's message (what a reply without an address answers).
+// 5 adds messages.inbox_id, the conversation of an agent's message (what a reply without an address answers), and
+// messages.settled_at, when the chat replied in that conversation or declined the message (R-X2, R-X4).
 constexpr std::int64_t kSchemaVersion = 5;
 
 int delivery_rank(MessageState state) {
@@ -174,6 +175,8 @@ void Journal::migrate() {
   }
   if (version < 4 && !has_column(db_, "messages", "emit")) db_.exec("ALTER TABLE messages ADD COLUMN emit TEXT;");
   if (version < 5 && !has_column(db_, "messages", "inbox_id")) db_.exec("ALTER TABLE messages ADD COLUMN inbox_id TEXT;");
+  if (version < 5 && !has_column(db_, "messages", "settled_at"))
+    db_.exec("ALTER TABLE messages ADD COLUMN settled_at INTEGER;");
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -507,10 +510,22 @@ std::vector<OpenOffer> Journal::open_offers(const std::string& attachment_id) {
   std::vector<OpenOffer> out;
   sql::Stmt s(db_,
               "SELECT message_id, inbox_id FROM messages WHERE attachment_id = ?1 AND state IN ('offered', 'admitted')"
-              " AND inbox_id IS NOT NULL ORDER BY seq LIMIT 100");
+              " AND inbox_id IS NOT NULL AND settled_at IS NULL ORDER BY seq LIMIT 100");
   s.bind(1, attachment_id);
   while (s.step()) out.push_back(OpenOffer{s.text(0), s.text(1)});
   return out;
+}
+
+void Journal::settle_conversation(const std::string& attachment_id, const std::string& inbox_id, std::int64_t now) {
+  sql::Stmt s(db_,
+              "UPDATE messages SET settled_at = ?3 WHERE attachment_id = ?1 AND inbox_id = ?2 AND settled_at IS NULL"
+              " AND state IN ('offered', 'admitted', 'processed')");
+  s.bind(1, attachment_id).bind(2, inbox_id).bind(3, now).run();
+}
+
+void Journal::settle_message(const std::string& message_id, std::int64_t now) {
+  sql::Stmt s(db_, "UPDATE messages SET settled_at = ?2 WHERE message_id = ?1 AND settled_at IS NULL");
+  s.bind(1, message_id).bind(2, now).run();
 }
 
 void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {

@@ -185,9 +185,13 @@ class Journal {
 
   // Receiving. The watermark is keyed by server URL and folded agent name.
   std::int64_t watermark(const std::string& server_url, const std::string& agent_name);
-  // The messages of agents offered to this attachment and not yet marked processed, oldest first (at most 100;
+  // The messages of agents offered to this attachment, not yet marked processed and not settled (answered in their
+  // conversation or declined), oldest first (at most 100;
   // R-X2, R-X4). A message offered before the journal kept inboxes is not among them.
   std::vector<OpenOffer> open_offers(const std::string& attachment_id);
+  // The chat answered: a reply settles what it was handed in that conversation, a decline its one message.
+  void settle_conversation(const std::string& attachment_id, const std::string& inbox_id, std::int64_t now);
+  void settle_message(const std::string& message_id, std::int64_t now);
   ReceiveResult record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now);
   // The same for a batch in stream order, in one transaction; one result per message.
   std::vector<ReceiveResult> record_received_batch(const AttachmentRow& att, const std::vector<IncomingMessage>& batch,
