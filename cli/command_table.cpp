@@ -26,6 +26,7 @@ std::unique_ptr<Command> make_messages_inbox();
 std::unique_ptr<Command> make_messages_unregister();
 std::unique_ptr<Command> make_agents_grant();
 std::unique_ptr<Command> make_agents_revoke();
+std::unique_ptr<Command> make_agents_set();
 std::unique_ptr<Command> make_agents_show();
 std::unique_ptr<Command> make_crews_register();
 std::unique_ptr<Command> make_crews_list();
@@ -98,6 +99,8 @@ constexpr std::array kCommands = {
                  make_agents_grant},
     CommandEntry{"agents revoke", "Take back an agent's grant of functions (--functions)", make_agents_revoke},
     CommandEntry{"agents show", "Show a named agent and the functions its chat may use", make_agents_show},
+    CommandEntry{"agents set", "Choose how the chat attached as NAME talks (--communication explicit|direct)",
+                 make_agents_set},
     CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
                  make_crews_register},
     CommandEntry{"crews list", "List this account's Crews", make_crews_list},
@@ -161,7 +164,7 @@ constexpr std::array kCommands = {
 
 constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
-    GroupEntry{"agents", "What the person lets a named agent's chat do (grants of functions)"},
+    GroupEntry{"agents", "What the person lets a named agent's chat do (grants of functions, how it talks)"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
     GroupEntry{"crews", "Project folders whose declared functions others can call"},

@@ -1,6 +1,7 @@
 // agentworks agents grant NAME --functions CREW[,CREW...]|all: the person lets the chat attached as NAME list,
 // call, read, answer and cancel the functions of those Crews through its own messaging connection (R-D1). Only a
-// login connection may grant (never the chat's own connection); the grant replaces the last one.
+// login connection may grant (never the chat's own connection); the grant replaces the last one. `agents set NAME
+// --communication explicit|direct` chooses how the chat talks (R-X1); `agents show` shows both.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -101,11 +102,41 @@ class AgentsShow final : public Command {
   void print(const json& agent) const override {
     std::cout << "agent:" << text_or(agent, "agent_name", agent_) << " (" << text_or(agent, "agent_id") << ")"
               << (agent.value("connected", false) ? ", connected" : "") << "\n"
-              << "functions from its chat: " << grant_words(agent) << "\n";
+              << "functions from its chat: " << grant_words(agent) << "\n"
+              << "communication: " << text_or(agent, "communication", "explicit") << "\n";
   }
 
  private:
   std::string agent_;
+};
+
+class AgentsSet final : public Command {
+ public:
+  void define(Options& options) override {
+    options.option("name", agent_, "The agent").required();
+    options
+        .option("--communication", communication_,
+                "explicit: only the message tools speak (the default); direct: the final text of a turn that took "
+                "messages from one conversation is sent as the reply")
+        .required()
+        .one_of({"explicit", "direct"});
+  }
+
+  json run(const Context& ctx) override {
+    check_agent_name(agent_);
+    Config config = require_login(ctx);
+    return client_for(config).post("/v1/agents/" + url_encode(agent_) + "/communication",
+                                   json{{"communication", communication_}});
+  }
+
+  void print(const json& agent) const override {
+    std::cout << "agent:" << text_or(agent, "agent_name", agent_) << " now talks "
+              << text_or(agent, "communication", communication_) << "ly\n";
+  }
+
+ private:
+  std::string agent_;
+  std::string communication_;
 };
 
 }  // namespace
@@ -113,5 +144,6 @@ class AgentsShow final : public Command {
 std::unique_ptr<Command> make_agents_grant() { return std::make_unique<AgentsGrant>(); }
 std::unique_ptr<Command> make_agents_revoke() { return std::make_unique<AgentsRevoke>(); }
 std::unique_ptr<Command> make_agents_show() { return std::make_unique<AgentsShow>(); }
+std::unique_ptr<Command> make_agents_set() { return std::make_unique<AgentsSet>(); }
 
 }  // namespace agentworks::cli

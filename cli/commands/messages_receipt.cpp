@@ -45,6 +45,10 @@ class MessagesReceipt final : public Command {
     }
     std::string via = text_or(delivery, "via", "");
     if (!via.empty()) std::cout << " (via " << via << ")";
+    // R-X2: whether the recipient answered, as a sender reads it.
+    if (const std::string reply = text_or(delivery, "reply_state", ""); !reply.empty()) {
+      std::cout << "; " << (reply == "no_reply" ? "declined to answer" : reply == "replied" ? "answered" : "no answer yet");
+    }
     std::cout << "\n";
   }
 

@@ -6,6 +6,7 @@
 #include "agentworks/bridge_client.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/local_protocol.hpp"
+#include "agentworks/validation.hpp"
 #include "hook_output.hpp"
 #include "prompt_command.hpp"
 
@@ -44,6 +45,12 @@ std::string on_stop(const HookContext& ctx) {
     r["loop_count"] = in.loop_count.value_or(0) < 0 ? 0 : in.loop_count.value_or(0);
   } else {
     r["stop_hook_active"] = in.stop_hook_active;
+    // R-X5: the final text, for a direct agent's reply (the bridge asks the server which mode the agent is in).
+    if (in.last_assistant_message.size() > 4 * kMaxMessageChars) {
+      r["last_assistant_message_too_long"] = true;
+    } else if (!in.last_assistant_message.empty()) {
+      r["last_assistant_message"] = in.last_assistant_message;
+    }
   }
   r["max_continuations"] = ctx.max_continuations;
   r["max_chars"] = kMaxChars;

@@ -70,6 +70,7 @@ std::optional<HookInput> parse_hook_input(std::string_view text, Provider provid
       in.stop_hook_active = active->get<bool>();
     }
     in.source = string_field(j, "source");
+    in.last_assistant_message = string_field(j, "last_assistant_message");
   }
   if (!valid_session_id(in.session_id)) in.session_id.clear();
   if (const auto prompt = j.find("prompt"); prompt != j.end() && prompt->is_string()) {

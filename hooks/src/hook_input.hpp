@@ -19,6 +19,7 @@ struct HookInput {
   std::string cwd;                    // Claude/Codex cwd, Cursor workspace_roots[0]; empty when absent
   std::optional<std::string> prompt;  // UserPromptSubmit / beforeSubmitPrompt
   bool stop_hook_active = false;      // Claude/Codex Stop
+  std::string last_assistant_message; // Claude/Codex Stop: the turn's final text (R-X5)
   std::optional<long long> loop_count;  // Cursor stop
   std::string status;                 // Cursor stop: completed | aborted | error
   std::string source;                 // SessionStart: startup | resume | clear | compact

@@ -83,6 +83,11 @@ Response grant_functions(Ctx& c) {
   return json_reply(200, render(c, agent));
 }
 
+Response set_communication(Ctx& c) {
+  const Body b(c.body, {"communication"});
+  return json_reply(200, render(c, c.store.set_communication(c.caller, c.params.at(0), b.string("communication"))));
+}
+
 Response revoke_functions(Ctx& c) {
   const Agent agent = c.store.require_agent(c.caller, c.params.at(0));
   set_function_grant(c.store, agent.account_id, agent.name, FunctionGrant{});

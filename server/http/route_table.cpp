@@ -21,6 +21,8 @@ const std::vector<Route>& routes() {
        "grant the agent's chat the functions of Crews (the person's act: login connections only)"},
       {"DELETE", "/v1/agents/{name}/functions", Auth::login, false, {}, api::revoke_functions,
        "take back the agent's grant of functions"},
+      {"POST", "/v1/agents/{name}/communication", Auth::login, true, {}, api::set_communication,
+       "set how the agent talks: explicit or direct (the person's act: login connections only)"},
       {"POST", "/v1/messages", Auth::any, true, {}, api::send_message, "send a message (durable before the receipt)"},
       {"GET", "/v1/messages", Auth::any, false, {"inbox_id", "agent_name", "after", "limit", "wait_seconds"},
        api::read_messages, "read an inbox or a named mailbox, optionally long-polling"},

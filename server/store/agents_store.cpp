@@ -18,6 +18,7 @@ Agent read_agent(db::Statement& s) {
   a.purpose = s.text(3);
   a.provider = s.text(4);
   a.created_at = s.int64(5);
+  if (auto mode = s.opt_text(6)) a.communication = std::move(*mode);
   return a;
 }
 
@@ -31,7 +32,7 @@ void check_name(const std::string& name) {
 
 std::optional<Agent> Store::find_agent(const std::string& account_id, const std::string& name) {
   Q q(*this,
-      "SELECT agent_id, account_id, name, purpose, provider, created_at FROM agents"
+      "SELECT agent_id, account_id, name, purpose, provider, created_at, communication FROM agents"
       " WHERE account_id = ? AND name_fold = ? AND removed = 0");
   q->bind(1, account_id).bind(2, fold_name(name));
   if (!q->step()) return std::nullopt;
@@ -39,11 +40,22 @@ std::optional<Agent> Store::find_agent(const std::string& account_id, const std:
 }
 
 std::optional<Agent> Store::agent_by_id(const std::string& agent_id, bool include_removed) {
-  Q q(*this, "SELECT agent_id, account_id, name, purpose, provider, created_at, removed FROM agents WHERE agent_id = ?");
+  Q q(*this, "SELECT agent_id, account_id, name, purpose, provider, created_at, communication, removed FROM agents"
+             " WHERE agent_id = ?");
   q->bind(1, agent_id);
   if (!q->step()) return std::nullopt;
-  if (!include_removed && q->int64(6) != 0) return std::nullopt;
+  if (!include_removed && q->int64(7) != 0) return std::nullopt;
   return read_agent(*q);
+}
+
+Agent Store::set_communication(const Connection& caller, const std::string& name, const std::string& mode) {
+  if (mode != "explicit" && mode != "direct")
+    throw Error(ErrorCode::bad_request, "communication must be \"explicit\" or \"direct\"");
+  Agent agent = require_agent(caller, name);
+  Q q(*this, "UPDATE agents SET communication = ? WHERE agent_id = ?");
+  q->bind(1, mode == "explicit" ? std::optional<std::string>() : std::optional<std::string>(mode)).bind(2, agent.agent_id).run();
+  agent.communication = mode;
+  return agent;
 }
 
 Agent Store::require_agent(const Connection& caller, const std::string& name) {
@@ -142,7 +154,7 @@ std::pair<Agent, bool> Store::register_agent(const Connection& caller, const std
 std::vector<Agent> Store::list_agents(const Connection& caller) {
   std::vector<Agent> out;
   Q q(*this,
-      "SELECT agent_id, account_id, name, purpose, provider, created_at FROM agents"
+      "SELECT agent_id, account_id, name, purpose, provider, created_at, communication FROM agents"
       " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
   q->bind(1, caller.account_id);
   while (q->step()) out.push_back(read_agent(*q));

@@ -33,6 +33,9 @@ struct Agent {
   std::string purpose;
   std::string provider;
   std::int64_t created_at = 0;
+  // R-X1: "explicit" (only the message tools speak) or "direct" (the final text of a turn that took messages from
+  // one conversation is its reply); set by the person.
+  std::string communication = "explicit";
 };
 
 struct Conversation {

@@ -115,9 +115,10 @@ ALTER TABLE messages ADD COLUMN kind TEXT, ADD COLUMN call_id TEXT, ADD COLUMN c
 CREATE TABLE agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL, functions TEXT NOT NULL,
   granted_at BIGINT NOT NULL, PRIMARY KEY(account_id, name_fold));
 )sql",
-    // 4: whether a message's recipient answered it or declined on purpose (R-X2).
+    // 4: whether a message's recipient answered it or declined on purpose (R-X2); how an agent talks (R-X1).
     R"sql(
 ALTER TABLE messages ADD COLUMN reply_state TEXT;
+ALTER TABLE agents ADD COLUMN communication TEXT;
 )sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);

@@ -112,6 +112,7 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   add_column_if_missing(db, "messages", "call_id", "TEXT");
   add_column_if_missing(db, "messages", "call_status", "TEXT");
   add_column_if_missing(db, "messages", "reply_state", "TEXT");  // answered or declined (R-X2)
+  add_column_if_missing(db, "agents", "communication", "TEXT");  // NULL: explicit (R-X1)
   db.exec("CREATE TABLE IF NOT EXISTS agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL,"
           " functions TEXT NOT NULL, granted_at INTEGER NOT NULL, PRIMARY KEY(account_id, name_fold)) WITHOUT ROWID");
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default

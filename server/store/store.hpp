@@ -142,6 +142,8 @@ class Store {
   // --- agents (agents_store.cpp) ---
   std::optional<Agent> find_agent(const std::string& account_id, const std::string& name);
   std::optional<Agent> agent_by_id(const std::string& agent_id, bool include_removed = false);
+  // R-X1: the person sets how the agent talks ("explicit" or "direct"); bad_request for any other value.
+  Agent set_communication(const Connection& caller, const std::string& name, const std::string& mode);
   Agent require_agent(const Connection& caller, const std::string& name);  // not_found
   bool allowed(const Connection& caller, const Agent& agent);
   Agent require_allowed(const Connection& caller, const std::string& name);  // not_found / forbidden

@@ -419,3 +419,56 @@ TEST_F(BridgeHookOpsTest, AttachWithAFifoConfigIsRefusedAndTheBridgeKeepsAnsweri
 
 }  // namespace
 }  // namespace agentworks::testing
+
+namespace agentworks::testing {
+namespace {
+
+// R-X1, R-X5: the person sets an agent `direct`; then the final text of a turn that took messages from one
+// conversation (the Stop hook's last_assistant_message) is sent as the reply, once: a repeated stop never doubles
+// it. Explicit (the default) keeps the text private; a turn that took messages from two conversations falls back to
+// explicit; an empty final text sends nothing. Only the person's login sets the mode; bad values change nothing.
+TEST_F(BridgeHookOpsTest, ADirectAgentsFinalTextIsItsReplyOnce_RX1_RX5) {
+  start_bridge();
+  attach_connected("s1");
+  EXPECT_EQ(cli_ok(owner(), {"agents", "show", "reviewer"}).at("communication"), "explicit");
+  const json first = send_as(owner(), "worker", "agent:reviewer", "what is 2+2?");
+  ASSERT_TRUE(wait_pending("s1", 1));
+  ASSERT_EQ(deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}})["message_ids"].size(), 1u);
+  // Explicit: the final text stays private.
+  deliver("s1", {{"stop_hook_active", true}, {"process", kProcess}, {"last_assistant_message", "private words"}});
+
+  Identity chat = create_child(owner_token(), "reviewer");
+  EXPECT_EQ(chat.http.post("/v1/agents/reviewer/communication", R"({"communication":"direct"})").status, 403)
+      << "the chat cannot choose for the person";
+  EXPECT_EQ(owner().json({"agents", "set", "reviewer", "--communication", "loud"}).exit_code, 2);
+  EXPECT_EQ(http_json(owner_http(), "POST", "/v1/agents/reviewer/communication", R"({"communication":"loud"})", 400)
+                .at("error").at("code"), "bad_request");
+  EXPECT_EQ(cli_ok(owner(), {"agents", "set", "reviewer", "--communication", "direct"}).at("communication"), "direct");
+
+  deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}, {"last_assistant_message", "It is 4."}});
+  ASSERT_TRUE(wait_until([&] { return texts_of(read_inbox(owner(), first.at("inbox_id"))).back() == "It is 4."; },
+                         std::chrono::seconds(20), std::chrono::milliseconds(50)));
+  EXPECT_EQ(http_json(owner_http(), "GET", "/v1/messages/" + first.at("message_id").get<std::string>() + "/receipt",
+                      std::nullopt, 200).at("delivery").at("reply_state"), "replied");
+  deliver("s1", {{"stop_hook_active", true}, {"process", kProcess}, {"last_assistant_message", "It is 4."}});
+  deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}, {"last_assistant_message", "   "}});
+
+  // Two conversations in one turn: nothing is sent to either.
+  register_agent(owner(), "critic");
+  const json a = send_as(owner(), "worker", "agent:reviewer", "A?");
+  const json b = send_as(owner(), "critic", "agent:reviewer", "B?");
+  ASSERT_TRUE(wait_pending("s1", 2));
+  ASSERT_EQ(deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}})["message_ids"].size(), 2u);
+  deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}, {"last_assistant_message", "to both?"}});
+  ASSERT_TRUE(wait_until([&] { return bridge_->log().find("2 conversations") != std::string::npos; },
+                         std::chrono::seconds(20), std::chrono::milliseconds(50)))
+      << bridge_->log();
+  EXPECT_EQ(texts_of(read_inbox(owner(), b.at("inbox_id"))), std::vector<std::string>{"B?"});
+  const auto first_texts = texts_of(read_inbox(owner(), first.at("inbox_id")));
+  EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "It is 4."), 1) << "a repeated stop never doubles it";
+  EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "private words"), 0) << "explicit stays private";
+  EXPECT_EQ(first_texts.back(), "A?") << "nothing after the worker's next question";
+}
+
+}  // namespace
+}  // namespace agentworks::testing

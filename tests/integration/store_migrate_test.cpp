@@ -71,7 +71,7 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
                    " DROP COLUMN parent_call_id, DROP COLUMN depth;"
                    " ALTER TABLE call_inputs DROP COLUMN withdrawn;"
                    " ALTER TABLE messages DROP COLUMN kind, DROP COLUMN call_id, DROP COLUMN call_status,"
-                   " DROP COLUMN reply_state;"
+                   " DROP COLUMN reply_state; ALTER TABLE agents DROP COLUMN communication;"
                    " DROP TABLE agent_grants; UPDATE agentworks_schema SET version = 1");
   for (const char* row : {"('call_new', 2000)", "('call_old', 1000)"})
     pg_execute(url_, std::string("INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function,"

@@ -68,6 +68,25 @@ TEST(HookEvents, StopAsksDeliverWithTheLoopGuardFields_RH1_RH2) {
   EXPECT_GE(bridge.timeouts[0], std::chrono::seconds(20));
 }
 
+// R-X5: the Stop payload's final text goes to the bridge (which sends it only for a direct agent); a text too long
+// to be a message is said to be so, never cut.
+TEST(HookEvents, StopPassesTheFinalTextForDirectMode_RX5) {
+  FakeBridge bridge;
+  bridge.answer = [](const json&) { return json{{"ok", true}, {"attached", true}}; };
+  HookInput in = session("s-1");
+  in.last_assistant_message = "It is 4.";
+  handle_event(Event::stop, context(Provider::codex, bridge, in));
+  in.last_assistant_message.clear();
+  handle_event(Event::stop, context(Provider::claude, bridge, in));
+  in.last_assistant_message = std::string(80'001, 'x');
+  handle_event(Event::stop, context(Provider::claude, bridge, in));
+  ASSERT_EQ(bridge.requests.size(), 3u);
+  EXPECT_EQ(bridge.requests[0]["last_assistant_message"], "It is 4.");
+  EXPECT_FALSE(bridge.requests[1].contains("last_assistant_message"));
+  EXPECT_FALSE(bridge.requests[2].contains("last_assistant_message"));
+  EXPECT_EQ(bridge.requests[2]["last_assistant_message_too_long"], true);
+}
+
 TEST(HookEvents, CursorStopSendsLoopCountAndFollowsUp_RH2) {
   FakeBridge bridge;
   bridge.answer = [](const json&) { return json{{"ok", true}, {"attached", true}, {"text", "m"}}; };

@@ -25,6 +25,11 @@ void op_resume(Bridge& bridge, const nlohmann::json& req, const Reply& reply, co
 void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_no_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+// R-X5: at a turn's end, the final text of a direct agent (asked of the server) as its reply to the one
+// conversation of the messages its chat was handed and has not answered; at most once per conversation and last
+// message. Nothing is sent for an explicit agent, an empty text, several conversations, or any doubt; nullopt: the
+// text was too long to be a message (logged for a direct agent, never cut to fit).
+void reply_with_final_text(Bridge& bridge, const AttachmentRow& row, const std::optional<std::string>& final_text);
 void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);

@@ -93,6 +93,12 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
     reply.ok(out);
     return;
   }
+  // R-X5: before this stop offers anything new. A text the hook found too long is never cut to fit.
+  if (const auto it = req.find("last_assistant_message"); it != req.end() && it->is_string()) {
+    reply_with_final_text(bridge, *row, it->get<std::string>());
+  } else if (optional_bool(req, "last_assistant_message_too_long", false)) {
+    reply_with_final_text(bridge, *row, std::nullopt);
+  }
   // R-H2: at most max_continuations deliveries in one chain of stops; the rest waits for the next turn.
   if (bridge.hook_state().chain_length(key, stop_hook_active, loop_count) >= max_continuations) {
     reply.ok(quiet_answer(bridge, *row, 0, true));
