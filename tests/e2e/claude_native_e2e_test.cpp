@@ -186,6 +186,36 @@ TEST_F(ClaudeNativeE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
   EXPECT_EQ(turns_with("call_outcome of function call " + id).size(), 1u) << "offered once";
 }
 
+// R-X1, R-X5 with the real Claude Code: the person sets the attached chat direct; a message wakes the idle chat,
+// the model answers in plain text (no tool call), and that final text reaches the sender as the reply, once.
+TEST_F(ClaudeNativeE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {
+  model_->set_default_reply("Direct answer: PR 21 looks good.");
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  cli_ok(owner(), {"agents", "set", "reviewer", "--communication", "direct"});
+
+  const std::string id = send_from_terminal("reviewer", "Please look at PR 21");
+  ASSERT_TRUE(model_->wait_for_user_text("Please look at PR 21", 30s)) << model_->describe();
+  const json sent = http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200);
+  std::vector<std::string> answers;
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        answers.clear();
+        const json page = read_mailbox(owner(), "worker");
+        for (const json& m : page.at("messages"))
+          if (m.value("message", "") == "Direct answer: PR 21 looks good.") answers.push_back(m.value("message_id", ""));
+        return !answers.empty();
+      },
+      60s, 100ms))
+      << "the final text did not reach the sender; receipt " << sent.dump() << "\n"
+      << read_mailbox(owner(), "worker").dump();
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1));
+  EXPECT_EQ(answers.size(), 1u) << "sent once";
+  EXPECT_EQ(http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
+                .at("delivery").at("reply_state"), "replied");
+}
+
 // R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no
 // prompt typed, labelled with sender and id, through Claude's own inbox (the route is the exact registration).
 // R-N2 / R-B5: the Stop hook at the end of that turn and of later turns never offers it again.
