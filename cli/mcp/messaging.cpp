@@ -110,8 +110,16 @@ json send_with_retry(const std::string& op, const json& request, const BridgeSen
         std::this_thread::sleep_for(kRetryPause);
         continue;
       }
-      throw Error(e.code(), std::string(e.what()) + " (submission_id " + request.value("submission_id", "?") +
-                                ": retry with the same submission_id; it is never stored twice)");
+      // R-X6: say what is not known, what would double it, and what is safe.
+      const std::string id = request.value("submission_id", "?");
+      std::string text = std::string(e.what()) + ". Its outcome is unknown";
+      if (op == local_protocol::op::send || op == local_protocol::op::reply)
+        text += ": the message may already be visible to the recipient, and sending it again as a new message could "
+                "double it. Check with agent_message_read (or the sender's receipt), or retry with the same "
+                "submission_id " + id + ", which is always safe: it is never stored twice";
+      else
+        text += "; retrying with the same submission_id " + id + " is always safe: it is never done twice";
+      throw Error(e.code(), text);
     }
   }
 }

@@ -104,6 +104,24 @@ TEST(McpSubmissionId, BusyIsRetriedAndASecondFailureNamesTheId_RB2_Issue12_2) {
   EXPECT_EQ(silent.requests.size(), 2u) << "one retry, not more";
 }
 
+// R-X6: a send whose outcome stays unknown after the retry says that the message may already be visible, that a
+// new send could double it, how to check, and that the same submission_id is safe.
+TEST(McpSubmissionId, AnUnknownSendSaysWhatIsNotKnown_RX6) {
+  FakeBridge silent;
+  silent.failures = 10;
+  silent.fail = no_answer;
+  json request = {{"op", "send"}, {"target", "agent:w"}, {"message", "hi"}, {"submission_id", "send-3"}};
+  try {
+    mcp::send_with_retry("send", request, silent.sender());
+    FAIL() << "expected an error";
+  } catch (const aw::Error& e) {
+    const std::string text = e.what();
+    for (const char* part : {"may already be visible", "could double it", "agent_message_read", "send-3",
+                             "always safe"})
+      EXPECT_NE(text.find(part), std::string::npos) << part << " in: " << text;
+  }
+}
+
 TEST(McpSubmissionId, AnsweredErrorsAndNonOutboxOpsAreNotRetried_RB2_Issue12_2) {
   // The bridge itself answered (e.g. the server lookup of a reply failed): nothing was queued; no retry.
   FakeBridge answered;
