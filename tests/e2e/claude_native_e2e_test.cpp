@@ -152,38 +152,14 @@ TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_
 // names the chat's agent as its caller.
 TEST_F(ClaudeNativeE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
   install_with_allowed_tools_in_a_trusted_folder();
-  testing::CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
-  crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
-  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
-
-  model_->queue_tool_call({"call_function", [](const ModelRequest&) {
-                             return json{{"target", "api"}, {"function", "echo"}, {"arguments", {{"text", "delegated"}}}}
-                                 .dump();
-                           }});
+  register_echo_crew_and_script_the_call();
   start_chat(claude_binary(), {"--session-id", kSession});
   attach_chat(kSession);
   ASSERT_TRUE(wait_native()) << delivery().dump();
   cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
 
   ASSERT_TRUE(chat_->send("Delegate the echo to the api Crew, then wait for its outcome"));
-  const auto result = model_->wait_for_tool_result("call_function");
-  ASSERT_TRUE(result) << model_->describe();
-  static const std::regex call_id(R"(call_[0-9a-f]{24})");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(result->output, m, call_id)) << result->output;
-  const std::string id = m.str();
-  const auto woken = model_->wait_for(
-      [&](const ModelRequest& r) {
-        return r.main_turn && r.last_user.find("call_outcome of function call " + id) != std::string::npos;
-      },
-      90s);
-  ASSERT_TRUE(woken) << model_->describe();
-  EXPECT_NE(woken->last_user.find("got: {\"text\":\"delegated\"}"), std::string::npos) << woken->last_user;
-  EXPECT_NE(woken->last_user.find("completed"), std::string::npos) << woken->last_user;
-  const json call = cli_ok(owner(), {"functions", "call-status", "--call", id});
-  EXPECT_EQ(call.at("caller").at("agent_name"), "reviewer") << call.dump();
-  EXPECT_EQ(call.at("notify"), "agent:reviewer");
-  EXPECT_EQ(turns_with("call_outcome of function call " + id).size(), 1u) << "offered once";
+  expect_delegated_outcome_woke_the_chat();
 }
 
 // R-X1, R-X5 with the real Claude Code: the person sets the attached chat direct; a message wakes the idle chat,

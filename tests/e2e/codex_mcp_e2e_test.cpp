@@ -19,7 +19,6 @@
 #include "driver/codex_daemon.hpp"
 #include "driver/e2e_fixture.hpp"
 #include "driver/tmux_session.hpp"
-#include "support/crew_folder.hpp"
 #include "testing/foreign_bridge.hpp"
 
 namespace agentworks::e2e {
@@ -130,39 +129,17 @@ TEST_F(CodexMcpE2eTest, DaemonTuiWokenTurnAcksAndReplies_RC4_RC5_RC8) {
 // Codex's queue, labelled as the server's notice with the call id and the answer, offered once.
 TEST_F(CodexMcpE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
   install_for("codex", env_, {"--allow-tools"});
-  testing::CrewFolder crew(fs::weakly_canonical(home_.path("crew-api")));
-  crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
-  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  register_echo_crew_and_script_the_call();
   auto& t = start_tui();
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   cli_ok(owner(), {"agents", "grant", "reviewer", "--functions", "api"});
-  model_->queue_tool_call({"call_function", [](const ModelRequest&) {
-                             return json{{"target", "api"}, {"function", "echo"}, {"arguments", {{"text", "delegated"}}}}
-                                 .dump();
-                           }});
   model_->set_default_reply("Waiting for the outcome.");
 
   ASSERT_TRUE(t.say("Delegate the echo to the api Crew, then wait for its outcome",
                     [&] { return model_->wait_for_tool_result("call_function", 0, 100ms).has_value(); },
                     kCodexComposerReady))
       << model_->describe();
-  const auto result = model_->wait_for_tool_result("call_function");
-  ASSERT_TRUE(result) << model_->describe();
-  static const std::regex call_id(R"(call_[0-9a-f]{24})");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(result->output, m, call_id)) << result->output;
-  const std::string id = m.str();
-  const auto woken = model_->wait_for(
-      [&](const ModelRequest& r) {
-        return r.main_turn && r.last_user.find("call_outcome of function call " + id) != std::string::npos;
-      },
-      90s);
-  ASSERT_TRUE(woken) << model_->describe();
-  EXPECT_NE(woken->last_user.find("got: {\"text\":\"delegated\"}"), std::string::npos) << woken->last_user;
-  const json call = cli_ok(owner(), {"functions", "call-status", "--call", id});
-  EXPECT_EQ(call.at("caller").at("agent_name"), "reviewer") << call.dump();
-  EXPECT_EQ(call.at("status"), "completed") << call.dump();
-  EXPECT_EQ(turns_with("call_outcome of function call " + id).size(), 1u) << "offered once";
+  expect_delegated_outcome_woke_the_chat();
 }
 
 // Without --allow-tools Codex asks the person before the call (R-H10 keeps the CLI's own prompts): the TUI shows

@@ -2,10 +2,12 @@
 
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
 #include "driver/codex_trust.hpp"
+#include "support/crew_folder.hpp"
 #include "testing/binaries.hpp"
 
 namespace agentworks::e2e {
@@ -123,6 +125,47 @@ std::vector<ModelRequest> E2eTest::turns_with(const std::string& text) const {
     if (r.last_user.find(text) != std::string::npos) out.push_back(r);
   }
   return out;
+}
+
+void E2eTest::register_echo_crew_and_script_the_call() {
+  testing::CrewFolder crew(std::filesystem::weakly_canonical(home_.path("crew-api")));
+  crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
+  cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
+  model_->queue_tool_call({"call_function", [](const ModelRequest&) {
+                             return json{{"target", "api"}, {"function", "echo"}, {"arguments", {{"text", "delegated"}}}}
+                                 .dump();
+                           }});
+}
+
+std::string E2eTest::expect_delegated_outcome_woke_the_chat() {
+  const auto result = model_->wait_for_tool_result("call_function");
+  if (!result) {
+    ADD_FAILURE() << "no call_function result: " << model_->describe();
+    return "";
+  }
+  static const std::regex call_id(R"(call_[0-9a-f]{24})");
+  std::smatch m;
+  if (!std::regex_search(result->output, m, call_id)) {
+    ADD_FAILURE() << "no call id in the tool result: " << result->output;
+    return "";
+  }
+  const std::string id = m.str();
+  const auto woken = model_->wait_for(
+      [&](const ModelRequest& r) {
+        return r.main_turn && r.last_user.find("call_outcome of function call " + id) != std::string::npos;
+      },
+      std::chrono::seconds(90));
+  if (!woken) {
+    ADD_FAILURE() << "the outcome of " << id << " never woke the chat: " << model_->describe();
+    return id;
+  }
+  EXPECT_NE(woken->last_user.find("got: {\"text\":\"delegated\"}"), std::string::npos) << woken->last_user;
+  const json call = cli_ok(owner(), {"functions", "call-status", "--call", id});
+  EXPECT_EQ(call.at("caller").at("agent_name"), "reviewer") << call.dump();
+  EXPECT_EQ(call.at("notify"), "agent:reviewer") << call.dump();
+  EXPECT_EQ(call.at("status"), "completed") << call.dump();
+  EXPECT_EQ(turns_with("call_outcome of function call " + id).size(), 1u) << "offered once";
+  return id;
 }
 
 void E2eTest::accept_claude_first_run(const testing::EnvOverrides& env) {

@@ -51,6 +51,13 @@ class E2eTest : public testing::MessagingTest {
   // Claude Code's first-run dialogs answered as a person does (onboarding done, the API key in `env` approved,
   // the project folder trusted), stored in the temp HOME's ~/.claude.json.
   void accept_claude_first_run(const testing::EnvOverrides& env);
+  // R-D1 setup: the owner's Crew api with one function echo, and the model's next main turn scripted to call it
+  // through call_function (the chat still needs the person's grant).
+  void register_echo_crew_and_script_the_call();
+  // R-D2: after the scripted call, the call's outcome woke the chat in a later turn of its own, offered once, with
+  // the echo's answer; the call names agent:reviewer as its caller and completed. Returns the call id ("" when a
+  // fatal expectation failed).
+  std::string expect_delegated_outcome_woke_the_chat();
   // Extra output shown when a test fails (CLI runs, screens).
   void note(const std::string& text) { notes_ += text + "\n"; }
 
