@@ -26,6 +26,7 @@ std::unique_ptr<Command> make_messages_inbox();
 std::unique_ptr<Command> make_messages_unregister();
 std::unique_ptr<Command> make_agents_grant();
 std::unique_ptr<Command> make_agents_revoke();
+std::unique_ptr<Command> make_messages_state();
 std::unique_ptr<Command> make_agents_set();
 std::unique_ptr<Command> make_agents_show();
 std::unique_ptr<Command> make_crews_register();
@@ -91,6 +92,8 @@ constexpr std::array kCommands = {
     CommandEntry{"messages send", "Send a message to a named agent or into a conversation inbox",
                  make_messages_send},
     CommandEntry{"messages read", "Read an agent's mailbox or one conversation inbox", make_messages_read},
+    CommandEntry{"messages state", "The owner's view of an agent's inboxes and their last deliveries (no bodies)",
+                 make_messages_state},
     CommandEntry{"messages receipt", "Show (or, as the receiver, advance) a message's delivery receipt",
                  make_messages_receipt},
     CommandEntry{"messages inbox", "Show a conversation inbox's state", make_messages_inbox},

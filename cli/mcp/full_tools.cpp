@@ -72,16 +72,18 @@ json messages_tool() {
       "Direct messages between named agents of this account, as your login. action=send (target agent:NAME or "
       "inbox_id, message, agent_name? to speak as, submission_id?) answers a receipt, not an answer: answers "
       "arrive as new messages; read (agent_name for a mailbox and/or inbox_id, after?, limit?, wait_seconds?) "
-      "reads a page; state (message_id) shows a message's delivery receipt; register (agent_name, purpose?, "
+      "reads a page; state (message_id) shows a message's delivery receipt, or (agent_name, after?) the agent's "
+      "inboxes and their last deliveries, without bodies; register (agent_name, purpose?, "
       "provider?) creates or updates a named agent; list_agents lists them.",
       {{"action", actions({"send", "read", "state", "register", "list_agents"}, "What to do")},
-       {"agent_name", prop("string", "A named agent: speak as it (send), read its mailbox (read), or the name to "
-                                     "register (register)")},
+       {"agent_name", prop("string", "A named agent: speak as it (send), read its mailbox (read), its inboxes "
+                                     "(state), or the name to register (register)")},
        {"target", prop("string", "\"agent:NAME\" (or NAME) to start or continue a conversation. send")},
        {"inbox_id", prop("string", "A conversation inbox (inb_...): send into it, or read it. send, read")},
        {"message", prop("string", "The message text (1-20,000 characters). send")},
        {"submission_id", prop("string", "Optional id (1-200 printable ASCII) that makes a retried send safe. send")},
-       {"after", prop("string", "Cursor to read after: \"0\" (from the start) or a previous next_cursor. read")},
+       {"after", prop("string", "Cursor to read after: \"0\" (from the start) or a previous next_cursor (read); "
+                                "a previous next_after (state of an agent)")},
        {"limit", integer("At most this many messages (1-100). read", 1, 100)},
        {"wait_seconds", integer("Seconds to wait for a message when none is after the cursor (capped at 25). read",
                                 0)},

@@ -88,10 +88,20 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
         text);
   }
   if (action == "state") {
-    args.only({"message_id"});
-    const std::string id = args.string("message_id");
+    args.only({"message_id", "agent_name", "after"});
+    const auto message_id = args.opt_string("message_id");
+    const auto agent = args.opt_string("agent_name");
+    if (message_id.has_value() == agent.has_value())
+      throw Error(ErrorCode::bad_request, "messages action=state: give 'message_id' (a receipt) or 'agent_name' (the "
+                                          "agent's inboxes and their last deliveries)");
     const Config config = login();
-    return as_json(client_for(config).get("/v1/messages/" + url_encode(id) + "/receipt"), "receipt of " + id, text);
+    if (message_id) {
+      return as_json(client_for(config).get("/v1/messages/" + url_encode(*message_id) + "/receipt"),
+                     "receipt of " + *message_id, text);
+    }
+    std::string path = "/v1/agents/" + url_encode(*agent) + "/state";
+    if (const auto after = args.opt_string("after")) path += "?after=" + url_encode(*after);
+    return as_json(client_for(config).get(path), "state of agent:" + *agent, text);
   }
   if (action == "register") {
     args.only({"agent_name", "purpose", "provider"});

@@ -6,7 +6,9 @@
 #include "api/body.hpp"
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
+#include "api/query_params.hpp"
 #include "crews/access.hpp"
+#include "store/agent_state.hpp"
 #include "store/grants_store.hpp"
 #include "store/store.hpp"
 
@@ -81,6 +83,44 @@ Response grant_functions(Ctx& c) {
   }
   set_function_grant(c.store, agent.account_id, agent.name, grant);
   return json_reply(200, render(c, agent));
+}
+
+// The owner's state view: where the agent's messages are received, its inboxes and their last deliveries.
+Response get_agent_state(Ctx& c) {
+  const int limit = static_cast<int>(int_query(c, "limit", 1, kMaxStateInboxes, kMaxStateInboxes));
+  const AgentState st = agent_state(c.store, c.caller, c.params.at(0), query_text(c, "after"), limit);
+  const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  json inboxes = json::array();
+  for (const InboxState& in : st.inboxes) {
+    json deliveries = json::array();
+    for (const DeliveryRecord& r : in.deliveries)
+      deliveries.push_back({{"message_id", r.message_id},
+                            {"direction", r.direction},
+                            {"kind", r.kind},
+                            {"state", to_string(r.state)},
+                            {"reply_state", r.kind == "message" ? json(r.reply_state.value_or("pending")) : json(nullptr)},
+                            {"created_at", r.created_at},
+                            {"admitted_at", opt(r.admitted_at)},
+                            {"processed_at", opt(r.processed_at)}});
+    const Conversation& conv = in.conversation;
+    inboxes.push_back({{"inbox_id", conv.inbox_id},
+                       {"conversation_id", conv.conversation_id},
+                       {"state", to_string(conv.state)},
+                       {"initiator", {{"agent_name", opt(conv.initiator_agent_name)}, {"connection_id", conv.initiator_conn}}},
+                       {"created_at", conv.created_at},
+                       {"last_activity", conv.last_activity},
+                       {"deliveries", deliveries}});
+  }
+  json receiving = nullptr;
+  if (st.receiving)
+    receiving = {{"attachment_id", st.receiving->attachment_id},
+                 {"provider", st.receiving->provider},
+                 {"session_id", st.receiving->native_session_id}};
+  return json_reply(200, json{{"agent_name", st.agent.name},
+                              {"communication", st.agent.communication},
+                              {"receiving", receiving},
+                              {"inboxes", inboxes},
+                              {"next_after", opt(st.next_after)}});
 }
 
 Response set_communication(Ctx& c) {

@@ -51,6 +51,7 @@ Response execution_reply_call(Ctx& c);
 Response execution_cancel_call(Ctx& c);
 Response revoke_functions(Ctx& c);
 Response set_communication(Ctx& c);
+Response get_agent_state(Ctx& c);
 Response cancel_call(Ctx& c);
 Response ask_question(Ctx& c);
 Response get_question(Ctx& c);

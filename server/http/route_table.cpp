@@ -21,6 +21,8 @@ const std::vector<Route>& routes() {
        "grant the agent's chat the functions of Crews (the person's act: login connections only)"},
       {"DELETE", "/v1/agents/{name}/functions", Auth::login, false, {}, api::revoke_functions,
        "take back the agent's grant of functions"},
+      {"GET", "/v1/agents/{name}/state", Auth::login, false, {"after", "limit"}, api::get_agent_state,
+       "the owner's view of the agent's inboxes and their last deliveries (no bodies)"},
       {"POST", "/v1/agents/{name}/communication", Auth::login, true, {}, api::set_communication,
        "set how the agent talks: explicit or direct (the person's act: login connections only)"},
       {"POST", "/v1/messages", Auth::any, true, {}, api::send_message, "send a message (durable before the receipt)"},

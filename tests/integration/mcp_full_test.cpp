@@ -270,6 +270,14 @@ TEST_F(McpFullTest, MessagesToolRegistersSendsReadsAndShowsState) {
   const json state = tool_ok("messages", {{"action", "state"}, {"message_id", message_id}})["structuredContent"];
   EXPECT_EQ(state["message_id"], message_id);
   EXPECT_TRUE(state["delivery"].contains("state")) << state.dump();
+  EXPECT_EQ(state["delivery"]["reply_state"], "pending") << state.dump();
+  // The owner's view of an agent: its inboxes and their last deliveries, no bodies.
+  const json view = tool_ok("messages", {{"action", "state"}, {"agent_name", "reviewer"}})["structuredContent"];
+  ASSERT_EQ(view["inboxes"].size(), 1u) << view.dump();
+  EXPECT_EQ(view["inboxes"][0]["deliveries"][0]["message_id"], message_id);
+  EXPECT_EQ(view.dump().find("ready"), std::string::npos) << view.dump();
+  EXPECT_EQ(tool_error("messages", {{"action", "state"}, {"agent_name", "reviewer"}, {"message_id", message_id}}),
+            "bad_request");
 }
 
 }  // namespace
