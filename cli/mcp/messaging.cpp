@@ -78,7 +78,8 @@ std::string peers_text(const json& a) {
 }  // namespace
 
 bool is_outbox_op(const std::string& op) {
-  return op == local_protocol::op::ack || op == local_protocol::op::reply || op == local_protocol::op::send;
+  return op == local_protocol::op::ack || op == local_protocol::op::no_reply || op == local_protocol::op::reply ||
+         op == local_protocol::op::send;
 }
 
 namespace {

@@ -387,8 +387,11 @@ TEST_F(McpTest, AnAddresslessReplyAnswersTheConversationTheChatWasHanded_RX4_RX2
     EXPECT_NE(text_of(two).find((*m)["message_id"].get<std::string>()), std::string::npos) << text_of(two);
   EXPECT_EQ(texts_of(read_inbox(owner(), d2["inbox_id"])).back(), "D?") << "nothing was sent";
 
-  const json declined = tool_ok(d, "agent_message_no_reply", json::object());
+  const json declined = tool_ok(d, "agent_message_no_reply", {{"submission_id", "decline-all-1"}});
   EXPECT_EQ(declined["structuredContent"]["declined"].size(), 2u) << declined.dump();
+  // A retry with the same submission_id answers what the first one did (R-B2), nothing more.
+  const json again = tool_ok(d, "agent_message_no_reply", {{"submission_id", "decline-all-1"}});
+  EXPECT_EQ(again["structuredContent"]["declined"], declined["structuredContent"]["declined"]) << again.dump();
   EXPECT_EQ(delivery_of(c["message_id"])["reply_state"], "no_reply");
   EXPECT_EQ(delivery_of(d2["message_id"])["reply_state"], "no_reply");
   EXPECT_EQ(delivery_of(b["message_id"])["reply_state"], "replied") << "an answered message is not declined";

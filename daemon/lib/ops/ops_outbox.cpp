@@ -107,6 +107,23 @@ void decline(Bridge& bridge, const AttachmentRow& row, const std::string& messag
   bridge.outbox().submit(row.attachment_id, "ack", path, body, id, reply);
 }
 
+// The messages an earlier address-less decline with submission id `base` journaled (`base.1`, `base.2`, …).
+std::vector<std::string> declined_under(Bridge& bridge, const std::string& base) {
+  std::vector<std::string> out;
+  sql::Stmt s(bridge.journal().db(), "SELECT path FROM outbox WHERE submission_id = ?1 AND kind = 'ack'");
+  const std::string prefix = "/v1/messages/";
+  const std::string suffix = "/receipt";
+  for (std::size_t n = 1; n <= 100; ++n) {
+    s.bind(1, base + "." + std::to_string(n));
+    if (!s.step()) break;
+    const std::string path = s.text(0);
+    s.reset();
+    if (path.size() > prefix.size() + suffix.size())
+      out.push_back(path.substr(prefix.size(), path.size() - prefix.size() - suffix.size()));
+  }
+  return out;
+}
+
 // Declines ids[i..] one after another (each its own submission, `base.N`), then answers the list.
 void decline_all(Bridge& bridge, const AttachmentRow& row, std::shared_ptr<const std::vector<std::string>> ids,
                  std::size_t i, const std::string& base, const std::optional<std::string>& reason,
@@ -139,8 +156,10 @@ void op_no_reply(Bridge& bridge, const json& req, const Reply& reply, const Atta
     decline(bridge, row, *message_id, id, reason, reply);
     return;
   }
-  auto ids = std::make_shared<std::vector<std::string>>();
-  for (const auto& offer : bridge.journal().open_offers(row.attachment_id)) ids->push_back(offer.message_id);
+  auto ids = std::make_shared<std::vector<std::string>>(declined_under(bridge, id));
+  // A retry of the same request declines (and answers) what the first one did; else what waits for an answer now.
+  if (ids->empty())
+    for (const auto& offer : bridge.journal().open_offers(row.attachment_id)) ids->push_back(offer.message_id);
   if (ids->empty())
     throw Error(ErrorCode::bad_request, "no message handed to this chat is waiting for an answer; give message_id "
                                         "(agent_message_read lists your mailbox)");
