@@ -28,6 +28,11 @@ std::unique_ptr<Command> make_agents_grant();
 std::unique_ptr<Command> make_agents_revoke();
 std::unique_ptr<Command> make_messages_state();
 std::unique_ptr<Command> make_agents_set();
+std::unique_ptr<Command> make_wakeups_schedule();
+std::unique_ptr<Command> make_wakeups_list();
+std::unique_ptr<Command> make_wakeups_cancel();
+std::unique_ptr<Command> make_wakeups_pause();
+std::unique_ptr<Command> make_wakeups_resume();
 std::unique_ptr<Command> make_agents_show();
 std::unique_ptr<Command> make_crews_register();
 std::unique_ptr<Command> make_crews_list();
@@ -104,6 +109,13 @@ constexpr std::array kCommands = {
     CommandEntry{"agents show", "Show a named agent and the functions its chat may use", make_agents_show},
     CommandEntry{"agents set", "Choose how the chat attached as NAME talks (--communication explicit|direct)",
                  make_agents_set},
+    CommandEntry{"wakeups schedule", "Prompt the chat attached as NAME again later (--after-minutes N | --at TIME)",
+                 make_wakeups_schedule},
+    CommandEntry{"wakeups list", "An agent's pending wakeups and its last others, with their states",
+                 make_wakeups_list},
+    CommandEntry{"wakeups cancel", "Cancel a pending wakeup", make_wakeups_cancel},
+    CommandEntry{"wakeups pause", "Hold every wakeup of this account (due ones wait)", make_wakeups_pause},
+    CommandEntry{"wakeups resume", "Let held wakeups fire again", make_wakeups_resume},
     CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
                  make_crews_register},
     CommandEntry{"crews list", "List this account's Crews", make_crews_list},
@@ -168,6 +180,7 @@ constexpr std::array kCommands = {
 constexpr std::array kGroups = {
     GroupEntry{"messages", "Named agents and direct messages"},
     GroupEntry{"agents", "What the person lets a named agent's chat do (grants of functions, how it talks)"},
+    GroupEntry{"wakeups", "Durable wakeups: prompt an attached chat again later"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
     GroupEntry{"crews", "Project folders whose declared functions others can call"},

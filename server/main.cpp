@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
                  "PostgreSQL replicas: a call whose replica stopped renewing its lease this long is interrupted")
       ->capture_default_str()->check(CLI::Range(1, 3600));
 
+  app.add_option("--wakeup-tick-seconds", l.wakeup_tick_seconds,
+                 "how often due wakeups are looked for (a wakeup fires at most this late)")
+      ->capture_default_str()->check(CLI::Range(1, 60));
+
   auto* account = app.add_subcommand("account", "manage accounts");
   auto* add = account->add_subcommand("add", "add an account and print its login token");
   std::string account_name;

@@ -1,11 +1,11 @@
 #include "mcp/full_tasks.hpp"
 
-#include <ctime>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/utc_time.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
 #include "mcp/elicitation.hpp"
@@ -25,15 +25,6 @@ const json* meta_of(const json& params) {
   if (!params.is_object()) return nullptr;
   const auto it = params.find("_meta");
   return it != params.end() && it->is_object() ? &*it : nullptr;
-}
-
-std::string utc_text(long long seconds) {
-  const std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 void log_task(const std::string& text) { std::cerr << "agentworks mcp --full: " << text << std::endl; }

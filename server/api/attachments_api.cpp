@@ -8,6 +8,7 @@
 #include "api/json_out.hpp"
 #include "store/cursor.hpp"
 #include "store/store.hpp"
+#include "store/wakeups_store.hpp"
 
 namespace agentworks::server::api {
 
@@ -71,11 +72,14 @@ Response release_check(Ctx& c) {
   if (!ids) throw Error(ErrorCode::bad_request, "missing field 'message_ids'");
   const Attachment a = c.store.get_attachment(c.caller, c.params.at(0));
   json list = json::array();
+  std::vector<std::string> released;
   for (const auto& item : c.store.release_check(a, *ids)) {
+    if (item.releasable) released.push_back(item.message_id);
     list.push_back(json{{"message_id", item.message_id},
                         {"releasable", item.releasable},
                         {"reason", item.reason ? json(*item.reason) : json(nullptr)}});
   }
+  note_wakeups_offered(c.store, released);  // R-W5: a wakeup released to its chat reads offered
   return json_reply(200, json{{"attachment_current", a.state == AttachmentState::current}, {"messages", list}});
 }
 

@@ -57,6 +57,14 @@ std::optional<bool> Body::opt_bool(const char* key) const {
   return it->get<bool>();
 }
 
+std::optional<std::int64_t> Body::opt_int64(const char* key) const {
+  auto it = body_.find(key);
+  if (it == body_.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer())
+    throw Error(ErrorCode::bad_request, std::string("field '") + key + "' must be a whole number");
+  return it->get<std::int64_t>();
+}
+
 std::optional<std::vector<std::string>> Body::opt_string_array(const char* key, std::size_t max_items) const {
   auto it = body_.find(key);
   if (it == body_.end() || it->is_null()) return std::nullopt;

@@ -1,6 +1,7 @@
 // Strict access to a JSON request body: unknown fields and wrong types are bad_request.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -21,6 +22,7 @@ class Body {
   std::string string(const char* key) const;  // required
   std::optional<std::string> opt_string(const char* key) const;
   std::optional<bool> opt_bool(const char* key) const;
+  std::optional<std::int64_t> opt_int64(const char* key) const;
   std::optional<std::vector<std::string>> opt_string_array(const char* key, std::size_t max_items) const;
 
  private:

@@ -56,4 +56,11 @@ Response cancel_call(Ctx& c);
 Response ask_question(Ctx& c);
 Response get_question(Ctx& c);
 
+Response schedule_wakeup(Ctx& c);
+Response list_wakeups(Ctx& c);
+Response cancel_wakeup(Ctx& c);
+Response pause_wakeups(Ctx& c);
+Response resume_wakeups(Ctx& c);
+Response report_interrupted(Ctx& c);
+
 }  // namespace agentworks::server::api

@@ -18,7 +18,7 @@ json delivery_json(const Message& m) {
   return json{{"state", to_string(m.state)},
               {"admitted_at", opt(m.admitted_at)},
               {"processed_at", opt(m.processed_at)},
-              {"reply_state", m.is_call_notice() ? json(nullptr) : json(m.reply_state_text())},
+              {"reply_state", m.is_notice() ? json(nullptr) : json(m.reply_state_text())},
               {"via", opt(m.via)}};
 }
 
@@ -44,7 +44,7 @@ std::string message_text(const Message& m, bool mailbox) {
   out += R"(,"processed_at":)";
   append_json_int_or_null(out, m.processed_at);
   out += R"(,"reply_state":)";
-  if (m.is_call_notice()) out += "null";
+  if (m.is_notice()) out += "null";
   else append_json_string(out, m.reply_state_text());
   out += R"(,"state":)";
   append_json_string(out, to_string(m.state));

@@ -22,6 +22,7 @@
 #include "runner/call_runner.hpp"
 #include "replicas/call_leases.hpp"
 #include "replicas/replica_feed.hpp"
+#include "wakeups/wakeup_ticker.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 #include "store/wal_sync_faults.hpp"
@@ -40,6 +41,7 @@ struct HttpServer::Impl {
   std::unique_ptr<functions::CallRunner> runner;
   std::unique_ptr<ReplicaFeed> feed;   // PostgreSQL: other replicas' commits
   std::unique_ptr<CallLeases> leases;  // PostgreSQL: the calls this replica runs
+  std::unique_ptr<WakeupTicker> wakeups;
   event* sigterm = nullptr;
   event* sigint = nullptr;
   int port = 0;
@@ -53,6 +55,7 @@ struct HttpServer::Impl {
     self->stopping = true;
     spdlog::info("shutting down");
     self->listener->stop();
+    self->wakeups.reset();  // nothing more fires; a due one not yet committed stays pending
     self->connections->set_stopping();
     self->batch->drain();
     self->hub->shutdown();
@@ -164,6 +167,8 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const ListenAddress& 
     s.feed->set_cancel_handler([&s](const std::vector<std::string>& ids) { s.runner->cancel(ids); });
     s.leases = std::make_unique<CallLeases>(s.base, store, [&s] { s.batch->schedule(); });
   }
+  s.wakeups = std::make_unique<WakeupTicker>(s.base, store, *s.hub, store.limits().wakeup_tick_seconds,
+                                             [&s] { s.batch->schedule(); });
   s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });
   s.sigterm = evsignal_new(s.base, SIGTERM, &Impl::on_signal, &s);
   s.sigint = evsignal_new(s.base, SIGINT, &Impl::on_signal, &s);
@@ -186,6 +191,7 @@ HttpServer::~HttpServer() {
     }
   }
   s.runner.reset();
+  s.wakeups.reset();
   if (s.hub) s.hub->shutdown();
   if (s.sigterm != nullptr) event_free(s.sigterm);
   if (s.sigint != nullptr) event_free(s.sigint);

@@ -140,7 +140,7 @@ std::vector<ReleaseItem> Store::release_check(const Attachment& att, const std::
       item.reason = "not_retained";
     } else if (m->recipient_agent_id != att.agent_id) {
       item.reason = "not_recipient";
-    } else if (m->is_call_notice()) {
+    } else if (m->is_notice()) {
       item.releasable = true;  // R-D2: the server wrote it about the agent's own call; no connection to revoke
     } else {
       const auto sender = find_connection(m->sender_conn);

@@ -260,8 +260,8 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
   // R-D2: the notice commits with the outcome it describes, so it is written exactly once.
   const auto call = call_by_id(store, call_id);
   if (call && call->notify_agent_id)
-    store.store_call_notice(CallNotice{call->caller_account, *call->notify_agent_id, call_id, "call_outcome",
-                                       state_text(call->status), call_outcome_text(*call)});
+    store.store_notice(Notice{call->caller_account, *call->notify_agent_id, call_id, "call_outcome",
+                              call_outcome_text(*call), call_id, state_text(call->status), std::nullopt});
 }
 
 CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
@@ -289,8 +289,8 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
   add_call_event(store, call_id, "input_requested", in.request_id);
   const auto call = call_by_id(store, call_id);
   if (call && call->notify_agent_id && !call->cancel_requested_at)
-    store.store_call_notice(CallNotice{call->caller_account, *call->notify_agent_id, call_id, "call_question",
-                                       state_text(call->status), call_question_text(*call, in)});
+    store.store_notice(Notice{call->caller_account, *call->notify_agent_id, call_id, "call_question",
+                              call_question_text(*call, in), call_id, state_text(call->status), std::nullopt});
   return in;
 }
 

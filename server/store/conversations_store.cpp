@@ -288,42 +288,42 @@ Conversation Store::inbox_info(const Connection& caller, const std::string& inbo
   return *c;
 }
 
-// R-D2: see store.hpp.
-Message Store::store_call_notice(const CallNotice& notice) {
+// R-D2, R-W2: see store.hpp.
+Message Store::store_notice(const Notice& notice) {
   const auto target = agent_by_id(notice.agent_id);
   if (!target) return Message{};  // the agent was unregistered since: nobody to tell
-  // The call is the conversation's initiator: no connection has its id, so no send continues it.
+  // The call (or "wakeups") is the conversation's initiator: no connection has its id, so no send continues it.
   std::optional<Conversation> conv;
   {
     Q q(*this,
         "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id,"
         " created_at, last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations"
         " WHERE account_id = ? AND initiator_conn = ? AND target_agent_id = ? AND state = 'open'");
-    q->bind(1, notice.account_id).bind(2, notice.call_id).bind(3, notice.agent_id);
+    q->bind(1, notice.account_id).bind(2, notice.initiator).bind(3, notice.agent_id);
     if (q->step()) conv = read_conversation(*q);
   }
   if (!conv) {
     Conversation c;
     c.account_id = notice.account_id;
-    c.initiator_conn = notice.call_id;
+    c.initiator_conn = notice.initiator;
     c.target_agent_id = notice.agent_id;
     conv = insert_conversation(std::move(c));
   }
   Message m;
-  m.message_id = new_id("msg");
+  m.message_id = notice.message_id.value_or(new_id("msg"));
   m.account_id = notice.account_id;
   m.conversation_id = conv->conversation_id;
   m.inbox_id = conv->inbox_id;
   m.inbox_seq = conv->next_inbox_seq;
   m.direction = "to_agent";
-  m.sender_conn = notice.call_id;
+  m.sender_conn = notice.initiator;
   m.recipient_agent_id = target->agent_id;
   m.recipient_agent_name = target->name;
   m.body = notice.body;
   m.created_at = now();
   m.kind = notice.kind;
   m.call_id = notice.call_id;
-  m.call_status = notice.status;
+  m.call_status = notice.call_status;
   store_sent_message(*conv, m);
   request_events_.messages.push_back(m);
   return m;

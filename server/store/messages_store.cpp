@@ -6,6 +6,7 @@
 #include "clock.hpp"
 #include "store/cursor.hpp"
 #include "store/store.hpp"
+#include "store/wakeups_store.hpp"
 
 namespace agentworks::server {
 namespace {
@@ -132,7 +133,10 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
   if (!found || found->account_id != caller.account_id)
     throw Error(ErrorCode::not_found, "no inbox '" + *in.inbox_id + "'");
   Conversation conv = *found;
-  if (conv.carries_call_notices())
+  if (conv.initiator_conn == kWakeupInitiator)
+    throw Error(ErrorCode::bad_request, "inbox " + conv.inbox_id + " carries the agent's wakeups and takes no "
+                                        "messages; schedule or cancel wakeups instead (agentworks wakeups --help)");
+  if (conv.carries_notices())
     throw Error(ErrorCode::bad_request, "inbox " + conv.inbox_id + " carries the notices of call " +
                                             conv.initiator_conn + " and takes no messages; read the call instead "
                                             "(get_function_call, or agentworks functions call-status --call " +
@@ -194,12 +198,12 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
   q->bind(5, m.inbox_seq).bind(6, m.direction).bind(7, m.sender_conn).bind(8, m.sender_agent_id);
   q->bind(9, m.sender_agent_name).bind(10, m.recipient_agent_id).bind(11, m.recipient_agent_name);
   q->bind(12, m.recipient_conn).bind(13, m.body).bind(14, m.created_at);
-  q->bind(15, m.is_call_notice() ? std::optional<std::string>(m.kind) : std::nullopt);
+  q->bind(15, m.is_notice() ? std::optional<std::string>(m.kind) : std::nullopt);
   q->bind(16, m.call_id).bind(17, m.call_status);
   if (!q->step()) throw Error(ErrorCode::internal, "the store assigned the message no sequence number");
   m.seq = q->int64(0);
   q->run();  // SQLite finishes the INSERT when RETURNING's rows are read to the end
-  if (m.sender_agent_id && !m.is_call_notice()) {
+  if (m.sender_agent_id && !m.is_notice()) {
     // R-X2: an agent that speaks in a conversation has answered what it received there before (a decline too).
     Q replied(*this,
               "UPDATE messages SET reply_state = 'replied' WHERE conversation_id = ? AND inbox_seq < ?"
@@ -306,8 +310,8 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   auto m = message_by_id(message_id);
   if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
   if (!is_receiver(*this, caller, *m)) throw Error(ErrorCode::forbidden, "only the receiver may set delivery state");
-  if (no_reply && m->is_call_notice())
-    throw Error(ErrorCode::bad_request, "message " + message_id + " is a notice about a call, not a message to answer");
+  if (no_reply && m->is_notice())
+    throw Error(ErrorCode::bad_request, "message " + message_id + " is the server's notice (" + m->kind + "), not a message to answer");
   if (no_reply && !m->reply_state) {  // R-X2: a reply already made stays the answer; a repeat changes nothing
     m->reply_state = "no_reply";
     Q q(*this, "UPDATE messages SET reply_state = 'no_reply' WHERE seq = ? AND reply_state IS NULL");
@@ -321,6 +325,7 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   if (via) m->via = via;
   Q q(*this, "UPDATE messages SET state = ?, admitted_at = ?, processed_at = ?, via = ? WHERE seq = ?");
   q->bind(1, state_text(m->state)).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
+  if (m->kind == "wakeup") note_wakeup_acknowledged(*this, m->message_id);  // R-W5: delivered
   return *m;
 }
 

@@ -54,9 +54,9 @@ struct Conversation {
   std::int64_t next_inbox_seq = 1;
   std::int64_t message_count = 0;
   std::string rate_window;  // "minute:count,…" for the last hour (R-M10)
-  // A call's notices to one agent (R-D2): the call is the initiator (initiator_conn holds its call id, which no
-  // connection has), and the conversation takes no sends.
-  bool carries_call_notices() const { return initiator_conn.rfind("call_", 0) == 0; }
+  // The server's notices to one agent: a call's (R-D2; initiator_conn holds its call id) or the agent's wakeups
+  // (R-W2; kWakeupInitiator). No connection has either id, so the conversation takes no sends.
+  bool carries_notices() const { return initiator_conn.rfind("call_", 0) == 0 || initiator_conn == "wakeups"; }
 };
 
 struct Message {
@@ -79,26 +79,32 @@ struct Message {
   std::optional<std::int64_t> admitted_at;
   std::optional<std::int64_t> processed_at;
   std::optional<std::string> via;
-  // What the message is (R-D2): "message" (an agent's or a person's words), or a notice the server wrote about a
-  // function call, "call_outcome" or "call_question", with the call and its status when the notice was written.
+  // What the message is (R-D2, R-W2): "message" (an agent's or a person's words), or a notice the server wrote:
+  // about a function call, "call_outcome" or "call_question", with the call and its status when it was written;
+  // or "wakeup", a wakeup the agent scheduled.
   std::string kind = "message";
   std::optional<std::string> call_id;
   std::optional<std::string> call_status;
-  bool is_call_notice() const { return kind != "message"; }
+  bool is_notice() const { return kind != "message"; }
   // Whether its recipient answered (R-X2): unset is "pending"; "replied" once the recipient spoke after it in the
   // conversation, "no_reply" when it declined on purpose. A notice has none.
   std::optional<std::string> reply_state;
   std::string reply_state_text() const { return reply_state.value_or("pending"); }
 };
 
-// A notice for one agent about a function call it made or was named for (R-D2).
-struct CallNotice {
+// The initiator of every agent's wakeup conversation (R-W2).
+inline constexpr const char* kWakeupInitiator = "wakeups";
+
+// A notice for one agent: about a function call it made or was named for (R-D2), or a wakeup it scheduled (R-W2).
+struct Notice {
   std::string account_id;
-  std::string agent_id;  // the recipient
-  std::string call_id;
-  std::string kind;      // call_outcome, call_question
-  std::string status;    // the call's status as the notice was written
+  std::string agent_id;   // the recipient
+  std::string initiator;  // the conversation's: the call id, or kWakeupInitiator
+  std::string kind;       // call_outcome, call_question, wakeup
   std::string body;
+  std::optional<std::string> call_id;      // a call's notice: the call
+  std::optional<std::string> call_status;  // and its status as the notice was written
+  std::optional<std::string> message_id;   // chosen by the writer (a wakeup records it first); else a new one
 };
 
 struct Attachment {

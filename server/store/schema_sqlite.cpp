@@ -116,6 +116,17 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   db.exec("CREATE TABLE IF NOT EXISTS agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL,"
           " functions TEXT NOT NULL, granted_at INTEGER NOT NULL, PRIMARY KEY(account_id, name_fold)) WITHOUT ROWID");
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
+  // Durable wakeups (R-W1..R-W5) and the person's hold on them.
+  db.exec(R"sql(
+CREATE TABLE IF NOT EXISTS wakeups(
+  wakeup_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, agent_id TEXT NOT NULL, note TEXT NOT NULL,
+  due_at INTEGER NOT NULL, state TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+  message_id TEXT, fired_at INTEGER, scheduled_by TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS wakeups_due ON wakeups(due_at) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS wakeups_agent ON wakeups(agent_id, state, updated_at);
+CREATE INDEX IF NOT EXISTS wakeups_message ON wakeups(message_id) WHERE message_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS wakeup_pauses(account_id TEXT PRIMARY KEY, paused_at INTEGER NOT NULL) WITHOUT ROWID;
+)sql");
 }
 
 }  // namespace agentworks::server

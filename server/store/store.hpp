@@ -169,9 +169,10 @@ class Store {
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
   std::vector<Message> messages_after(std::int64_t seq, int limit);
   std::int64_t last_message_seq();
-  // A notice about a call (R-D2): a message of its own kind in the call's own conversation with that agent (one
-  // per call and agent, which takes no sends), outside the send rate, delivered like any message.
-  Message store_call_notice(const CallNotice& notice);
+  // A notice (R-D2, R-W2): a message of its own kind in the initiator's own conversation with that agent (one per
+  // call or for the agent's wakeups, which takes no sends), outside the send rate, delivered like any message.
+  // An empty message when the agent was unregistered since.
+  Message store_notice(const Notice& notice);
 
   // --- attachments (attachments_store.cpp) ---
   Attachment create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,

@@ -1,0 +1,75 @@
+// Durable wakeups (R-W1..R-W5): an agent asks to be prompted again later in its own chat. Stored with the agent's
+// identity (never with a chat), so they survive restarts and a move of the name. A due one becomes a notice of
+// kind "wakeup" in the agent's wakeup conversation and reaches the chat through the once-only offer path like any
+// message; it never resends a message. Its states: pending -> due (its notice is stored, waiting for the chat)
+// -> offered (the bridge's release check passed) -> delivered (the agent acknowledged it); or cancelled, or
+// interrupted (the bridge reported the offer may not have arrived: never offered again).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.hpp"
+
+namespace agentworks::server {
+
+class Store;
+
+inline constexpr int kMaxPendingWakeups = 20;                        // per agent (R-W5)
+inline constexpr std::int64_t kMaxWakeupAheadSeconds = 30LL * 86400;  // at most 30 days ahead (R-W5)
+inline constexpr std::size_t kMaxWakeupNoteChars = 1000;
+inline constexpr int kWakeupFireBatch = 100;  // wakeups turned due per tick: bounded work on the loop
+
+struct Wakeup {
+  std::string wakeup_id;
+  std::string account_id;
+  std::string agent_id;
+  std::string agent_name;
+  std::string note;
+  std::int64_t due_at = 0;
+  std::string state;  // pending, due, offered, delivered, cancelled, interrupted (pending past due_at reads due)
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+  std::optional<std::string> message_id;  // its notice, once due
+  std::optional<std::int64_t> fired_at;
+};
+
+struct WakeupRequest {
+  std::string agent_name;
+  std::optional<std::int64_t> after_minutes;  // 1..43,200
+  std::optional<std::string> at;              // RFC 3339
+  std::string note;
+  std::optional<std::string> wakeup_id;  // reschedule this pending one
+};
+
+// The agent's own chat (its child connection) or a login connection of its account. `rescheduled` says whether
+// wakeup_id named an existing pending wakeup.
+Wakeup schedule_wakeup(Store& store, const Connection& caller, const WakeupRequest& request);
+// Idempotent on a cancelled one; conflict once it is due or later (it already prompted, or will).
+Wakeup cancel_wakeup(Store& store, const Connection& caller, const std::string& agent_name,
+                     const std::string& wakeup_id);
+// Pending first (soonest first), then the last 20 others, newest first.
+std::vector<Wakeup> list_wakeups(Store& store, const Connection& caller, const std::string& agent_name);
+
+// The person's hold on every wakeup of their account (login connections only): due ones wait until resumed.
+void set_wakeups_paused(Store& store, const Connection& caller, bool paused);
+bool wakeups_paused(Store& store, const std::string& account_id);
+
+// The tick: turns up to kWakeupFireBatch pending wakeups whose time has come into notices, for agents whose chat
+// is receiving now (`receiving`); the others stay pending and read `due` until their chat is back. Returns how many
+// fired. On replicas the conditional update makes each fire once.
+int fire_due_wakeups(Store& store, std::int64_t now, const std::function<bool(const std::string&)>& receiving);
+
+// The notices of these messages passed a release check (offered) or were acknowledged (delivered); the bridge
+// reported their offers may not have arrived (interrupted). Messages that are no wakeup's notice are ignored.
+void note_wakeups_offered(Store& store, const std::vector<std::string>& message_ids);
+void note_wakeup_acknowledged(Store& store, const std::string& message_id);
+int note_wakeups_interrupted(Store& store, const Attachment& attachment, const std::vector<std::string>& message_ids);
+
+// The state a reader sees: a pending wakeup whose time has come reads `due`.
+std::string visible_state(const Wakeup& w, std::int64_t now);
+
+}  // namespace agentworks::server
