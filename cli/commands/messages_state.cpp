@@ -1,6 +1,6 @@
 // agentworks messages state --agent NAME [--after CURSOR] [--limit N]: the owner's view of an agent's conversations
 // (GET /v1/agents/{name}/state): where its messages are received now, its inboxes newest first, and each one's last
-// deliveries (ids, receipts, reply_state, times), never a message's text.
+// deliveries (ids, receipts, reply_state, times) and its wakeups with their states, never a message's text.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -51,6 +51,12 @@ class MessagesState final : public Command {
                                                  ? ", " + text_or(d, "reply_state") : std::string())
                   << " (" << format_time(d.value("created_at", json())) << ")\n";
     }
+    const json wakeups = st.value("wakeups", json::array());
+    if (!wakeups.empty() || st.value("wakeups_paused", false))
+      std::cout << "wakeups" << (st.value("wakeups_paused", false) ? " (paused)" : "") << ":\n";
+    for (const json& w : wakeups)
+      std::cout << "  " << text_or(w, "wakeup_id") << " " << text_or(w, "state") << ", due "
+                << format_time(w.value("due_at", json())) << "\n";
     if (st.value("next_after", json()).is_string())
       std::cout << "more: agentworks messages state --agent " << agent_ << " --after " << text_or(st, "next_after")
                 << "\n";

@@ -74,8 +74,12 @@ json messages_tool() {
       "arrive as new messages; read (agent_name for a mailbox and/or inbox_id, after?, limit?, wait_seconds?) "
       "reads a page; state (message_id) shows a message's delivery receipt, or (agent_name, after?) the agent's "
       "inboxes and their last deliveries, without bodies; register (agent_name, purpose?, "
-      "provider?) creates or updates a named agent; list_agents lists them.",
-      {{"action", actions({"send", "read", "state", "register", "list_agents"}, "What to do")},
+      "provider?) creates or updates a named agent; list_agents lists them; wakeup_schedule (agent_name, "
+      "after_minutes or at, note, wakeup_id? to move one) prompts that agent's chat again later, wakeup_cancel "
+      "(agent_name, wakeup_id) and wakeup_list (agent_name) manage them.",
+      {{"action", actions({"send", "read", "state", "register", "list_agents", "wakeup_schedule", "wakeup_cancel",
+                           "wakeup_list"},
+                          "What to do")},
        {"agent_name", prop("string", "A named agent: speak as it (send), read its mailbox (read), its inboxes "
                                      "(state), or the name to register (register)")},
        {"target", prop("string", "\"agent:NAME\" (or NAME) to start or continue a conversation. send")},
@@ -89,7 +93,11 @@ json messages_tool() {
                                 0)},
        {"message_id", prop("string", "The message (msg_...). state")},
        {"purpose", prop("string", "What the agent is for, shown to other agents. register")},
-       {"provider", prop("string", "The agent's provider, e.g. claude, codex, cursor. register")}});
+       {"provider", prop("string", "The agent's provider, e.g. claude, codex, cursor. register")},
+       {"after_minutes", integer("Minutes from now (1-43200). wakeup_schedule", 1, 43200)},
+       {"at", prop("string", "An RFC 3339 time with a zone, at most 30 days ahead. wakeup_schedule")},
+       {"note", prop("string", "What the woken chat is to do (1-1,000 characters). wakeup_schedule")},
+       {"wakeup_id", prop("string", "A wakeup (wku_...). wakeup_schedule (to move it), wakeup_cancel")}});
 }
 
 json help_tool() {

@@ -1,6 +1,7 @@
 // The `messages` tool of `mcp serve --full`: the server's message routes as the person's login (send → POST
 // /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
-// list_agents → GET /v1/agents), with the same client-side checks as the `messages …` commands.
+// list_agents → GET /v1/agents, wakeup_schedule|wakeup_cancel|wakeup_list → /v1/agents/{name}/wakeups), with the same
+// client-side checks as the `messages …` and `wakeups …` commands.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,8 @@ json as_json(const json& answer, const std::string& headline, std::string& text)
 }  // namespace
 
 json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& text) {
-  const std::string action = args.action({"send", "read", "state", "register", "list_agents"});
+  const std::string action = args.action(
+      {"send", "read", "state", "register", "list_agents", "wakeup_schedule", "wakeup_cancel", "wakeup_list"});
   if (action == "send") {
     args.only({"agent_name", "target", "inbox_id", "message", "submission_id"});
     const auto target = args.opt_string("target");
@@ -112,6 +114,26 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
     if (auto provider = args.opt_string("provider")) body["provider"] = *provider;
     const Config config = login();
     return as_json(client_for(config).post("/v1/agents", body), "registered " + name, text);
+  }
+  if (action.rfind("wakeup_", 0) == 0) {  // R-W1: the person's side of an agent's wakeups
+    if (action == "wakeup_schedule") args.only({"agent_name", "after_minutes", "at", "note", "wakeup_id"});
+    if (action == "wakeup_cancel") args.only({"agent_name", "wakeup_id"});
+    if (action == "wakeup_list") args.only({"agent_name"});
+    const std::string agent = args.string("agent_name");
+    check_agent_name(agent);
+    const std::string path = "/v1/agents/" + url_encode(agent) + "/wakeups";
+    const Config config = login();
+    if (action == "wakeup_list") return as_json(client_for(config).get(path), "wakeups of agent:" + agent, text);
+    if (action == "wakeup_cancel")
+      return as_json(client_for(config).post(path + "/" + url_encode(args.string("wakeup_id")) + "/cancel",
+                                             json::object()),
+                     "cancelled", text);
+    json body = {{"note", args.string("note")}};
+    if (auto minutes = args.opt_integer("after_minutes")) body["after_minutes"] = *minutes;
+    if (auto at = args.opt_string("at")) body["at"] = *at;
+    if (auto id = args.opt_string("wakeup_id")) body["wakeup_id"] = *id;
+    return as_json(client_for(config).post(path, body), "scheduled: it prompts agent:" + agent + "'s chat when due",
+                   text);
   }
   args.only({});
   const Config config = login();

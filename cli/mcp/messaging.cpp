@@ -10,6 +10,7 @@
 #include "agentworks/error.hpp"
 #include "agentworks/local_protocol.hpp"
 #include "agentworks/random.hpp"
+#include "agentworks/utc_time.hpp"
 #include "functions/describe.hpp"
 
 namespace agentworks::cli::mcp {
@@ -60,6 +61,12 @@ std::string read_text(const json& a) {
   out << "\nnext_cursor: " << str(a, "next_cursor", "0")
       << " (pass it as `after` to read on; reply with agent_message_reply and the message_id or inbox).";
   return out.str();
+}
+
+std::string wakeup_line(const json& w) {
+  const json due = w.value("due_at", json());
+  return str(w, "wakeup_id", "?") + " " + str(w, "state", "?") + ", due " +
+         (due.is_number_integer() ? utc_text(due.get<std::int64_t>()) : std::string("?")) + ": " + str(w, "note");
 }
 
 std::string peers_text(const json& a) {
@@ -144,7 +151,21 @@ std::string describe_function_answer(const json& a) {
          functions::describe_call(a, functions::Surface::chat);
 }
 
+std::string describe_wakeup_answer(const json& a) {
+  if (a.contains("wakeups")) {
+    const json list = a.value("wakeups", json::array());
+    std::string text = "Wakeups of " + str(a, "agent_name", "?") + ": " + std::to_string(list.size()) + ".";
+    if (a.value("paused", false)) text += " The person has paused wakeups: due ones wait until resumed.";
+    for (const auto& w : list) text += "\n- " + wakeup_line(w);
+    return text;
+  }
+  if (str(a, "state") == "cancelled") return "Cancelled: " + wakeup_line(a) + ".";
+  return "Scheduled: " + wakeup_line(a) + ". When it is due, a message starts a turn in this chat; cancel it with "
+         "cancel_message_wakeup(wakeup_id), move it with schedule_message_wakeup(wakeup_id, ...).";
+}
+
 std::string describe_answer(const std::string& op, const json& answer) {
+  if (op == local_protocol::op::wakeup) return describe_wakeup_answer(answer.value("answer", json::object()));
   if (op == local_protocol::op::function && answer.value("queued", false))
     return queued_text(answer) + " Once made, its outcome arrives in this chat as a message.";
   if (op == local_protocol::op::function) return describe_function_answer(answer.value("answer", json::object()));

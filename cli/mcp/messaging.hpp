@@ -36,6 +36,9 @@ nlohmann::json call_messaging_op(const std::string& op, nlohmann::json fields, c
 // the chat's tools name the next step.
 std::string describe_function_answer(const nlohmann::json& server_object);
 
+// The server's Wakeup or wakeup list (R-W1), told the way the chat's tools name the next step.
+std::string describe_wakeup_answer(const nlohmann::json& server_object);
+
 // One paragraph (or a list, for read and peers) describing a success answer of `op`.
 std::string describe_answer(const std::string& op, const nlohmann::json& answer);
 

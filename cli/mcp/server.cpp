@@ -119,8 +119,9 @@ class Server {
       json structured = answer;
       structured.erase("ok");
       structured.erase("id");
-      // A function tool answers the server's own object (a Call, a functions list), as the full connection does.
-      if (op == local_protocol::op::function && !answer.value("queued", false))
+      // A function or wakeup tool answers the server's own object (a Call, a Wakeup, a list), as the full
+      // connection does.
+      if ((op == local_protocol::op::function || op == local_protocol::op::wakeup) && !answer.value("queued", false))
         structured = answer.value("answer", json::object());
       return {{"content", json::array({{{"type", "text"}, {"text", describe_answer(op, answer)}}})},
               {"structuredContent", structured},

@@ -182,6 +182,25 @@ json tool_list() {
                        "is connected now.",
                        json::object(), json::array()));
   for (auto& t : function_tools(true)) tools.push_back(std::move(t));
+  tools.push_back(tool(
+      "schedule_message_wakeup",
+      "Ask to be prompted again later in this chat, e.g. to check on something that takes time. The wakeup is "
+      "kept by the server with your agent (it survives restarts); when it is due a message \"Wakeup ... NOTE\" "
+      "starts a turn here. Incoming messages do not cancel it. Give after_minutes or at; give wakeup_id to move "
+      "one you scheduled.",
+      {{"after_minutes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 43200},
+                          {"description", "Minutes from now (1-43200, at most 30 days)."}}},
+       {"at", string_prop("An RFC 3339 time with a zone, e.g. 2026-12-24T09:00:00Z, at most 30 days ahead.")},
+       {"note", string_prop("What to do when it comes (1-1,000 characters); it is shown to you then.")},
+       {"wakeup_id", string_prop("Reschedule this pending wakeup (wku_...) instead of adding one.")}},
+      {"note"}));
+  tools.push_back(tool("cancel_message_wakeup", "Cancel a pending wakeup of this chat's agent.",
+                       {{"wakeup_id", string_prop("The wakeup (wku_...), as schedule_message_wakeup answered it.")}},
+                       {"wakeup_id"}));
+  tools.push_back(tool("list_message_wakeups",
+                       "List this chat's agent's wakeups: the pending ones first (with when they are due), then the "
+                       "last others with their state (due, offered, delivered, cancelled, interrupted).",
+                       json::object(), json::array()));
   return {{"tools", tools}};
 }
 
@@ -257,6 +276,15 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
     fields = args;  // the bridge checks each field's type and range, the server the rest
     fields["action"] = action;
     return std::string(local_protocol::op::function);
+  }
+  for (std::size_t i = 0; i < kWakeupTools.size(); ++i) {
+    if (name != kWakeupTools[i]) continue;
+    static const std::map<std::string, std::set<std::string>> kArgs = {
+        {"schedule", {"after_minutes", "at", "note", "wakeup_id"}}, {"cancel", {"wakeup_id"}}, {"list", {}}};
+    only_known(name, args, kArgs.at(kWakeupActions[i]));
+    fields = args;  // the bridge checks each field's type, the server the ranges
+    fields["action"] = kWakeupActions[i];
+    return std::string(local_protocol::op::wakeup);
   }
   throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
 }

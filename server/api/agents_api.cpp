@@ -10,7 +10,9 @@
 #include "crews/access.hpp"
 #include "store/agent_state.hpp"
 #include "store/grants_store.hpp"
+#include "clock.hpp"
 #include "store/store.hpp"
+#include "store/wakeups_store.hpp"
 
 namespace agentworks::server::api {
 
@@ -116,8 +118,13 @@ Response get_agent_state(Ctx& c) {
     receiving = {{"attachment_id", st.receiving->attachment_id},
                  {"provider", st.receiving->provider},
                  {"session_id", st.receiving->native_session_id}};
+  json wakeups = json::array();  // R-W5: the owner sees every wakeup state beside the deliveries
+  const std::int64_t t = now();
+  for (const Wakeup& w : list_wakeups(c.store, c.caller, st.agent.name)) wakeups.push_back(wakeup_json(w, t));
   return json_reply(200, json{{"agent_name", st.agent.name},
                               {"communication", st.agent.communication},
+                              {"wakeups", wakeups},
+                              {"wakeups_paused", wakeups_paused(c.store, c.caller.account_id)},
                               {"receiving", receiving},
                               {"inboxes", inboxes},
                               {"next_after", opt(st.next_after)}});

@@ -103,4 +103,11 @@ json connection_json(const Connection& c) {
               {"revoked", c.revoked}};
 }
 
+json wakeup_json(const Wakeup& w, std::int64_t now) {
+  const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  return json{{"wakeup_id", w.wakeup_id},   {"agent_name", w.agent_name}, {"note", w.note},
+              {"due_at", w.due_at},         {"state", visible_state(w, now)}, {"created_at", w.created_at},
+              {"updated_at", w.updated_at}, {"message_id", opt(w.message_id)}, {"fired_at", opt(w.fired_at)}};
+}
+
 }  // namespace agentworks::server

@@ -8,6 +8,7 @@
 
 #include "request/response.hpp"  // dump(), the one JSON text rule
 #include "store/records.hpp"
+#include "store/wakeups_store.hpp"
 
 namespace agentworks::server {
 
@@ -18,5 +19,7 @@ nlohmann::json delivery_json(const Message& m);
 nlohmann::json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected);
 nlohmann::json attachment_json(const Attachment& a, int streams);
 nlohmann::json connection_json(const Connection& c);
+// A wakeup (R-W5) as its owner sees it at `now` (a pending one past its time reads `due`).
+nlohmann::json wakeup_json(const Wakeup& w, std::int64_t now);
 
 }  // namespace agentworks::server

@@ -13,19 +13,6 @@ namespace agentworks::server::api {
 
 using nlohmann::json;
 
-namespace {
-
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
-
-json wakeup_json(const Wakeup& w, std::int64_t t) {
-  return json{{"wakeup_id", w.wakeup_id}, {"agent_name", w.agent_name}, {"note", w.note},
-              {"due_at", w.due_at},       {"state", visible_state(w, t)}, {"created_at", w.created_at},
-              {"updated_at", w.updated_at}, {"message_id", opt(w.message_id)}, {"fired_at", opt(w.fired_at)}};
-}
-
-}  // namespace
-
 Response schedule_wakeup(Ctx& c) {
   const Body b(c.body, {"after_minutes", "at", "note", "wakeup_id"});
   WakeupRequest r;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -17,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "agentworks/utc_time.hpp"
 #include "support/bridge_journal_reader.hpp"
 #include "testing/binaries.hpp"
 #include "testing/bridge_client.hpp"
@@ -43,7 +45,7 @@ std::string with_id(json request, int id) {
 class BridgeCrashTest : public MessagingTest {
  protected:
   void SetUp() override {
-    start_server({"--heartbeat-seconds", "1"});
+    start_server({"--heartbeat-seconds", "1", "--wakeup-tick-seconds", "1"});
     register_agent(owner(), "worker");
   }
 
@@ -203,6 +205,59 @@ TEST_F(BridgeCrashTest, KillNineWhileMessagesFlowAndAreTaken_RB5_RB6_Invariant1)
   if (failpoints) {
     EXPECT_GT(failpoint_kills, 0);
   }
+}
+
+// R-W4: a wakeup whose offer was cut by a SIGKILL (after the offer's commit, before the chat had it) is never
+// offered again; the next delivery tells the chat it may not have arrived, and the wakeup reads interrupted.
+TEST_F(BridgeCrashTest, AWakeupWhoseOfferACrashCutReadsInterrupted_RW4) {
+  const std::string session = "sess-wake";
+  const json deliver = {{"op", "deliver"}, {"provider", "claude"}, {"session_id", session}};
+  const auto pending = [&]() {
+    const auto status = bridge_call(home_, {{"op", "status"}});
+    if (status)
+      for (const auto& a : (*status)["attachments"])
+        if (a["session_id"] == session) return a.value("pending", 0);
+    return -1;
+  };
+  std::string id;
+  const auto wakeup = [&]() {
+    const json list = cli_ok(owner(), {"wakeups", "list", "--agent", "waker"});
+    for (const json& w : list.at("wakeups"))
+      if (w.at("wakeup_id") == id) return w;
+    return json();
+  };
+  {
+    BridgeProcess bridge(home_);
+    bridge.start();
+    if (!bridge_call(home_, {{"op", "ping"}})->value("failpoints", false)) GTEST_SKIP() << "bridge built without failpoints";
+    const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
+                                       {"agent_name", "waker"}, {"purpose", "wakes up"}});
+    ASSERT_TRUE(a && a->value("ok", false)) << (a ? a->dump() : "no answer");
+    const std::string soon = utc_text(static_cast<std::int64_t>(std::time(nullptr)) + 2);
+    id = cli_ok(owner(), {"wakeups", "schedule", "--agent", "waker", "--at", soon, "--note", "look again"})
+             .at("wakeup_id")
+             .get<std::string>();
+    ASSERT_TRUE(wait_until([&] { return pending() == 1; }, std::chrono::seconds(30))) << wakeup().dump();
+    EXPECT_EQ(bridge.stop(), 0);
+  }
+  {
+    BridgeProcess crashing(home_, {{"AGENTWORKS_FAILPOINT", "bridge.after_offer_commit"}});
+    crashing.start();
+    EXPECT_FALSE(bridge_call(home_, deliver));  // killed before its answer
+    const auto code = crashing.child().wait_exit(std::chrono::seconds(20));
+    ASSERT_TRUE(code);
+    EXPECT_EQ(*code, 128 + SIGKILL);
+  }
+  EXPECT_EQ(wakeup().at("state"), "offered");
+  BridgeProcess bridge(home_);
+  bridge.start();
+  const auto told = bridge_call(home_, deliver);
+  ASSERT_TRUE(told && told->value("ok", false)) << (told ? told->dump() : "no answer");
+  EXPECT_TRUE(told->at("message_ids").empty()) << "never offered again";
+  EXPECT_NE(told->value("text", "").find(wakeup().at("message_id").get<std::string>()), std::string::npos)
+      << told->dump();
+  EXPECT_TRUE(wait_until([&] { return wakeup().at("state") == "interrupted"; }, std::chrono::seconds(20)))
+      << wakeup().dump();
 }
 
 // Issue 12.7, R-B5, R-B6: a SIGKILL between the offer's commit and its answer (both failpoints) loses the batch

@@ -5,7 +5,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <ctime>
 #include <set>
+
+#include "agentworks/utc_time.hpp"
 
 #include "support/bridge_journal_reader.hpp"
 #include "testing/binaries.hpp"
@@ -32,7 +35,7 @@ std::size_t utf16(const std::string& s) {
 class BridgeHookOpsTest : public BridgeTest {
  protected:
   void SetUp() override {
-    start_server({"--heartbeat-seconds", "1"});
+    start_server({"--heartbeat-seconds", "1", "--wakeup-tick-seconds", "1"});
     register_agent(owner(), "worker");
   }
 
@@ -468,6 +471,57 @@ TEST_F(BridgeHookOpsTest, ADirectAgentsFinalTextIsItsReplyOnce_RX1_RX5) {
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "It is 4."), 1) << "a repeated stop never doubles it";
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "private words"), 0) << "explicit stays private";
   EXPECT_EQ(first_texts.back(), "A?") << "nothing after the worker's next question";
+}
+
+// R-W1 R-W2 R-W3 R-W5: the chat schedules, lists and cancels its own wakeups through the bridge (the op behind its
+// tools); a due one arrives in the same offer as a message that waits with it, named as the server's, and the
+// chat's acknowledgement reads delivered on the server. Bad input is refused with the field named.
+TEST_F(BridgeHookOpsTest, AChatsWakeupPromptsItsTurnWithTheWaitingMessage_RW1_RW2_RW3_RW5) {
+  start_bridge();
+  attach_connected("s1");
+  const auto wakeup = [&](json fields) {
+    json req = {{"op", "wakeup"}, {"provider", "claude"}, {"session_id", "s1"}};
+    for (auto& [k, v] : fields.items()) req[k] = v;
+    return call(req);
+  };
+  const json later = wakeup({{"action", "schedule"}, {"after_minutes", 60}, {"note", "not yet"}});
+  ASSERT_TRUE(later.value("ok", false)) << later.dump();
+  const std::string later_id = later.at("answer").at("wakeup_id").get<std::string>();
+  const json soon = wakeup({{"action", "schedule"},
+                            {"at", utc_text(static_cast<std::int64_t>(std::time(nullptr)) + 2)},
+                            {"note", "check the CI run"}});
+  ASSERT_TRUE(soon.value("ok", false)) << soon.dump();
+  const std::string id = soon.at("answer").at("wakeup_id").get<std::string>();
+  EXPECT_EQ(wakeup({{"action", "list"}}).at("answer").at("wakeups").size(), 2u);
+  EXPECT_EQ(wakeup({{"action", "cancel"}, {"wakeup_id", later_id}}).at("answer").at("state"), "cancelled");
+  EXPECT_EQ(wakeup({{"action", "snooze"}}).at("error").at("code"), "bad_request");
+  EXPECT_EQ(wakeup({{"action", "schedule"}, {"after_minutes", "5"}, {"note", "n"}}).at("error").at("code"),
+            "bad_request");
+  EXPECT_EQ(wakeup({{"action", "list"}, {"note", "n"}}).at("error").at("code"), "bad_request");
+  EXPECT_EQ(wakeup({{"action", "schedule"}, {"after_minutes", 0}, {"note", "n"}}).at("error").at("code"),
+            "bad_request");
+
+  const std::string message_id = send("is the build green?");
+  ASSERT_TRUE(wait_pending("s1", 2, std::chrono::seconds(30))) << "the wakeup never reached the bridge";
+  const json offer = deliver("s1", {{"stop_hook_active", false}, {"process", kProcess}});
+  ASSERT_EQ(offer.at("message_ids").size(), 2u) << "one offer carries the message and the wakeup: " << offer.dump();
+  const std::string text = offer.at("text").get<std::string>();
+  EXPECT_NE(text.find("agentworks (a wakeup you scheduled, not an agent's words)"), std::string::npos) << text;
+  EXPECT_NE(text.find("check the CI run"), std::string::npos) << text;
+  EXPECT_NE(text.find("is the build green?"), std::string::npos) << text;
+  const auto state_of_wakeup = [&] {
+    const json list = cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"});
+    for (const json& w : list.at("wakeups"))
+      if (w.at("wakeup_id") == id) return w;
+    return json();
+  };
+  EXPECT_EQ(state_of_wakeup().at("state"), "offered");
+  const std::string notice_id = state_of_wakeup().at("message_id").get<std::string>();
+  const json ack = call({{"op", "ack"}, {"provider", "claude"}, {"session_id", "s1"}, {"message_id", notice_id},
+                         {"delivery", "processed"}});
+  ASSERT_TRUE(ack.value("ok", false)) << ack.dump();
+  EXPECT_TRUE(wait_until([&] { return state_of_wakeup().at("state") == "delivered"; }, std::chrono::seconds(20)));
+  EXPECT_NE(message_id, notice_id);
 }
 
 }  // namespace

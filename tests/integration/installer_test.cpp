@@ -488,10 +488,11 @@ TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) 
        pos = text.find("approval_mode = \"approve\"", pos + 1)) {
     ++approvals;
   }
-  EXPECT_EQ(approvals, 11u) << text;
+  EXPECT_EQ(approvals, 14u) << text;
   for (const std::string tool :
        {"agent_message_ack", "agent_message_no_reply", "agent_message_reply", "agent_message_send", "agent_message_read", "agent_message_peers",
-        "list_functions", "call_function", "get_function_call", "reply_function_call", "cancel_function_call"}) {
+        "list_functions", "call_function", "get_function_call", "reply_function_call", "cancel_function_call",
+        "schedule_message_wakeup", "cancel_message_wakeup", "list_message_wakeups"}) {
     EXPECT_NE(text.find("[mcp_servers.agentworks.tools." + tool + "]\napproval_mode = \"approve\"\n"), std::string::npos)
         << tool << "\n" << text;
   }
@@ -545,7 +546,10 @@ TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemoves
                          "mcp__plugin_agentworks_agentworks__call_function",
                          "mcp__plugin_agentworks_agentworks__get_function_call",
                          "mcp__plugin_agentworks_agentworks__reply_function_call",
-                         "mcp__plugin_agentworks_agentworks__cancel_function_call"}))
+                         "mcp__plugin_agentworks_agentworks__cancel_function_call",
+                         "mcp__plugin_agentworks_agentworks__schedule_message_wakeup",
+                         "mcp__plugin_agentworks_agentworks__cancel_message_wakeup",
+                         "mcp__plugin_agentworks_agentworks__list_message_wakeups"}))
       << allowed.dump();
   EXPECT_EQ(allowed["model"], "opus");
 

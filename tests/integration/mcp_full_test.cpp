@@ -278,6 +278,26 @@ TEST_F(McpFullTest, MessagesToolRegistersSendsReadsAndShowsState) {
   EXPECT_EQ(view.dump().find("ready"), std::string::npos) << view.dump();
   EXPECT_EQ(tool_error("messages", {{"action", "state"}, {"agent_name", "reviewer"}, {"message_id", message_id}}),
             "bad_request");
+
+  // R-W1 R-W5: the person's side of an agent's wakeups; the owner's view shows them beside the deliveries.
+  const json wakeup = tool_ok("messages", {{"action", "wakeup_schedule"}, {"agent_name", "reviewer"},
+                                           {"after_minutes", 20}, {"note", "look again"}})["structuredContent"];
+  const std::string wakeup_id = wakeup["wakeup_id"];
+  EXPECT_EQ(wakeup["state"], "pending");
+  EXPECT_EQ(tool_error("messages", {{"action", "wakeup_schedule"}, {"agent_name", "reviewer"}, {"note", "n"}}),
+            "bad_request");
+  EXPECT_EQ(tool_error("messages", {{"action", "wakeup_list"}, {"agent_name", "reviewer"}, {"note", "n"}}),
+            "bad_request");
+  const json with_wakeup =
+      tool_ok("messages", {{"action", "state"}, {"agent_name", "reviewer"}})["structuredContent"];
+  ASSERT_EQ(with_wakeup["wakeups"].size(), 1u) << with_wakeup.dump();
+  EXPECT_EQ(with_wakeup["wakeups"][0]["wakeup_id"], wakeup_id);
+  EXPECT_EQ(tool_ok("messages", {{"action", "wakeup_cancel"}, {"agent_name", "reviewer"}, {"wakeup_id", wakeup_id}})
+                ["structuredContent"]["state"],
+            "cancelled");
+  EXPECT_EQ(tool_ok("messages", {{"action", "wakeup_list"}, {"agent_name", "reviewer"}})["structuredContent"]
+                ["wakeups"][0]["state"],
+            "cancelled");
 }
 
 }  // namespace

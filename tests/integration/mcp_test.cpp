@@ -109,7 +109,8 @@ TEST_F(McpTest, HandshakeListsTheMessagingAndFunctionTools_RC1_RD1) {
   EXPECT_EQ(names, (std::set<std::string>{"agent_message_ack", "agent_message_no_reply", "agent_message_reply", "agent_message_send",
                                           "agent_message_read", "agent_message_peers", "list_functions",
                                           "call_function", "get_function_call", "reply_function_call",
-                                          "cancel_function_call"}));
+                                          "cancel_function_call", "schedule_message_wakeup",
+                                          "cancel_message_wakeup", "list_message_wakeups"}));
   // A second client with the channel flag declares experimental["claude/channel"]; the plain one does not.
   McpDriver& plain = driver({}, false);
   const json info = serve(plain, {});
@@ -243,6 +244,36 @@ TEST_F(McpTest, AGrantedChatDelegatesAndIsToldOfQuestionAndOutcome_RD1_RD2) {
                   .value("isError", false));
   EXPECT_FALSE(d.call("get_function_call", {{"call_id", id}, {"answer", "x"}}).value("ok", true))
       << "an unknown argument is invalid params, as for every tool";
+}
+
+// R-W1 R-W5: the chat's wakeup tools schedule, move, list and cancel the wakeups of its own agent, answer the
+// server's Wakeup as structuredContent with a text that names the next step, and a bad argument is the tool's
+// error (nothing scheduled).
+TEST_F(McpTest, TheChatsWakeupToolsManageItsOwnAgentsWakeups_RW1_RW5) {
+  McpDriver& d = driver();
+  attach("claude", "sess-wake", "reviewer", d.process_key());
+  const json scheduled = tool_ok(d, "schedule_message_wakeup", {{"after_minutes", 45}, {"note", "check the deploy"}});
+  const std::string id = scheduled["structuredContent"]["wakeup_id"].get<std::string>();
+  EXPECT_EQ(scheduled["structuredContent"]["state"], "pending");
+  EXPECT_NE(text_of(scheduled).find("cancel_message_wakeup"), std::string::npos) << text_of(scheduled);
+  const json too_far = tool(d, "schedule_message_wakeup",
+                            {{"at", "2099-01-01T00:00:00Z"}, {"note", "too far"}, {"wakeup_id", id}});
+  EXPECT_TRUE(too_far.value("isError", false)) << too_far.dump();
+  EXPECT_EQ(too_far["structuredContent"]["error"]["code"], "bad_request");
+  EXPECT_NE(text_of(too_far).find("30 days"), std::string::npos) << text_of(too_far);
+  const json moved = tool_ok(d, "schedule_message_wakeup", {{"after_minutes", 90}, {"note", "check it"},
+                                                            {"wakeup_id", id}});
+  EXPECT_EQ(moved["structuredContent"]["wakeup_id"], id);
+  EXPECT_FALSE(d.call("list_message_wakeups", {{"agent_name", "worker"}}).value("ok", true))
+      << "a chat names no other agent: an unknown argument is invalid params";
+  const json listed = tool_ok(d, "list_message_wakeups", json::object());
+  ASSERT_EQ(listed["structuredContent"]["wakeups"].size(), 1u) << listed.dump();
+  EXPECT_EQ(listed["structuredContent"]["wakeups"][0]["note"], "check it");
+  EXPECT_NE(text_of(listed).find(id + " pending"), std::string::npos) << text_of(listed);
+  EXPECT_EQ(tool_ok(d, "cancel_message_wakeup", {{"wakeup_id", id}})["structuredContent"]["state"], "cancelled");
+  EXPECT_EQ(cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"})["wakeups"][0]["state"], "cancelled")
+      << "the person sees what the chat did";
+  EXPECT_EQ(cli_ok(owner(), {"wakeups", "list", "--agent", "worker"})["wakeups"].size(), 0u);
 }
 
 // R-C1, R-C4, R-C5, R-B13, R-C9: every tool acts as the attached agent through its child connection.

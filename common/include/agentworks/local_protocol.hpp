@@ -27,6 +27,7 @@ inline constexpr std::string_view read = "read";
 inline constexpr std::string_view channel_take = "channel_take";
 inline constexpr std::string_view peers = "peers";
 inline constexpr std::string_view function = "function";
+inline constexpr std::string_view wakeup = "wakeup";
 inline constexpr std::string_view deliver = "deliver";
 inline constexpr std::string_view command = "command";
 inline constexpr std::string_view activity = "activity";

@@ -85,6 +85,7 @@ std::string hint(const DeliveryContext& ctx) {
 
 std::string sender_of(const DeliveryMessage& m) {
   // R-D2: the server's notice about a call the agent made, not another agent's words.
+  if (m.kind == "wakeup") return "agentworks (a wakeup you scheduled, not an agent's words)";  // R-W2
   if (!m.call_id.empty() && !m.kind.empty() && m.kind != "message")
     return "agentworks (" + m.kind + " of function call " + m.call_id + ", not an agent's words)";
   if (!m.sender_agent.empty()) return "agent:" + m.sender_agent;

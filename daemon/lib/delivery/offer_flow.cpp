@@ -86,6 +86,22 @@ void settle_offers(DeliveryServices& bridge, const std::vector<std::string>& mes
   });
 }
 
+void lost_offers_told(DeliveryServices& bridge, const std::string& attachment_id,
+                      const std::vector<std::string>& message_ids) {
+  if (message_ids.empty()) return;
+  bridge.journal().possibly_lost_told(message_ids);
+  const auto row = bridge.journal().attachment(attachment_id);
+  const auto token = row ? bridge.token_for(*row) : std::nullopt;
+  if (!row || !token) return;
+  call_server(bridge, "POST", row->server_url, "/v1/attachments/" + attachment_id + "/interrupted", *token,
+              {{"message_ids", message_ids}}, [count = message_ids.size()](const ServerAnswer& a) {
+                if (a.error != nullptr)
+                  log::warn("could not report " + std::to_string(count) +
+                            " offers that may not have arrived (a wakeup among them keeps reading offered): " +
+                            a.error->what());
+              });
+}
+
 void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome) {
   if (outcome.batch.guidance) {
     bridge.journal().restore_guidance(outcome.row.attachment_id, outcome.batch.previous_guidance);

@@ -43,6 +43,12 @@ using OfferDone = std::function<void(OfferOutcome outcome)>;
 // Offers that reached their chat (or may not have): recorded in the journal, a journal failure stops the bridge.
 void settle_offers(DeliveryServices& bridge, const std::vector<std::string>& message_ids, bool emitted);
 
+// The chat was told these offers may not have arrived (R-B6): recorded in the journal (journal errors propagate),
+// and reported to the server, whose wakeups among them read `interrupted` and are never offered again (R-W4). The
+// report is one request, not retried: when it fails it is logged and such a wakeup keeps reading `offered`.
+void lost_offers_told(DeliveryServices& bridge, const std::string& attachment_id,
+                      const std::vector<std::string>& message_ids);
+
 // An offered outcome could not be carried to its chat (building its answer or push failed): a definite failure
 // before delivery. The guidance timestamp is restored (R-B17); the messages stay offered (invariant 1) and count
 // as not arrived, so the chat's next delivery says so (R-B6). Journal errors propagate.

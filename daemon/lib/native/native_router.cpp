@@ -508,7 +508,7 @@ void NativeRouter::settle(const PushState& st, const std::vector<CachedMessage>&
           break;
         }
         settle_offers(bridge_, ids, true);
-        bridge_.journal().possibly_lost_told(st.lost_listed);
+        lost_offers_told(bridge_, st.attachment_id, st.lost_listed);
         summary = "delivered " + count_words(included.size()) + " through " + route_name(st.provider) +
                   (result.detail.empty() ? "" : " (" + result.detail + ")");
         if (is_provider(st.provider, Provider::codex)) record_queue_admission(st, included);

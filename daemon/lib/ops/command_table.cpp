@@ -71,6 +71,10 @@ const std::vector<Command>& commands() {
        "passes (then it is empty)."},
       {op::peers, op_peers, claims_session,
        "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
+      {op::wakeup, op_wakeup, claims_session,
+       "{provider+session_id | process, action: schedule|cancel|list, after_minutes?, at?, note?, wakeup_id?}: the "
+       "durable wakeups of this chat's agent (R-W1), with its child connection. Answers {agent_name, answer: the "
+       "server's Wakeup or {agent_name, paused, wakeups}}."},
       {op::function, op_function, claims_session,
        "{provider+session_id | process, action: list|call|status|reply|cancel, target?, function?, arguments?, "
        "submission_id?, notify?, call_id?, after?, message_limit?, after_event?, request_id?, answer?}: the Crew "

@@ -38,6 +38,7 @@ void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply, c
 void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_function(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_wakeup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 // Journals one outbox request (kind ack|reply|send|call) unless the same submission id already did: then answers
 // its recorded outcome, or `conflict` for a different request (ops_outbox.cpp).
 void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& kind, const std::string& path,

@@ -58,8 +58,8 @@ bool deliver_notice_only(Bridge& bridge, const SessionKey& key, const Attachment
   json out = quiet_answer(bridge, row, 0, false);
   out["text"] = text.text;
   out["possibly_lost"] = text.lost_listed;
-  reply.ok(out, [&bridge, listed = text.lost_listed](bool written) {
-    if (written) bridge.guard_journal("after a notice", [&] { bridge.journal().possibly_lost_told(listed); });
+  reply.ok(out, [&bridge, listed = text.lost_listed, attachment_id = row.attachment_id](bool written) {
+    if (written) bridge.guard_journal("after a notice", [&] { lost_offers_told(bridge, attachment_id, listed); });
   });
   return true;
 }
@@ -144,8 +144,8 @@ void op_deliver(Bridge& bridge, const json& req, const Reply& reply, const Attac
                 {"possibly_lost", *listed},
                 {"guarded", false}};
   };
-  answer.written = [&bridge, listed](bool written) {
-    if (written) bridge.journal().possibly_lost_told(*listed);
+  answer.written = [&bridge, listed, attachment_id = row->attachment_id](bool written) {
+    if (written) lost_offers_told(bridge, attachment_id, *listed);
   };
   answer.held = [&bridge](const AttachmentRow& r, std::size_t held) { return quiet_answer(bridge, r, held, false); };
   release_and_offer(bridge, *row, *token, std::move(pending), std::move(select),

@@ -22,17 +22,6 @@ namespace {
 
 constexpr long kFunctionCallTimeoutMs = 15000;
 
-// Only the fields an action takes: anything else is a mistake the agent should hear about.
-void only(const json& req, std::initializer_list<const char*> allowed) {
-  static const char* const kSession[] = {"op", "v", "id", "provider", "session_id", "process", "action"};
-  for (const auto& [key, value] : req.items()) {
-    bool known = false;
-    for (const char* k : kSession) known = known || key == k;
-    for (const char* k : allowed) known = known || key == k;
-    if (!known) throw Error(ErrorCode::bad_request, "field '" + key + "' is not one this action takes");
-  }
-}
-
 std::string call_path(const json& req) {
   const std::string id = required_string(req, "call_id", 64);
   if (id.rfind("call_", 0) != 0) throw Error(ErrorCode::bad_request, "field 'call_id' must be a call id (call_…)");
@@ -49,11 +38,11 @@ struct ServerRequest {
 ServerRequest server_request(const json& req) {
   const std::string action = required_string(req, "action", 16);
   if (action == "list") {
-    only(req, {"target"});
+    only_action_fields(req, {"target"});
     return {"GET", "/v1/crews/" + url_encode(required_string(req, "target", 200)) + "/functions", nullptr, {}};
   }
   if (action == "call") {
-    only(req, {"target", "function", "arguments", "submission_id", "notify"});
+    only_action_fields(req, {"target", "function", "arguments", "submission_id", "notify"});
     const auto it = req.find("arguments");
     if (it == req.end() || !it->is_object())
       throw Error(ErrorCode::bad_request, "field 'arguments' must be an object (the function's inputs)");
@@ -68,7 +57,7 @@ ServerRequest server_request(const json& req) {
             submission};
   }
   if (action == "status") {
-    only(req, {"call_id", "after", "message_limit", "after_event"});
+    only_action_fields(req, {"call_id", "after", "message_limit", "after_event"});
     std::string path = call_path(req);
     path += "?after=" + std::to_string(optional_int(req, "after", -1, -1, INT64_MAX));
     path += "&message_limit=" + std::to_string(optional_int(req, "message_limit", 100, 1, 500));
@@ -76,14 +65,14 @@ ServerRequest server_request(const json& req) {
     return {"GET", path, nullptr, {}};
   }
   if (action == "reply") {
-    only(req, {"call_id", "request_id", "answer"});
+    only_action_fields(req, {"call_id", "request_id", "answer"});
     return {"POST", call_path(req) + "/replies",
             json{{"request_id", required_string(req, "request_id", 64)},
                  {"answer", required_string(req, "answer", 80000)}},
             {}};
   }
   if (action == "cancel") {
-    only(req, {"call_id"});
+    only_action_fields(req, {"call_id"});
     return {"POST", call_path(req) + "/cancel", json::object(), {}};
   }
   throw Error(ErrorCode::bad_request, "field 'action' must be list, call, status, reply or cancel");

@@ -81,4 +81,14 @@ std::optional<process::ProcessKey> optional_process(const nlohmann::json& req) {
   return process::ProcessKey{static_cast<long>(pid_value), start_text};
 }
 
+void only_action_fields(const nlohmann::json& req, std::initializer_list<const char*> allowed) {
+  static const char* const kSession[] = {"op", "v", "id", "provider", "session_id", "process", "action"};
+  for (const auto& [key, value] : req.items()) {
+    bool known = false;
+    for (const char* k : kSession) known = known || key == k;
+    for (const char* k : allowed) known = known || key == k;
+    if (!known) throw Error(ErrorCode::bad_request, "field '" + key + "' is not one this action takes");
+  }
+}
+
 }  // namespace agentworks::bridge

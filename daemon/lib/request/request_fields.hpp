@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,10 @@ struct SessionKey {
 SessionKey session_key(const nlohmann::json& req);
 
 bool optional_bool(const nlohmann::json& req, const char* field, bool fallback);
+
+// An op with actions (function, wakeup) takes only its session selector, `action` and the action's own fields:
+// anything else is a mistake the agent should hear about (bad_request naming the field).
+void only_action_fields(const nlohmann::json& req, std::initializer_list<const char*> allowed);
 
 // The hook's provider process, `process: {"pid": N, "start": "T"}` (pid > 0, start 1-32 decimal digits);
 // nullopt when absent.
