@@ -5,11 +5,14 @@
 // facts; the adapter is daemon/lib/native/claude_inbox.*, the router daemon/lib/native/native_router.*.
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
+#include "agentworks/utc_time.hpp"
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
 #include "driver/e2e_fixture.hpp"
@@ -190,6 +193,101 @@ TEST_F(ClaudeNativeE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {
   EXPECT_EQ(answers.size(), 1u) << "sent once";
   EXPECT_EQ(http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
                 .at("delivery").at("reply_state"), "replied");
+}
+
+// R-W1, R-W2, R-W3, R-W4 with the real Claude Code: the model schedules two wakeups with the chat's tools and
+// cancels one; the bridge and the server are restarted (a kill -9) while they are pending; the kept one prompts
+// the idle chat once, by native push, in its own turn named as the server's wakeup; the cancelled one never comes.
+TEST_F(ClaudeNativeE2eTest, AWakeupScheduledInTheChatWakesItOnceAcrossRestarts_RW1_RW2_RW3_RW4) {
+  install_with_allowed_tools_in_a_trusted_folder();
+  const auto in_seconds = [](int s) { return utc_text(static_cast<std::int64_t>(std::time(nullptr)) + s); };
+  model_->queue_tool_call({"schedule_message_wakeup", [&](const ModelRequest&) {
+                             return json{{"at", in_seconds(25)}, {"note", "Wakeup check: is deploy 9 done?"}}.dump();
+                           }});
+  model_->queue_tool_call({"schedule_message_wakeup", [&](const ModelRequest&) {
+                             return json{{"at", in_seconds(25)}, {"note", "Cancelled wakeup: never shown"}}.dump();
+                           }});
+  model_->queue_tool_call({"cancel_message_wakeup", [](const ModelRequest& r) {
+                             static const std::regex id(R"(wku_[0-9a-f]+)");
+                             std::string last;
+                             for (auto it = std::sregex_iterator(r.conversation.begin(), r.conversation.end(), id);
+                                  it != std::sregex_iterator(); ++it)
+                               last = it->str();
+                             return json{{"wakeup_id", last}}.dump();
+                           }});
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  ASSERT_TRUE(chat_->send("Check on deploy 9 later"));
+  const auto cancelled = model_->wait_for_tool_result("cancel_message_wakeup", 0, 90s);
+  ASSERT_TRUE(cancelled) << model_->describe();
+  EXPECT_NE(cancelled->output.find("\"state\":\"cancelled\""), std::string::npos) << cancelled->output;
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1)) << "the scheduling turn did not end";
+  const json scheduled = cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"});
+  ASSERT_EQ(scheduled.at("wakeups").size(), 2u) << scheduled.dump();
+
+  EXPECT_EQ(bridge_->stop(), 0);
+  kill_server();
+  restart_server_same_port();
+  bridge_->start();
+  const json after = cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"});
+  ASSERT_EQ(after.at("wakeups").at(0).at("state"), "pending")
+      << "the restarts took past the due time: the test proved nothing\n" << after.dump();
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+
+  // The delivered wakeup reads "Wakeup wku_... you scheduled at T for T: NOTE" (the tool results only echo notes).
+  const auto woken = model_->wait_for_user_text("you scheduled at", 60s);
+  ASSERT_TRUE(woken) << model_->describe();
+  EXPECT_NE(woken->last_user.find("Wakeup check: is deploy 9 done?"), std::string::npos) << woken->last_user;
+  EXPECT_NE(woken->last_user.find("a wakeup you scheduled, not an agent's words"), std::string::npos)
+      << woken->last_user;
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1)) << "the woken turn did not end";
+  ASSERT_TRUE(chat_->send("Anything else?"));
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 1));
+  const auto prompted = turns_with("you scheduled at");
+  EXPECT_EQ(prompted.size(), 1u) << "prompted once: " << model_->describe();
+  for (const auto& turn : prompted)
+    EXPECT_EQ(turn.last_user.find("Cancelled wakeup: never shown"), std::string::npos) << turn.last_user;
+  const json states = cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"});
+  std::set<std::string> seen;
+  for (const json& w : states.at("wakeups")) seen.insert(w.at("state").get<std::string>());
+  EXPECT_EQ(seen, (std::set<std::string>{"offered", "cancelled"})) << states.dump();
+}
+
+// R-W3 with the real Claude Code: a wakeup that comes due while the chat is busy, and a message sent meanwhile,
+// both arrive after that turn (which is not aborted), each once.
+TEST_F(ClaudeNativeE2eTest, AWakeupDueWhileBusyArrivesAfterTheTurnWithAMessage_RW3) {
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  model_->slow_turn_once("Run the long build", 10s);
+  model_->queue_reply("Finished the long build");
+  ASSERT_TRUE(chat_->send("Run the long build"));
+  const auto slow = model_->wait_for_user_text("Run the long build", 30s);
+  ASSERT_TRUE(slow) << model_->describe();
+  const json w = cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at",
+                                  utc_text(static_cast<std::int64_t>(std::time(nullptr)) + 2), "--note",
+                                  "Busy wakeup: look at the build log"});
+  send_from_terminal("reviewer", "Busy message: the build log is in /tmp");
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        const json list = cli_ok(owner(), {"wakeups", "list", "--agent", "reviewer"});
+        return list.at("wakeups").at(0).at("state") != "pending";
+      },
+      20s, 100ms));
+  const bool still_busy = !chat_->wait_results(2, 200ms);
+  const auto wakeup = model_->wait_for_user_text("Busy wakeup: look at the build log", 60s);
+  const auto message = model_->wait_for_user_text("Busy message: the build log is in /tmp", 60s);
+  ASSERT_TRUE(wakeup && message) << model_->describe();
+  EXPECT_GT(wakeup->seq, slow->seq);
+  EXPECT_GT(message->seq, slow->seq);
+  EXPECT_NE(wakeup->conversation.find("Finished the long build"), std::string::npos) << "the turn was not aborted";
+  EXPECT_TRUE(still_busy) << "the wakeup came after the slow turn: the test proved nothing";
+  ASSERT_TRUE(chat_->wait_results(chat_->results() + 2, 90s));
+  EXPECT_EQ(turns_with("Busy wakeup: look at the build log").size(), 1u) << model_->describe();
+  EXPECT_EQ(turns_with("Run the long build").size(), 1u) << "the slow turn was not restarted";
+  note("the wakeup and the message arrived in " +
+       std::string(wakeup->seq == message->seq ? "one turn" : "separate turns") + "; " + w.dump());
 }
 
 // R-N1, R-N2: an idle stream-json chat is woken by a message sent from the terminal: the model gets it with no

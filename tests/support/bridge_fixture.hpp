@@ -31,16 +31,6 @@ class BridgeTest : public MessagingTest {
     bridge_->start();
   }
 
-  // Kills the server (a crash) and starts it again on the same port and data, as after an outage.
-  void kill_server() { server_->kill(); }
-  void restart_server_same_port() {
-    ServerOptions o;
-    o.data_dir = server_->data_dir();
-    o.listen = "127.0.0.1:" + std::to_string(server_->port());
-    o.env = home_.env();
-    server_ = std::make_unique<ServerProcess>(o);
-  }
-
   nlohmann::json call(const nlohmann::json& request) {
     const auto a = bridge_call(home_, request);
     if (!a) throw std::runtime_error("the bridge did not answer " + request.dump());

@@ -18,8 +18,18 @@ EnvOverrides MessagingTest::server_env() const {
   return env;
 }
 
+void MessagingTest::restart_server_same_port() {
+  ServerOptions o;
+  o.data_dir = server_->data_dir();
+  o.listen = "127.0.0.1:" + std::to_string(server_->port());
+  o.extra_args = server_extra_args_;
+  o.env = server_env();
+  server_ = std::make_unique<ServerProcess>(o);
+}
+
 void MessagingTest::start_server(const std::vector<std::string>& extra_args, const EnvOverrides& extra_env) {
   server_extra_env_ = extra_env;
+  server_extra_args_ = extra_args;
   ServerOptions options;
   options.data_dir = home_.path("server-data");
   options.extra_args = extra_args;

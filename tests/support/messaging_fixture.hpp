@@ -38,6 +38,9 @@ class MessagingTest : public ::testing::Test {
   void start_server(const std::vector<std::string>& extra_args = {}, const EnvOverrides& extra_env = {});
   // The temp home's environment plus start_server's `extra_env`: what the server runs with.
   EnvOverrides server_env() const;
+  // Kills the server (a crash) and starts it again on the same port, data and arguments, as after an outage.
+  void kill_server() { server_->kill(); }
+  void restart_server_same_port();
 
   // A new account (agentworks-server account add), logged in with a CLI config of its own.
   Identity add_account(const std::string& name);
@@ -75,6 +78,7 @@ class MessagingTest : public ::testing::Test {
   TempHome home_;
   std::unique_ptr<ServerProcess> server_;
   EnvOverrides server_extra_env_;
+  std::vector<std::string> server_extra_args_;
 
  private:
   std::unique_ptr<Cli> owner_cli_;

@@ -15,7 +15,7 @@ namespace agentworks::e2e {
 using nlohmann::json;
 
 void E2eTest::SetUp() {
-  start_server();
+  start_server({"--wakeup-tick-seconds", "1"});  // R-W4: wakeups fire within a second, so their tests are short
   register_agent(owner(), "worker");
   bridge_ = std::make_unique<testing::BridgeProcess>(home_);
   bridge_->start();
