@@ -196,7 +196,8 @@ bool wakeups_paused(Store& store, const std::string& account_id) {
   return q->step();
 }
 
-int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(const std::string&)>& receiving) {
+int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(const std::string&)>& receiving,
+                     WakeupScan& scan) {
   // Later than one tick and a second of rounding: it waited (paused, or its chat was offline).
   const std::int64_t late_after = store.limits().wakeup_tick_seconds + 1;
   std::vector<Wakeup> due;
@@ -204,10 +205,18 @@ int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(cons
     Q q(store,
         "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"
         " w.message_id, w.fired_at FROM wakeups w WHERE w.state = 'pending' AND w.due_at <= ?"
+        " AND (w.due_at > ? OR (w.due_at = ? AND w.wakeup_id > ?))"
         " AND NOT EXISTS (SELECT 1 FROM wakeup_pauses p WHERE p.account_id = w.account_id)"
-        " ORDER BY w.due_at LIMIT 100");
-    q->bind(1, t);
+        " ORDER BY w.due_at, w.wakeup_id LIMIT 100");
+    q->bind(1, t).bind(2, scan.due_at).bind(3, scan.due_at).bind(4, scan.wakeup_id);
     while (q->step()) due.push_back(read_wakeup(*q));
+  }
+  static_assert(kWakeupFireBatch == 100, "the LIMIT above");
+  // A short page reached the end: the next tick starts over from the oldest due one.
+  if (due.size() < static_cast<std::size_t>(kWakeupFireBatch)) {
+    scan = WakeupScan{};
+  } else {
+    scan = WakeupScan{due.back().due_at, due.back().wakeup_id};
   }
   int fired = 0;
   for (auto& w : due) {

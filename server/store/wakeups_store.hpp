@@ -6,6 +6,7 @@
 // interrupted (the bridge reported the offer may not have arrived: never offered again).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -58,10 +59,20 @@ std::vector<Wakeup> list_wakeups(Store& store, const Connection& caller, const s
 void set_wakeups_paused(Store& store, const Connection& caller, bool paused);
 bool wakeups_paused(Store& store, const std::string& account_id);
 
-// The tick: turns up to kWakeupFireBatch pending wakeups whose time has come into notices, for agents whose chat
-// is receiving now (`receiving`); the others stay pending and read `due` until their chat is back. Returns how many
-// fired. On replicas the conditional update makes each fire once.
-int fire_due_wakeups(Store& store, std::int64_t now, const std::function<bool(const std::string&)>& receiving);
+// Where the tick's scan of due wakeups goes on from: due ones that wait (their chat does not receive) are passed
+// over, and the next tick starts after them, so a backlog of waiting ones never starves a chat that receives.
+struct WakeupScan {
+  std::int64_t due_at = INT64_MIN;
+  std::string wakeup_id;
+};
+
+// The tick: looks at up to kWakeupFireBatch pending wakeups whose time has come, after `scan` (wrapping to the
+// start when it reached the end), and turns those of agents whose chat is receiving now (`receiving`) into
+// notices; the others stay pending and read `due` until their chat is back. Bounded work per tick: a wakeup waits
+// at most one tick per kWakeupFireBatch due ones before it. Returns how many fired. On replicas the conditional
+// update makes each fire once.
+int fire_due_wakeups(Store& store, std::int64_t now, const std::function<bool(const std::string&)>& receiving,
+                     WakeupScan& scan);
 
 // The notices of these messages passed a release check (offered) or were acknowledged (delivered); the bridge
 // reported their offers may not have arrived (interrupted). Messages that are no wakeup's notice are ignored.

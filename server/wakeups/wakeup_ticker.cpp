@@ -32,7 +32,7 @@ void WakeupTicker::tick() {
     store_.in_request([&] {
       fired = fire_due_wakeups(store_, now(), [this](const std::string& agent_id) {
         return presence_.agent_connected(agent_id);
-      });
+      }, scan_);
     });
   } catch (const std::exception& e) {
     spdlog::warn("cannot fire due wakeups (the next tick retries): {}", e.what());

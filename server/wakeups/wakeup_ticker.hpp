@@ -4,6 +4,8 @@
 
 #include <functional>
 
+#include "store/wakeups_store.hpp"
+
 struct event;
 struct event_base;
 
@@ -29,6 +31,7 @@ class WakeupTicker {
   Presence& presence_;
   std::function<void()> schedule_commit_;
   event* timer_ = nullptr;
+  WakeupScan scan_;  // where the next tick's scan goes on from
 };
 
 }  // namespace agentworks::server

@@ -240,5 +240,31 @@ TEST_F(WakeupsTest, APendingWakeupSurvivesACrashAndWaitsForAnOfflineChat_RW1_RW4
   EXPECT_NE(notice->at("message").get<std::string>().find("late"), std::string::npos) << notice->dump();
 }
 
+// R-W4: the tick looks at a bounded page of due wakeups and goes on after the ones that wait; 120 due wakeups of
+// chats that do not receive never keep the wakeup of a chat that receives from firing.
+TEST_F(WakeupsTest, ABacklogOfWaitingWakeupsNeverStarvesAChatThatReceives_RW4) {
+  start_server({"--wakeup-tick-seconds", "1"});
+  const std::string soon = in_seconds(2);
+  for (int a = 0; a < 6; ++a) {
+    const std::string agent = "offline" + std::to_string(a);
+    register_agent(owner(), agent);
+    for (int i = 0; i < 20; ++i)
+      http_json(owner_http(), "POST", "/v1/agents/" + agent + "/wakeups",
+                json{{"at", soon}, {"note", "waits " + std::to_string(i)}}.dump(), 200);
+  }
+  register_agent(owner(), "reviewer");
+  const json attachment = attach_over_http("reviewer", "sess-live");
+  SseStream stream(server_->url(), stream_path(attachment), owner_token());
+  ASSERT_EQ(stream.status(), 200) << stream.error_body();
+  // Scheduled last and due latest: every page before it is full of wakeups that wait.
+  cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(3), "--note", "not starved"});
+  const auto notice = next_wakeup(stream, std::chrono::seconds(20));
+  ASSERT_TRUE(notice.has_value()) << "the receiving chat's wakeup never fired behind 120 waiting ones";
+  EXPECT_NE(notice->at("message").get<std::string>().find("not starved"), std::string::npos);
+  const json waiting = wakeups_of("offline0");
+  EXPECT_EQ(waiting.at("wakeups").at(0).at("state"), "due");
+  EXPECT_TRUE(waiting.at("wakeups").at(0).at("message_id").is_null()) << "nobody receives: nothing fired";
+}
+
 }  // namespace
 }  // namespace agentworks::testing
