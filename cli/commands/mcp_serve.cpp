@@ -38,6 +38,9 @@ class McpServe final : public Command {
     options.flag("--call", call_,
                  "Inside a function execution: the server bound to its call, whose request_input tool asks the "
                  "caller (docs/mcp.md)");
+    options.flag("--explicit", explicit_,
+                 "With --call: the function talks explicitly, so the server also has send_message and no_reply "
+                 "(its answer is what it sends)");
   }
 
   json run(const Context& ctx) override {
@@ -48,9 +51,10 @@ class McpServe final : public Command {
       }
       // The call comes from the execution's environment only, checked before anything is served.
       const auto binding = functions::execution_binding("`agentworks mcp serve --call`");
-      mcp::serve_call(std::cin, std::cout, binding);
+      mcp::serve_call(std::cin, std::cout, binding, explicit_);
       return json{{"stopped", true}};
     }
+    if (explicit_) throw Error(ErrorCode::usage, "--explicit goes with --call (inside a function execution)");
     if (full_) {
       if (!options_.provider.empty() || options_.claude_channel) {
         throw Error(ErrorCode::usage, "--full speaks for your login, not an attached chat: drop --provider and "
@@ -78,6 +82,7 @@ class McpServe final : public Command {
   mcp::ServeOptions options_;
   bool full_ = false;
   bool call_ = false;
+  bool explicit_ = false;
 };
 
 }  // namespace

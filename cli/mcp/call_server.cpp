@@ -34,7 +34,29 @@ const char* const kDescription =
     "returns the answer as its result. With `schema` (a JSON Schema object) the answer is JSON text valid against "
     "it. Ask only what you cannot find out yourself.";
 
-json tool_list() {
+// R-X7: an explicit function's voice. Its text is commentary; these are what the caller receives.
+json explicit_tools() {
+  const json text_schema = {{"type", "object"},
+                            {"properties",
+                             {{"text", {{"type", "string"}, {"description", "The message (1-12,000 characters)"}}}}},
+                            {"required", json::array({"text"})},
+                            {"additionalProperties", false}};
+  const json reason_schema = {
+      {"type", "object"},
+      {"properties", {{"reason", {{"type", "string"}, {"description", "Why (at most 500 characters)"}}}}},
+      {"additionalProperties", false}};
+  return json::array(
+      {{{"name", "send_message"},
+        {"description", "Send a message to the caller of this function. The caller reads only what you send; the last "
+                        "message you send is the call's answer."},
+        {"inputSchema", text_schema}},
+       {{"name", "no_reply"},
+        {"description", "Say on purpose that this task needs no answer from you: the call completes with no answer. "
+                        "Better than ending silent."},
+        {"inputSchema", reason_schema}}});
+}
+
+json tool_list(bool explicit_communication) {
   json tools = json::array({{{"name", kTool},
                          {"description", kDescription},
                          {"inputSchema",
@@ -48,6 +70,8 @@ json tool_list() {
                            {"required", json::array({"question"})},
                            {"additionalProperties", false}}}}});
   for (auto& t : function_tools(false)) tools.push_back(std::move(t));  // R-D4
+  if (explicit_communication)
+    for (auto& t : explicit_tools()) tools.push_back(std::move(t));
   return {{"tools", tools}};
 }
 
@@ -156,6 +180,28 @@ json function_tool(const functions::ExecutionBinding& binding, const std::string
   }
 }
 
+json explicit_tool(const functions::ExecutionBinding& binding, const std::string& name, const json& args) {
+  try {
+    if (!args.is_object()) throw Error(ErrorCode::bad_request, "the arguments must be an object");
+    const char* allowed = name == "send_message" ? "text" : "reason";
+    for (const auto& [key, value] : args.items())
+      if (key != allowed) throw Error(ErrorCode::bad_request, "unknown argument '" + key + "'");
+    auto client = functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file);
+    const std::string base = "/v1/calls/" + url_encode(binding.call_id);
+    if (name == "send_message") {
+      client.post(base + "/messages", json{{"text", string_arg(args, "text")}});
+      return text_result("Sent to the caller. If you send another, the last one is the answer.", false);
+    }
+    json body = json::object();
+    if (args.contains("reason")) body["reason"] = string_arg(args, "reason");
+    client.post(base + "/no-reply", body);
+    return text_result("Recorded: no answer. The call completes without one when your turn ends.", false);
+  } catch (const Error& e) {
+    log_call_server(name + ": " + e.what());
+    return text_result("agentworks: " + std::string(e.what()) + " [" + std::string(code_name(e.code())) + "]", true);
+  }
+}
+
 json ask(const functions::ExecutionBinding& binding, const json& args) {
   try {
     std::optional<json> schema;
@@ -173,7 +219,8 @@ json ask(const functions::ExecutionBinding& binding, const json& args) {
   }
 }
 
-json dispatch(const functions::ExecutionBinding& binding, const std::string& method, const json& params) {
+json dispatch(const functions::ExecutionBinding& binding, bool explicit_communication, const std::string& method,
+             const json& params) {
   if (method == "initialize") {
     const auto requested = params.contains("protocolVersion") && params["protocolVersion"].is_string()
                                ? params["protocolVersion"].get<std::string>()
@@ -185,11 +232,13 @@ json dispatch(const functions::ExecutionBinding& binding, const std::string& met
                                  " tool, never into chat."}};
   }
   if (method == "ping") return json::object();
-  if (method == "tools/list") return tool_list();
+  if (method == "tools/list") return tool_list(explicit_communication);
   if (method == "tools/call") {
     const std::string name = params.contains("name") && params["name"].is_string() ? params["name"].get<std::string>() : "";
     if (function_action(name) != nullptr)
       return function_tool(binding, name, params.contains("arguments") ? params["arguments"] : json::object());
+    if (explicit_communication && (name == "send_message" || name == "no_reply"))
+      return explicit_tool(binding, name, params.contains("arguments") ? params["arguments"] : json::object());
     throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
   }
   throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");
@@ -197,14 +246,15 @@ json dispatch(const functions::ExecutionBinding& binding, const std::string& met
 
 }  // namespace
 
-void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionBinding& binding) {
+void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionBinding& binding,
+                bool explicit_communication) {
   try {
     ensure_curl_initialized();  // before the first waiting thread
     LineWriter writer(out);
     std::atomic<int> waiting{0};
     RpcHandlers handlers;
-    handlers.dispatch = [&binding](const std::string& method, const json& params) {
-      return dispatch(binding, method, params);
+    handlers.dispatch = [&binding, explicit_communication](const std::string& method, const json& params) {
+      return dispatch(binding, explicit_communication, method, params);
     };
     handlers.log = log_call_server;
     handlers.answer_later = [&](const json& id, const std::string& method, const json& params) {

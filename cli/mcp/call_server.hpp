@@ -13,6 +13,8 @@
 namespace agentworks::cli::mcp {
 
 // Returns when `in` ends with no question waiting; with one waiting it ends the process (exit 0). Never throws.
-void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionBinding& binding);
+// `explicit_communication` (R-X7): the function talks explicitly; send_message and no_reply are served too.
+void serve_call(std::istream& in, std::ostream& out, const functions::ExecutionBinding& binding,
+                bool explicit_communication = false);
 
 }  // namespace agentworks::cli::mcp

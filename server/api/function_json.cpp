@@ -27,7 +27,8 @@ json function_json(const functions::FunctionDecl& f) {
               {"runner", functions::runner_name(f.runner)},
               {"timeout_seconds", f.timeout_seconds},
               {"idle_timeout_seconds", f.idle_timeout_seconds},
-              {"allowed_callers", f.allowed_callers}};
+              {"allowed_callers", f.allowed_callers},
+              {"communication", std::string(f.explicit_communication ? "explicit" : "direct")}};
 }
 
 json crew_json(Store& store, const Crew& crew, int max_running) {

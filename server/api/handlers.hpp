@@ -55,6 +55,8 @@ Response get_agent_state(Ctx& c);
 Response cancel_call(Ctx& c);
 Response ask_question(Ctx& c);
 Response get_question(Ctx& c);
+Response send_execution_message(Ctx& c);
+Response decline_execution_reply(Ctx& c);
 
 Response schedule_wakeup(Ctx& c);
 Response list_wakeups(Ctx& c);

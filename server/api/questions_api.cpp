@@ -63,6 +63,30 @@ Response ask_question(Ctx& c) {
   return json_reply(201, json{{"request_id", in.request_id}});
 }
 
+// R-X7: an explicit agent function speaks: each message is recorded, the last one is the call's answer.
+Response send_execution_message(Ctx& c) {
+  const Body b(c.body, {"text"});
+  const std::string text = b.string("text");
+  const auto chars = utf8_length(text);
+  if (!chars || blank_text(text) || *chars > kMaxSentMessageChars)
+    throw Error(ErrorCode::bad_request, "text must be 1-12,000 characters of valid UTF-8, not only spaces");
+  const CallRow call = execution_call(c);
+  record_sent_message(c.store, call.call_id, text);
+  return json_reply(201, json{{"call_id", call.call_id}, {"sent", true}});
+}
+
+// R-X7: an explicit agent function declines to answer: the call completes with no answer and a no_reply event.
+Response decline_execution_reply(Ctx& c) {
+  const Body b(c.body, {"reason"});
+  const std::string reason = b.opt_string("reason").value_or("");
+  const auto chars = utf8_length(reason);
+  if (!chars || *chars > kMaxNoReplyReasonChars)
+    throw Error(ErrorCode::bad_request, "reason must be at most 500 characters of valid UTF-8");
+  const CallRow call = execution_call(c);
+  record_no_reply(c.store, call.call_id, reason);
+  return json_reply(200, json{{"call_id", call.call_id}, {"declined", true}});
+}
+
 Response get_question(Ctx& c) {
   const CallRow call = execution_call(c);
   const int wait = static_cast<int>(int_query(c, "wait_seconds", 0, kMaxWaitSeconds, 0));

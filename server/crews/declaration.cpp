@@ -140,10 +140,11 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
   auto fail = [&](const std::string& key, const std::string& reason) {
     refuse(shown_path, line_of(text, d.name, key), where + (d.name.empty() ? "" : " (" + d.name + ")") + ": " + reason);
   };
-  static const std::set<std::string> known = {"name", "description", "inputs", "output_schema", "run",
-                                              "timeout_seconds", "idle_timeout_seconds", "allowed_callers"};
+  static const std::set<std::string> known = {"name",    "description",     "inputs",
+                                              "output_schema", "run", "timeout_seconds",
+                                              "idle_timeout_seconds", "allowed_callers", "communication"};
   for (const auto& [key, value] : f.items())
-    if (known.count(key) == 0) fail(key, "unknown key '" + key + "' (known: name, description, inputs, output_schema, run, timeout_seconds, idle_timeout_seconds, allowed_callers)");
+    if (known.count(key) == 0) fail(key, "unknown key '" + key + "' (known: name, description, inputs, output_schema, run, timeout_seconds, idle_timeout_seconds, allowed_callers, communication)");
   if (!f.contains("name") || !f["name"].is_string()) fail("name", "\"name\" (a string) is required");
   if (!valid_agent_name(d.name))
     fail("name", "name '" + d.name + "' breaks the name rules (1-64 of letters, digits, '.', '_', '-', starting with a letter or digit)");
@@ -193,6 +194,17 @@ FunctionDecl parse_function(const json& f, std::size_t index, const std::string&
     if (!t.is_number_integer() || t.get<long long>() < 0 || t.get<long long>() > kMaxTimeoutSeconds)
       fail("idle_timeout_seconds", "\"idle_timeout_seconds\" must be an integer from 0 (none) to 86400");
     d.idle_timeout_seconds = t.get<int>();
+  }
+  if (f.contains("communication")) {  // R-X7
+    const json& c = f["communication"];
+    const std::string mode = c.is_string() ? c.get<std::string>() : std::string();
+    if (mode != "explicit" && mode != "direct")
+      fail("communication", "\"communication\" must be \"direct\" (the final text is the answer) or \"explicit\" "
+                            "(the agent answers with send_message)");
+    if (mode == "explicit" && d.runner == Runner::command)
+      fail("communication", "\"communication\": \"explicit\" is for run.claude and run.codex (a command's output "
+                            "is its answer)");
+    d.explicit_communication = mode == "explicit";
   }
   if (f.contains("allowed_callers")) {
     const json& a = f["allowed_callers"];
@@ -330,6 +342,7 @@ std::string declaration_to_json(const Declaration& d) {
            {"timeout_seconds", f.timeout_seconds},
            {"idle_timeout_seconds", f.idle_timeout_seconds},
            {"allowed_callers", f.allowed_callers}};
+    if (f.explicit_communication) o["communication"] = std::string("explicit");
     fns.push_back(std::move(o));
   }
   return json{{"functions", fns}}.dump();
@@ -348,6 +361,7 @@ Declaration declaration_from_json(const std::string& text) {
     fn.timeout_seconds = f.at("timeout_seconds").get<int>();
     fn.idle_timeout_seconds = f.value("idle_timeout_seconds", 0);
     fn.allowed_callers = f.at("allowed_callers").get<std::vector<std::string>>();
+    fn.explicit_communication = f.contains("communication") && f["communication"].get<std::string>() == "explicit";
     d.functions.push_back(std::move(fn));
   }
   return d;

@@ -51,6 +51,9 @@ struct FunctionDecl {
   // other chats may not call this function), "agent:NAME@acc_…" (that agent of another account); empty: the
   // owner's account only.
   std::vector<std::string> allowed_callers;
+  // Agent runners (R-X7): "direct" (the final assistant text is the answer) or "explicit" (the agent speaks only
+  // through its call server's send_message and no_reply; its text is commentary).
+  bool explicit_communication = false;
 };
 
 // One allowed_callers entry read back: account_id empty for "agent:NAME" (the owner's account).

@@ -19,6 +19,13 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kQuestionTool = "mcp__agentworks__request_input";
+// R-X7: an explicit function's voice.
+constexpr const char* kExplicitTools[] = {"send_message", "no_reply"};
+
+std::vector<std::string> call_server_args(const AgentTurn& t) {
+  if (t.explicit_communication) return {"mcp", "serve", "--call", "--explicit"};
+  return {"mcp", "serve", "--call"};
+}
 // The call server's function tools (kFunctionTools, R-D4) are allowed: what the execution may call is the server's
 // rule, not the CLI's.
 
@@ -43,10 +50,12 @@ std::vector<std::string> claude_argv(const AgentTurn& t) {
   a.insert(a.end(), {t.resume ? "--resume" : "--session-id", t.session});
   // Only the call's own question server: the person's other MCP servers are not part of a function's contract.
   const json mcp = {{"mcpServers",
-                     {{"agentworks", {{"type", "stdio"}, {"command", t.agentworks_cli}, {"args", {"mcp", "serve", "--call"}}}}}}};
+                     {{"agentworks", {{"type", "stdio"}, {"command", t.agentworks_cli}, {"args", call_server_args(t)}}}}}};
   a.insert(a.end(), {"--mcp-config", mcp.dump(), "--strict-mcp-config"});
   std::string tools = kQuestionTool;
   for (const char* tool : kFunctionTools) tools += std::string(",mcp__agentworks__") + tool;
+  if (t.explicit_communication)
+    for (const char* tool : kExplicitTools) tools += std::string(",mcp__agentworks__") + tool;
   for (const auto& tool : run.allowed_tools) tools += "," + tool;
   a.insert(a.end(), {"--allowedTools", tools});
   // A question tool nobody can answer would hang the run or waste it: questions go through request_input.
@@ -71,13 +80,16 @@ std::vector<std::string> codex_argv(const AgentTurn& t) {
   config("shell_environment_policy.exclude",
          toml_array({"*KEY*", "*SECRET*", "*PASSWORD*", "ANTHROPIC_*", "OPENAI_*", "AWS_*", "AZURE_*", "GOOGLE_*"}));
   config("mcp_servers.agentworks.command", toml_string(t.agentworks_cli));
-  config("mcp_servers.agentworks.args", toml_array({"mcp", "serve", "--call"}));
+  config("mcp_servers.agentworks.args", toml_array(call_server_args(t)));
   config("mcp_servers.agentworks.env_vars", toml_array(call_variables()));
   config("mcp_servers.agentworks.tool_timeout_sec", std::to_string(t.tool_timeout_seconds));
   // With approval_policy "never" Codex refuses MCP tools that need an approval: the question tool needs none.
   config("mcp_servers.agentworks.tools.request_input.approval_mode", toml_string("approve"));
   for (const char* tool : kFunctionTools)
     config(std::string("mcp_servers.agentworks.tools.") + tool + ".approval_mode", toml_string("approve"));
+  if (t.explicit_communication)
+    for (const char* tool : kExplicitTools)
+      config(std::string("mcp_servers.agentworks.tools.") + tool + ".approval_mode", toml_string("approve"));
   if (run.model) a.insert(a.end(), {"--model", *run.model});
   if (t.resume) a.push_back(t.session);
   a.push_back("-");  // the prompt on stdin

@@ -20,6 +20,7 @@ struct AgentTurn {
   std::string session;          // Claude: the chosen session id; Codex: the thread id to resume ("" on the first turn)
   bool resume = false;          // the correction turn
   int tool_timeout_seconds = 600;
+  bool explicit_communication = false;  // R-X7: the call server also serves send_message and no_reply
 };
 
 std::vector<std::string> agent_argv(const AgentTurn& t);

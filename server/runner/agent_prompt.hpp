@@ -15,9 +15,12 @@ struct PromptContext {
   std::string output_dir;                         // FUNCTION_OUTPUT_DIR
   std::string result_file;                        // FUNCTION_RESULT_FILE
   std::optional<std::string> output_schema_json;  // absent: the final message is the whole answer
+  bool explicit_communication = false;            // R-X7: the answer is what send_message sent
 };
 
 std::string agent_prompt(const PromptContext& c);
 std::string correction_prompt(const PromptContext& c, const std::string& problem);
+// R-X7: the one nudge of an explicit function whose turn ended with neither send_message nor no_reply.
+std::string silent_turn_prompt(const PromptContext& c);
 
 }  // namespace agentworks::server::functions

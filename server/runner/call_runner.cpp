@@ -38,7 +38,8 @@ struct CallRunner::Running {
   std::string call_dir;
   std::string arguments_json;
   FunctionDecl function;
-  int turn = 0;  // 0: the execution, 1: the correction turn
+  int turn = 0;  // 0: the execution, 1: the correction turn (or the silent turn's nudge, R-X7)
+  bool silence_nudge = false;  // turn 1 is the nudge of an explicit function that ended silent
   bool timed_out = false;
   bool stalled = false;
   bool cancelled = false;  // asked to end (R-D3): whatever the tree does next, the outcome is `cancelled`
@@ -241,6 +242,7 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
       r->prompt.call_id = call_id;
       r->prompt.task = render_prompt(r->function.agent.prompt, r->function.inputs_json, r->arguments_json);
       r->prompt.output_schema_json = r->function.output_schema_json;
+      r->prompt.explicit_communication = r->function.explicit_communication;
     }
     r->call_dir = make_call_dir(crew->dir, call_id);
     r->prompt.output_dir = r->call_dir;
@@ -300,12 +302,15 @@ ExecutionSpec CallRunner::turn_spec(Running& r, const std::optional<std::string>
   t.cli = r.agent_cli;
   t.agentworks_cli = config_.agentworks_cli;
   t.session = r.session;
-  t.resume = correction.has_value();
+  t.resume = correction.has_value() || r.silence_nudge;
   t.tool_timeout_seconds = r.function.timeout_seconds;
+  t.explicit_communication = r.function.explicit_communication;
   if (t.resume && t.session.empty()) throw std::runtime_error("Codex announced no thread id to resume");
   spec.command = agent_argv(t);
   spec.env = agent_environment(t, environment_of(env));
-  spec.stdin_bytes = correction ? correction_prompt(r.prompt, *correction) : agent_prompt(r.prompt);
+  spec.stdin_bytes = r.silence_nudge ? silent_turn_prompt(r.prompt)
+                     : correction    ? correction_prompt(r.prompt, *correction)
+                                     : agent_prompt(r.prompt);
   return spec;
 }
 
@@ -392,7 +397,10 @@ void CallRunner::on_event_line(Running& r, const std::string& line) {
       set_call_agent_version(store_, id, *l.version);
     }
     if (l.malformed) append_call_message(store_, id, "warning", "an unreadable event line: " + line.substr(0, 200));
-    for (const auto& m : l.messages) append_call_message(store_, id, m.kind, m.text);
+    // R-X7: an explicit function's own text is commentary; what it sends is recorded as kind "message".
+    for (const auto& m : l.messages)
+      append_call_message(store_, id,
+                          r.function.explicit_communication && m.kind == "assistant" ? "commentary" : m.kind, m.text);
     if (l.progress) set_call_progress(store_, id, *l.progress);
     if (l.usage) add_call_event(store_, id, "usage", *l.usage);
   });
@@ -479,6 +487,33 @@ void CallRunner::conclude(Running& r, const ExecutionEnd& end, const std::string
       CallOutcome o = failure(v.error_code, v.error_code == "agent_error" ? v.message : with_tail(v.message, r.stderr_tail));
       if (!answer.empty()) o.answer = answer;
       outcome = o;
+    } else if (r.function.explicit_communication) {
+      // R-X7: the answer is what it sent; a decline or a silence (after one nudge) completes with none.
+      ExplicitReply said;
+      bool read = false;
+      write("the explicit answer", [&] {
+        said = explicit_reply(store_, call_id);
+        read = true;
+      });
+      if (!read) {
+        outcome = failure("unavailable", "the store could not be read for the function's sent answer");
+      } else if (said.sent) {
+        answer = *said.sent;
+      } else if (!said.declined && r.turn == 0) {
+        r.turn = 1;
+        r.silence_nudge = true;
+        write("the silent turn's nudge", [&] { add_call_event(store_, call_id, "nudged", "ended its turn silent"); });
+        start_turn(r, std::nullopt);
+        return;
+      } else {
+        if (!said.declined) write("the silent end", [&] { add_call_event(store_, call_id, "ended_silent", ""); });
+        if (!r.function.output_schema_json) {
+          CallOutcome o;
+          o.status = CallStatus::completed;  // with no answer: it declined, or stayed silent after the nudge
+          outcome = o;
+        }
+        answer.clear();
+      }
     }
   } else if (end.code != 0) {
     outcome = failure("exit_status", with_tail("exited with status " + std::to_string(end.code), r.stderr_tail));

@@ -171,6 +171,34 @@ void add_dropped_call_messages(Store& store, const std::string& call_id, std::in
 
 // One round trip claims the slot and touches the call (a chatty execution writes thousands of these, and on a
 // PostgreSQL store every statement is a round trip).
+ExplicitReply explicit_reply(Store& store, const std::string& call_id) {
+  Q q(store, "SELECT sent_answer, reply_state FROM calls WHERE call_id = ?");
+  q->bind(1, call_id);
+  ExplicitReply r;
+  if (!q->step()) return r;
+  r.sent = q->opt_text(0);
+  r.declined = q->opt_text(1).value_or("") == "no_reply";
+  return r;
+}
+
+void record_sent_message(Store& store, const std::string& call_id, const std::string& text) {
+  append_call_message(store, call_id, "message", text);
+  Q q(store, "UPDATE calls SET sent_answer = ?, reply_state = 'sent', updated_at = ? WHERE call_id = ?");
+  q->bind(1, text).bind(2, now()).bind(3, call_id).run();
+  store.note_call_changed(call_id);
+}
+
+void record_no_reply(Store& store, const std::string& call_id, const std::string& reason) {
+  if (explicit_reply(store, call_id).sent)
+    throw Error(ErrorCode::conflict, "you already sent a message with send_message: it is this call's answer, so "
+                                     "there is nothing to decline");
+  {
+    Q q(store, "UPDATE calls SET reply_state = 'no_reply', updated_at = ? WHERE call_id = ?");
+    q->bind(1, now()).bind(2, call_id).run();
+  }
+  add_call_event(store, call_id, "no_reply", reason);
+}
+
 void append_call_message(Store& store, const std::string& call_id, const std::string& kind, const std::string& text) {
   std::int64_t next = 0;
   bool claimed = false;

@@ -49,6 +49,19 @@ void append_call_message(Store& store, const std::string& call_id, const std::st
 // `n` more messages past the limit, counted in one write (a flooding execution is not a write per line).
 void add_dropped_call_messages(Store& store, const std::string& call_id, std::int64_t n);
 void set_call_progress(Store& store, const std::string& call_id, const std::string& progress);
+// R-X7: what an agent function with explicit communication said: its last send_message (the call's answer) or its
+// no_reply. The messages are also execution messages of kind "message" (the record), the decline a `no_reply`
+// event.
+struct ExplicitReply {
+  std::optional<std::string> sent;
+  bool declined = false;
+};
+inline constexpr std::size_t kMaxSentMessageChars = 12000;
+ExplicitReply explicit_reply(Store& store, const std::string& call_id);
+void record_sent_message(Store& store, const std::string& call_id, const std::string& text);
+// Refused (conflict) once the execution sent a message: that message is its answer.
+void record_no_reply(Store& store, const std::string& call_id, const std::string& reason);
+
 // Lifecycle events; past kMaxCallEvents only terminal ones are still recorded.
 void add_call_event(Store& store, const std::string& call_id, const std::string& type, const std::string& detail);
 void mark_correction(Store& store, const std::string& call_id);

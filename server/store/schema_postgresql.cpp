@@ -120,7 +120,7 @@ CREATE TABLE agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL, fun
 ALTER TABLE messages ADD COLUMN reply_state TEXT;
 ALTER TABLE agents ADD COLUMN communication TEXT;
 )sql",
-    // 5: durable wakeups (R-W1..R-W5) and the person's hold on them.
+    // 5: durable wakeups (R-W1..R-W5) and the person's hold on them; what an explicit agent function sent (R-X7).
     R"sql(
 CREATE TABLE wakeups(
   wakeup_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, agent_id TEXT NOT NULL, note TEXT NOT NULL,
@@ -130,6 +130,7 @@ CREATE INDEX wakeups_due ON wakeups(due_at) WHERE state = 'pending';
 CREATE INDEX wakeups_agent ON wakeups(agent_id, state, updated_at);
 CREATE INDEX wakeups_message ON wakeups(message_id) WHERE message_id IS NOT NULL;
 CREATE TABLE wakeup_pauses(account_id TEXT PRIMARY KEY, paused_at BIGINT NOT NULL);
+ALTER TABLE calls ADD COLUMN sent_answer TEXT, ADD COLUMN reply_state TEXT;
 )sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);

@@ -116,6 +116,8 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   db.exec("CREATE TABLE IF NOT EXISTS agent_grants(account_id TEXT NOT NULL, name_fold TEXT NOT NULL,"
           " functions TEXT NOT NULL, granted_at INTEGER NOT NULL, PRIMARY KEY(account_id, name_fold)) WITHOUT ROWID");
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
+  add_column_if_missing(db, "calls", "sent_answer", "TEXT");  // an explicit agent function's answer (R-X7)
+  add_column_if_missing(db, "calls", "reply_state", "TEXT");
   // Durable wakeups (R-W1..R-W5) and the person's hold on them.
   db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS wakeups(

@@ -34,6 +34,14 @@ TEST_F(FunctionsClaudeE2eTest, IdleRunFailsAsStalled_R_F3) { scenario_stalled_ru
 
 TEST_F(FunctionsClaudeE2eTest, KillNineDuringRunInterruptedWithSessionId_R_F6) { scenario_kill_nine_interrupts(); }
 
+TEST_F(FunctionsClaudeE2eTest, AnExplicitFunctionsAnswerIsWhatItSent_RX7) {
+  scenario_explicit_answer_is_what_it_sent();
+}
+
+TEST_F(FunctionsClaudeE2eTest, AnExplicitFunctionDeclinesOrIsNudgedOnceThenEndsSilent_RX7) {
+  scenario_explicit_no_reply_and_silence();
+}
+
 TEST_F(FunctionsClaudeE2eTest, ThreeParallelCallsSeparateSessionsFourthBusy_R_F2) {
   scenario_three_parallel_fourth_busy();
 }

@@ -12,6 +12,14 @@ class FunctionsCodexE2eTest : public FunctionE2eTest {
   FunctionsCodexE2eTest() : FunctionE2eTest("codex") {}
 };
 
+TEST_F(FunctionsCodexE2eTest, AnExplicitFunctionsAnswerIsWhatItSent_RX7) {
+  scenario_explicit_answer_is_what_it_sent();
+}
+
+TEST_F(FunctionsCodexE2eTest, AnExplicitFunctionDeclinesOrIsNudgedOnceThenEndsSilent_RX7) {
+  scenario_explicit_no_reply_and_silence();
+}
+
 TEST_F(FunctionsCodexE2eTest, ValidResultThroughShellToolCompletesWithAnswer_R_F5_R_F3) {
   scenario_valid_result_completes();
 }

@@ -126,6 +126,31 @@ TEST_F(DeclarationTest, NamesTimeoutsCallersAndDuplicates) {
             std::string::npos);
 }
 
+// R-X7: "communication" is "direct" (the default) or "explicit", and explicit only for an agent runner; it survives
+// the stored form.
+TEST_F(DeclarationTest, CommunicationIsDirectOrExplicitForAgentsOnly_RX7) {
+  const char* explicit_agent =
+      R"({"functions": [{"name": "talk", "inputs": {}, "run": {"claude": {"prompt": "p"}}, "communication": "explicit"}]})";
+  const Declaration d = parse_declaration(explicit_agent, dir_, "functions.json");
+  ASSERT_EQ(d.functions.size(), 1u);
+  EXPECT_TRUE(d.functions[0].explicit_communication);
+  EXPECT_TRUE(declaration_from_json(declaration_to_json(d)).functions[0].explicit_communication);
+  const Declaration plain = parse_declaration(
+      R"({"functions": [{"name": "talk", "inputs": {}, "run": {"codex": {"prompt": "p"}}, "communication": "direct"}]})",
+      dir_, "functions.json");
+  EXPECT_FALSE(plain.functions[0].explicit_communication);
+  EXPECT_FALSE(declaration_from_json(declaration_to_json(plain)).functions[0].explicit_communication);
+  EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"command": ["cat"]}, "communication": "explicit"}]})")
+                .find("for run.claude and run.codex"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"claude": {"prompt": "p"}}, "communication": "loud"}]})")
+                .find("\"direct\""),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"functions": [{"name": "x", "inputs": {}, "run": {"claude": {"prompt": "p"}}, "communication": true}]})")
+                .find("communication"),
+            std::string::npos);
+}
+
 TEST_F(DeclarationTest, MissingFileIsRefusedWithItsPath) {
   try {
     load_declaration(dir_, AgentAllowance{}, "api");

@@ -75,6 +75,11 @@ class FunctionE2eTest : public testing::CrewTest {
   void scenario_kill_nine_interrupts();
   // Three parallel calls in three sessions (three separate conversations at the mock), the fourth busy.
   void scenario_three_parallel_fourth_busy();
+  // R-X7, a function with "communication": "explicit": its answer is what it sent with send_message (its own text
+  // is commentary); a no_reply completes it with no answer; a silent turn is nudged once, then completes with no
+  // answer and an ended_silent event.
+  void scenario_explicit_answer_is_what_it_sent();
+  void scenario_explicit_no_reply_and_silence();
 
   std::string cli_;
   std::unique_ptr<MockModel> model_;

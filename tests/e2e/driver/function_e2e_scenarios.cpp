@@ -1,6 +1,7 @@
 // The agent-runner scenarios, shared by the Claude Code and Codex tests: each scripts the mock for one
 // conversation (found by a marker that only that call's prompt carries), calls the function over HTTP and asserts
 // on the Call and on what the mock received.
+#include <algorithm>
 #include <set>
 
 #include "driver/function_e2e_fixture.hpp"
@@ -207,6 +208,52 @@ void FunctionE2eTest::scenario_three_parallel_fourth_busy() {
   EXPECT_EQ(sessions.size(), 3u) << "the three calls did not run in three sessions";
   EXPECT_EQ(model_->conversations_apart(markers), "") << model_->describe();
   EXPECT_TRUE(model_->main_turns_with("TASK-PAR4-" + cli_).empty()) << "the busy call reached the model";
+}
+
+void FunctionE2eTest::scenario_explicit_answer_is_what_it_sent() {
+  const std::string m = "TASK-EXPLICIT-" + cli_;
+  model_->script_conversation(
+      m, {MockAnswer::tool({"send_message", [m](const ModelRequest&) { return json{{"text", "SENT-" + m}}.dump(); }}),
+          MockAnswer::reply("NOTES-" + m)});
+  make_agent_crew("agents", json::array({agent_function("talk", nullptr, {{"communication", "explicit"}})}));
+  const std::string id = start_call("agents", "talk", m);
+  const json c = wait_terminal(id, kRunTimeout);
+  EXPECT_EQ(c.value("status", ""), "completed") << c.dump(2) << model_->describe();
+  EXPECT_EQ(answer_of(c), "SENT-" + m) << "the answer is what it sent, not its final text: " << c.dump(2);
+  const auto kinds = message_kinds(c);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "message"), kinds.end()) << c.dump(2);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "commentary"), kinds.end()) << c.dump(2);
+  EXPECT_EQ(std::find(kinds.begin(), kinds.end(), "assistant"), kinds.end()) << "its text is commentary";
+  EXPECT_EQ(count_events(c, "nudged"), 0) << c.dump(2);
+  const auto turns = model_->main_turns_with(m);
+  ASSERT_FALSE(turns.empty());
+  EXPECT_TRUE(contains(turns[0].conversation, "How you talk")) << turns[0].conversation;
+}
+
+void FunctionE2eTest::scenario_explicit_no_reply_and_silence() {
+  const std::string declined = "TASK-DECLINE-" + cli_;
+  const std::string silent = "TASK-SILENT-" + cli_;
+  model_->script_conversation(
+      declined, {MockAnswer::tool({"no_reply", [](const ModelRequest&) { return json{{"reason", "nothing new"}}.dump(); }}),
+                 MockAnswer::reply("NOTES-" + declined)});
+  model_->script_conversation(silent, {MockAnswer::reply("FIRST-" + silent), MockAnswer::reply("SECOND-" + silent)});
+  make_agent_crew("agents", json::array({agent_function("talk", nullptr, {{"communication", "explicit"}})}));
+
+  const json d = wait_terminal(start_call("agents", "talk", declined), kRunTimeout);
+  EXPECT_EQ(d.value("status", ""), "completed") << d.dump(2) << model_->describe();
+  EXPECT_TRUE(d.at("answer").is_null()) << d.dump(2);
+  EXPECT_EQ(count_events(d, "no_reply"), 1) << d.dump(2);
+  EXPECT_EQ(count_events(d, "nudged"), 0) << "a decline is an answer, not a silence";
+
+  const json s = wait_terminal(start_call("agents", "talk", silent), kRunTimeout);
+  EXPECT_EQ(s.value("status", ""), "completed") << s.dump(2) << model_->describe();
+  EXPECT_TRUE(s.at("answer").is_null()) << "its text is not the answer: " << s.dump(2);
+  EXPECT_EQ(count_events(s, "nudged"), 1) << s.dump(2);
+  EXPECT_EQ(count_events(s, "ended_silent"), 1) << s.dump(2);
+  const auto turns = model_->main_turns_with(silent);
+  ASSERT_EQ(turns.size(), 2u) << "nudged once, in the same session: " << model_->describe();
+  EXPECT_TRUE(contains(turns[1].last_user, "without send_message or no_reply")) << turns[1].last_user;
+  EXPECT_TRUE(contains(turns[1].conversation, "FIRST-" + silent)) << "the same session";
 }
 
 }  // namespace agentworks::e2e
