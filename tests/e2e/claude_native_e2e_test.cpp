@@ -165,6 +165,31 @@ TEST_F(ClaudeNativeE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
   expect_delegated_outcome_woke_the_chat();
 }
 
+// R-X2 with the real Claude Code: the woken turn declines with agent_message_no_reply (a deferred plugin tool called
+// by name); the sender's receipt reads no_reply, and the reason never reaches the server.
+TEST_F(ClaudeNativeE2eTest, AWokenChatDeclinesAndTheSenderSeesNoReplyNotTheReason_RX2) {
+  install_with_allowed_tools_in_a_trusted_folder();
+  model_->queue_tool_call({"agent_message_no_reply", [](const ModelRequest& r) {
+                             static const std::regex id(R"(msg_[A-Za-z0-9_-]+)");
+                             std::smatch m;
+                             std::string found;
+                             if (std::regex_search(r.last_user, m, id)) found = m.str();
+                             return json{{"message_id", found}, {"reason", "SECRET-REASON-21"}}.dump();
+                           }});
+  model_->set_default_reply("Nothing to answer.");
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  const std::string id = send_from_terminal("reviewer", "FYI: the release is out");
+  const auto declined = model_->wait_for_tool_result("agent_message_no_reply", 0, 90s);
+  ASSERT_TRUE(declined) << model_->describe();
+  ASSERT_TRUE(testing::wait_until([&] { return receipt(id).value("reply_state", "") == "no_reply"; }, 30s))
+      << receipt(id).dump() << declined->output;
+  EXPECT_EQ(receipt(id).at("state"), "processed");
+  EXPECT_EQ(read_mailbox(owner(), "worker").dump().find("SECRET-REASON-21"), std::string::npos);
+  EXPECT_EQ(server_->log().find("SECRET-REASON-21"), std::string::npos) << "the reason stays on this computer";
+}
+
 // R-X1, R-X5 with the real Claude Code: the person sets the attached chat direct; a message wakes the idle chat,
 // the model answers in plain text (no tool call), and that final text reaches the sender as the reply, once.
 TEST_F(ClaudeNativeE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {

@@ -142,6 +142,61 @@ TEST_F(CodexMcpE2eTest, DelegatedCallsOutcomeWakesTheChat_RD1_RD2) {
   expect_delegated_outcome_woke_the_chat();
 }
 
+// R-X1, R-X5 with the real Codex TUI: the person sets the attached chat direct; a message wakes the idle chat through
+// Codex's queue, the model answers in plain text, and the Stop hook carries that final text to the sender as the
+// reply, once.
+TEST_F(CodexMcpE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {
+  install_for("codex", env_);
+  auto& t = start_tui();
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  cli_ok(owner(), {"agents", "set", "reviewer", "--communication", "direct"});
+  model_->set_default_reply("Direct answer from Codex: PR 22 is fine.");
+
+  const std::string id = send_from_terminal("reviewer", "Please look at PR 22");
+  ASSERT_TRUE(model_->wait_for_user_text("Please look at PR 22", 60s)) << model_->describe();
+  std::vector<std::string> answers;
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        answers.clear();
+        const json page = read_mailbox(owner(), "worker");
+        for (const json& m : page.at("messages"))
+          if (m.value("message", "") == "Direct answer from Codex: PR 22 is fine.")
+            answers.push_back(m.value("message_id", ""));
+        return !answers.empty();
+      },
+      90s, 100ms))
+      << "the final text did not reach the sender\n" << read_mailbox(owner(), "worker").dump();
+  EXPECT_EQ(receipt(id).at("reply_state"), "replied");
+  // Another turn of the chat (typed): the reply is not sent again.
+  ASSERT_TRUE(t.say("Anything else?", [&] { return turns_with("Anything else?").size() == 1; }, kCodexComposerReady));
+  ASSERT_TRUE(testing::wait_until([&] { return model_->main_turns().size() >= 2; }, 30s));
+  answers.clear();
+  const json page = read_mailbox(owner(), "worker");
+  for (const json& m : page.at("messages"))
+    if (m.value("message", "") == "Direct answer from Codex: PR 22 is fine.") answers.push_back(m.value("message_id", ""));
+  EXPECT_EQ(answers.size(), 1u) << "sent once";
+}
+
+// R-X2 with the real Codex TUI: the woken turn declines with agent_message_no_reply; the sender's receipt reads
+// no_reply and the reason never reaches the server.
+TEST_F(CodexMcpE2eTest, AWokenChatDeclinesAndTheSenderSeesNoReplyNotTheReason_RX2) {
+  install_for("codex", env_, {"--allow-tools"});
+  auto& t = start_tui();
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  model_->queue_tool_call({"agent_message_no_reply", [](const ModelRequest& r) {
+                             return json{{"message_id", message_id_in(r)}, {"reason", "SECRET-REASON-22"}}.dump();
+                           }});
+  model_->set_default_reply("Nothing to answer.");
+  const std::string id = send_from_terminal("reviewer", "FYI: the build is green");
+  const auto declined = model_->wait_for_tool_result("agent_message_no_reply", 0, 90s);
+  ASSERT_TRUE(declined) << model_->describe();
+  ASSERT_TRUE(testing::wait_until([&] { return receipt(id).value("reply_state", "") == "no_reply"; }, 30s))
+      << receipt(id).dump();
+  EXPECT_EQ(receipt(id).at("state"), "processed");
+  EXPECT_EQ(read_mailbox(owner(), "worker").dump().find("SECRET-REASON-22"), std::string::npos);
+  EXPECT_EQ(server_->log().find("SECRET-REASON-22"), std::string::npos) << "the reason stays on this computer";
+}
+
 // Without --allow-tools Codex asks the person before the call (R-H10 keeps the CLI's own prompts): the TUI shows
 // the approval question, nothing is recorded until the person approves by key, then the ack goes through.
 TEST_F(CodexMcpE2eTest, WithoutAllowToolsCodexAsksAndTheApprovedCallGoesThrough_RH10_RC4) {
