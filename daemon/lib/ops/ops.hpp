@@ -39,6 +39,10 @@ void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply, cons
 void op_peers(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_function(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_wakeup(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+// One server request as the chat's agent (its child token), answered {agent_name, answer: the server's object}; a
+// chat without a stored child connection is `fenced` (ops_function.cpp).
+void relay_as_agent(Bridge& bridge, const AttachmentRow& row, const std::string& method, const std::string& path,
+                    const nlohmann::json& body, const Reply& reply, long timeout_ms);
 // Journals one outbox request (kind ack|reply|send|call) unless the same submission id already did: then answers
 // its recorded outcome, or `conflict` for a different request (ops_outbox.cpp).
 void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& kind, const std::string& path,

@@ -87,10 +87,15 @@ void op_function(Bridge& bridge, const json& req, const Reply& reply, const Atta
     submit_once(bridge, row, "call", request.path, request.body, *request.submission_id, reply);
     return;
   }
+  relay_as_agent(bridge, row, request.method, request.path, request.body, reply, kFunctionCallTimeoutMs);
+}
+
+void relay_as_agent(Bridge& bridge, const AttachmentRow& row, const std::string& method, const std::string& path,
+                    const json& body, const Reply& reply, long timeout_ms) {
   const auto token = bridge.token_for(row);
   if (!token) throw Error(ErrorCode::fenced, "this chat's agent has no stored child connection; attach this chat again");
   call_server(
-      bridge, request.method, row.server_url, request.path, *token, request.body,
+      bridge, method, row.server_url, path, *token, body,
       [&bridge, row, reply](const ServerAnswer& a) {
         guarded(bridge, reply, [&] {
           if (a.error != nullptr) throw *a.error;
@@ -98,7 +103,7 @@ void op_function(Bridge& bridge, const json& req, const Reply& reply, const Atta
           reply.ok(json{{"agent_name", row.agent_name}, {"answer", *a.body}});
         });
       },
-      kFunctionCallTimeoutMs);
+      timeout_ms);
 }
 
 }  // namespace agentworks::bridge

@@ -4,9 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/server_client.hpp"
-#include "bridge.hpp"
-#include "delivery/op_guard.hpp"
-#include "delivery/server_call.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
 
@@ -55,17 +52,7 @@ WakeupRequest wakeup_request(const json& req, const std::string& agent_name) {
 void op_wakeup(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
   const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const WakeupRequest request = wakeup_request(req, row.agent_name);
-  const auto token = bridge.token_for(row);
-  if (!token) throw Error(ErrorCode::fenced, "this chat's agent has no stored child connection; attach this chat again");
-  call_server(
-      bridge, request.method, row.server_url, request.path, *token, request.body,
-      [&bridge, row, reply](const ServerAnswer& a) {
-        guarded(bridge, reply, [&] {
-          if (a.error != nullptr) throw *a.error;
-          reply.ok(json{{"agent_name", row.agent_name}, {"answer", *a.body}});
-        });
-      },
-      kWakeupTimeoutMs);
+  relay_as_agent(bridge, row, request.method, request.path, request.body, reply, kWakeupTimeoutMs);
 }
 
 }  // namespace agentworks::bridge

@@ -119,6 +119,17 @@ json E2eTest::attachment_named(const std::string& provider, const std::string& n
   return found;
 }
 
+void E2eTest::expect_declined_without_the_reason(const std::string& id, const std::string& reason) {
+  using namespace std::chrono_literals;
+  const auto declined = model_->wait_for_tool_result("agent_message_no_reply", 0, 90s);
+  ASSERT_TRUE(declined) << model_->describe();
+  ASSERT_TRUE(testing::wait_until([&] { return receipt(id).value("reply_state", "") == "no_reply"; }, 30s))
+      << receipt(id).dump() << declined->output;
+  EXPECT_EQ(receipt(id).at("state"), "processed");
+  EXPECT_EQ(read_mailbox(owner(), "worker").dump().find(reason), std::string::npos);
+  EXPECT_EQ(server_->log().find(reason), std::string::npos) << "the reason stays on this computer";
+}
+
 std::vector<ModelRequest> E2eTest::turns_with(const std::string& text) const {
   std::vector<ModelRequest> out;
   for (const auto& r : model_->main_turns()) {

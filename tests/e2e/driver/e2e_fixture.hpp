@@ -42,6 +42,9 @@ class E2eTest : public testing::MessagingTest {
   // message `id`: the ack carried the id and processed it, the reply was accepted, no tool result says "not
   // attached" or asks for permission, the receipt is processed and `reply_text` reached agent "worker".
   void expect_woken_turn_acked_and_replied(const std::string& id, const std::string& reply_text);
+  // R-X2: after the woken turn called agent_message_no_reply on message `id` with `reason`: the receipt reads
+  // processed and no_reply, and the reason is in neither the sender's mailbox nor the server's log.
+  void expect_declined_without_the_reason(const std::string& id, const std::string& reason);
   // Waits until the bridge holds `n` waiting messages for (provider, session).
   bool wait_pending(const std::string& provider, const std::string& session, long n);
   // The mock model's main turns whose newest user message carries `text`.
