@@ -207,7 +207,7 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
     // R-X2: an agent that speaks in a conversation has answered what it received there before (a decline too).
     Q replied(*this,
               "UPDATE messages SET reply_state = 'replied' WHERE conversation_id = ? AND inbox_seq < ?"
-              " AND recipient_agent_id = ? AND kind IS NULL AND (reply_state IS NULL OR reply_state <> 'replied')");
+              " AND recipient_agent_id = ? AND kind IS NULL AND (reply_state IS NULL OR reply_state = 'no_reply')");
     replied->bind(1, m.conversation_id).bind(2, m.inbox_seq).bind(3, m.sender_agent_id).run_soon();
   }
 }
