@@ -1,4 +1,5 @@
 // agentworks messages register --agent NAME [--allow-connection ID]... [--purpose TEXT] [--provider NAME]
+//   [--communication explicit|direct]
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,10 @@ class MessagesRegister final : public Command {
                    "Connection id allowed to act for the name (repeatable; replaces the list; you are always in it)");
     options.option("--purpose", purpose_, "What this agent is for, shown to other agents");
     options.option("--provider", provider_, "Agent provider, e.g. claude, codex, cursor");
+    options
+        .option("--communication", communication_,
+                "How its chat talks (R-X1): explicit (only the message tools speak, the default) or direct")
+        .one_of({"explicit", "direct"});
   }
 
   json run(const Context& ctx) override {
@@ -26,6 +31,7 @@ class MessagesRegister final : public Command {
     json body = {{"agent_name", agent_}};
     if (purpose_) body["purpose"] = *purpose_;
     if (provider_) body["provider"] = *provider_;
+    if (communication_) body["communication"] = *communication_;
     if (!allowed_.empty()) body["allowed_connection_ids"] = allowed_;
     Config config = require_login(ctx);
     ServerClient client = client_for(config);
@@ -48,6 +54,7 @@ class MessagesRegister final : public Command {
   std::vector<std::string> allowed_;
   std::optional<std::string> purpose_;
   std::optional<std::string> provider_;
+  std::optional<std::string> communication_;
   bool created_ = false;
 };
 

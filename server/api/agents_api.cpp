@@ -44,14 +44,18 @@ void check_text(const std::optional<std::string>& v, const char* field, std::siz
 }  // namespace
 
 Response register_agent(Ctx& c) {
-  const Body b(c.body, {"agent_name", "purpose", "provider", "allowed_connection_ids"});
+  const Body b(c.body, {"agent_name", "purpose", "provider", "allowed_connection_ids", "communication"});
   const std::string name = b.string("agent_name");
   const auto purpose = b.opt_string("purpose");
   const auto provider = b.opt_string("provider");
   check_text(purpose, "purpose", kMaxPurposeChars);
   check_text(provider, "provider", 64);
   const auto ids = b.opt_string_array("allowed_connection_ids", 1000);
-  const auto [agent, created] = c.store.register_agent(c.caller, name, purpose, provider, ids);
+  const auto communication = b.opt_string("communication");  // R-X1: checked before anything is written
+  if (communication && *communication != "explicit" && *communication != "direct")
+    throw Error(ErrorCode::bad_request, "communication must be \"explicit\" or \"direct\"");
+  auto [agent, created] = c.store.register_agent(c.caller, name, purpose, provider, ids);
+  if (communication) agent = c.store.set_communication(c.caller, agent.name, *communication);
   return json_reply(created ? 201 : 200, render(c, agent));
 }
 

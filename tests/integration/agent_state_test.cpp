@@ -56,5 +56,17 @@ TEST_F(AgentStateTest, TheOwnerSeesInboxesAndDeliveriesWithoutBodies) {
   EXPECT_EQ(owner_http().get("/v1/agents/reviewer/state?limit=0").status, 400);
 }
 
+// R-X1: the person may set how the chat talks when registering the name; a bad value registers nothing.
+TEST_F(AgentStateTest, RegisterSetsHowTheChatTalks_RX1) {
+  start_server();
+  EXPECT_EQ(register_agent(owner(), "talker", {"--communication", "direct"}).at("communication"), "direct");
+  EXPECT_EQ(cli_ok(owner(), {"agents", "show", "talker"}).at("communication"), "direct");
+  EXPECT_EQ(register_agent(owner(), "talker", {"--communication", "explicit"}).at("communication"), "explicit");
+  EXPECT_EQ(owner().json({"messages", "register", "--agent", "quiet", "--communication", "loud"}).exit_code, 2);
+  EXPECT_EQ(http_json(owner_http(), "POST", "/v1/agents", R"({"agent_name":"quiet","communication":"loud"})", 400)
+                .at("error").at("code"), "bad_request");
+  EXPECT_EQ(owner_http().get("/v1/agents/quiet").status, 404) << "a refused registration changes nothing";
+}
+
 }  // namespace
 }  // namespace agentworks::testing
