@@ -71,7 +71,7 @@ for preset in "${presets[@]}"; do
     default)
       phase "$preset: tests (all labels)" ctest --preset "$preset"
       phase "$preset: Debian package and its checks" package ;;
-    asan)    phase "$preset: tests (not e2e, not postgresql)" ctest --preset "$preset" -LE "e2e|postgresql" ;;
+    asan)    phase "$preset: tests (not e2e, postgresql or long)" ctest --preset "$preset" -LE "e2e|postgresql|long" ;;
     *)       phase "$preset: tests (not e2e)" ctest --preset "$preset" -LE e2e ;;
   esac
 done

@@ -244,7 +244,8 @@ TEST_F(WakeupsTest, APendingWakeupSurvivesACrashAndWaitsForAnOfflineChat_RW1_RW4
 // chats that do not receive never keep the wakeup of a chat that receives from firing.
 TEST_F(WakeupsTest, ABacklogOfWaitingWakeupsNeverStarvesAChatThatReceives_RW4) {
   start_server({"--wakeup-tick-seconds", "1"});
-  const std::string soon = in_seconds(2);
+  // 120 schedules take seconds on a slow machine (a sanitizer build): the backlog falls due after them all.
+  const std::string soon = in_seconds(12);
   for (int a = 0; a < 6; ++a) {
     const std::string agent = "offline" + std::to_string(a);
     register_agent(owner(), agent);
@@ -257,8 +258,8 @@ TEST_F(WakeupsTest, ABacklogOfWaitingWakeupsNeverStarvesAChatThatReceives_RW4) {
   SseStream stream(server_->url(), stream_path(attachment), owner_token());
   ASSERT_EQ(stream.status(), 200) << stream.error_body();
   // Scheduled last and due latest: every page before it is full of wakeups that wait.
-  cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(3), "--note", "not starved"});
-  const auto notice = next_wakeup(stream, std::chrono::seconds(20));
+  cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(13), "--note", "not starved"});
+  const auto notice = next_wakeup(stream, std::chrono::seconds(40));
   ASSERT_TRUE(notice.has_value()) << "the receiving chat's wakeup never fired behind 120 waiting ones";
   EXPECT_NE(notice->at("message").get<std::string>().find("not starved"), std::string::npos);
   const json waiting = wakeups_of("offline0");
