@@ -233,7 +233,7 @@ TEST_F(BridgeCrashTest, AWakeupWhoseOfferACrashCutReadsInterrupted_RW4) {
     const auto a = bridge_call(home_, {{"op", "attach"}, {"provider", "claude"}, {"session_id", session},
                                        {"agent_name", "waker"}, {"purpose", "wakes up"}});
     ASSERT_TRUE(a && a->value("ok", false)) << (a ? a->dump() : "no answer");
-    const std::string soon = utc_text(static_cast<std::int64_t>(std::time(nullptr)) + 2);
+    const std::string soon = utc_text(static_cast<std::int64_t>(std::time(nullptr)) + 3);
     id = cli_ok(owner(), {"wakeups", "schedule", "--agent", "waker", "--at", soon, "--note", "look again"})
              .at("wakeup_id")
              .get<std::string>();

@@ -150,7 +150,7 @@ TEST_F(WakeupsTest, ADueWakeupPromptsTheReceivingChatOnceAndShowsEveryState_RW2_
   SseStream stream(server_->url(), stream_path(attachment), owner_token());
   ASSERT_EQ(stream.status(), 200) << stream.error_body();
 
-  const json w = cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(2), "--note",
+  const json w = cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(3), "--note",
                                   "look at PR 7 again"});
   const std::string id = w.at("wakeup_id").get<std::string>();
   send_as(owner(), "author", "agent:reviewer", "a message before the wakeup is due");  // R-W3: does not cancel it
@@ -180,7 +180,7 @@ TEST_F(WakeupsTest, ADueWakeupPromptsTheReceivingChatOnceAndShowsEveryState_RW2_
   // Paused: it is due but waits; resumed: it fires, late.
   cli_ok(owner(), {"wakeups", "pause"});
   EXPECT_TRUE(wakeups_of("reviewer").at("paused").get<bool>());
-  const json held = cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(1), "--note",
+  const json held = cli_ok(owner(), {"wakeups", "schedule", "--agent", "reviewer", "--at", in_seconds(3), "--note",
                                      "held one"});
   const std::string held_id = held.at("wakeup_id").get<std::string>();
   ASSERT_TRUE(wait_until([&] { return state_of("reviewer", held_id) == "due"; }, std::chrono::seconds(10)));
