@@ -10,6 +10,11 @@
 namespace agentworks::server {
 namespace {
 
+// The columns read_wakeup() reads, in its order (a macro: the statement cache is keyed by the literal's address).
+#define AW_WAKEUP_COLUMNS                                                                                        \
+  "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"        \
+  " w.message_id, w.fired_at FROM wakeups w "
+
 Wakeup read_wakeup(db::Statement& q) {
   Wakeup w;
   w.wakeup_id = q.text(0);
@@ -27,8 +32,7 @@ Wakeup read_wakeup(db::Statement& q) {
 
 std::optional<Wakeup> wakeup_by_id(Store& store, const std::string& wakeup_id) {
   Q q(store,
-      "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"
-      " w.message_id, w.fired_at FROM wakeups w WHERE w.wakeup_id = ?");
+      AW_WAKEUP_COLUMNS "WHERE w.wakeup_id = ?");
   q->bind(1, wakeup_id);
   if (!q->step()) return std::nullopt;
   return read_wakeup(*q);
@@ -160,16 +164,14 @@ std::vector<Wakeup> list_wakeups(Store& store, const Connection& caller, const s
   std::vector<Wakeup> out;
   {
     Q q(store,
-        "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"
-        " w.message_id, w.fired_at FROM wakeups w WHERE w.agent_id = ? AND w.state = 'pending'"
+        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state = 'pending'"
         " ORDER BY w.due_at, w.wakeup_id");
     q->bind(1, agent.agent_id);
     while (q->step()) out.push_back(read_wakeup(*q));
   }
   {
     Q q(store,
-        "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"
-        " w.message_id, w.fired_at FROM wakeups w WHERE w.agent_id = ? AND w.state <> 'pending'"
+        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state <> 'pending'"
         " ORDER BY w.updated_at DESC, w.wakeup_id DESC LIMIT 20");
     q->bind(1, agent.agent_id);
     while (q->step()) out.push_back(read_wakeup(*q));
@@ -203,8 +205,7 @@ int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(cons
   std::vector<Wakeup> due;
   {
     Q q(store,
-        "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"
-        " w.message_id, w.fired_at FROM wakeups w WHERE w.state = 'pending' AND w.due_at <= ?"
+        AW_WAKEUP_COLUMNS "WHERE w.state = 'pending' AND w.due_at <= ?"
         " AND (w.due_at > ? OR (w.due_at = ? AND w.wakeup_id > ?))"
         " AND NOT EXISTS (SELECT 1 FROM wakeup_pauses p WHERE p.account_id = w.account_id)"
         " ORDER BY w.due_at, w.wakeup_id LIMIT 100");
