@@ -107,7 +107,7 @@ constexpr std::array kCommands = {
                  make_agents_grant},
     CommandEntry{"agents revoke", "Take back an agent's grant of functions (--functions)", make_agents_revoke},
     CommandEntry{"agents show", "Show a named agent and the functions its chat may use", make_agents_show},
-    CommandEntry{"agents set", "Choose how the chat attached as NAME talks (--communication explicit|direct)",
+    CommandEntry{"agents set", "Choose how the chat attached as NAME talks (--communication) and whether silent turns are nudged (--nudge)",
                  make_agents_set},
     CommandEntry{"wakeups schedule", "Prompt the chat attached as NAME again later (--after-minutes N | --at TIME)",
                  make_wakeups_schedule},

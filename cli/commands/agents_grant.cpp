@@ -1,7 +1,8 @@
 // agentworks agents grant NAME --functions CREW[,CREW...]|all: the person lets the chat attached as NAME list,
 // call, read, answer and cancel the functions of those Crews through its own messaging connection (R-D1). Only a
 // login connection may grant (never the chat's own connection); the grant replaces the last one. `agents set NAME
-// --communication explicit|direct` chooses how the chat talks (R-X1); `agents show` shows both.
+// --communication explicit|direct --nudge on|off` chooses how the chat talks (R-X1) and whether its silent turns
+// are asked once to answer (R-X3); `agents show` shows all of it.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -103,7 +104,8 @@ class AgentsShow final : public Command {
     std::cout << "agent:" << text_or(agent, "agent_name", agent_) << " (" << text_or(agent, "agent_id") << ")"
               << (agent.value("connected", false) ? ", connected" : "") << "\n"
               << "functions from its chat: " << grant_words(agent) << "\n"
-              << "communication: " << text_or(agent, "communication", "explicit") << "\n";
+              << "communication: " << text_or(agent, "communication", "explicit") << "\n"
+              << "nudge: " << text_or(agent, "nudge", "on") << "\n";
   }
 
  private:
@@ -118,25 +120,35 @@ class AgentsSet final : public Command {
         .option("--communication", communication_,
                 "explicit: only the message tools speak (the default); direct: the final text of a turn that took "
                 "messages from one conversation is sent as the reply")
-        .required()
         .one_of({"explicit", "direct"});
+    options
+        .option("--nudge", nudge_,
+                "on (the default): a turn that took messages and ends without answering them is asked once; off: "
+                "they read unanswered at once (the sender's status line stays)")
+        .one_of({"on", "off"});
   }
 
   json run(const Context& ctx) override {
     check_agent_name(agent_);
+    if (!communication_ && !nudge_)
+      throw Error(ErrorCode::usage, "give --communication explicit|direct, --nudge on|off, or both");
     Config config = require_login(ctx);
-    return client_for(config).post("/v1/agents/" + url_encode(agent_) + "/communication",
-                                   json{{"communication", communication_}});
+    json body = json::object();
+    if (communication_) body["communication"] = *communication_;
+    if (nudge_) body["nudge"] = *nudge_;
+    return client_for(config).post("/v1/agents/" + url_encode(agent_) + "/communication", body);
   }
 
   void print(const json& agent) const override {
-    std::cout << "agent:" << text_or(agent, "agent_name", agent_) << " now talks "
-              << text_or(agent, "communication", communication_) << "ly\n";
+    std::cout << "agent:" << text_or(agent, "agent_name", agent_) << " talks "
+              << text_or(agent, "communication", "explicit") << "ly; silent turns "
+              << (text_or(agent, "nudge", "on") == "on" ? "are asked once to answer" : "are not nudged") << "\n";
   }
 
  private:
   std::string agent_;
-  std::string communication_;
+  std::optional<std::string> communication_;
+  std::optional<std::string> nudge_;
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "services/delivery_services.hpp"
 #include "services/session_lookup.hpp"
 #include "state/child_credentials.hpp"
+#include "state/chat_turns.hpp"
 #include "state/held_back.hpp"
 #include "state/hook_state.hpp"
 #include "state/journal.hpp"
@@ -89,6 +90,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
 
   // Messages waiting on the server because the journal was full (R-B9).
   const HeldBack& held_back() const override { return held_; }
+  ChatTurns& chat_turns() override { return chat_turns_; }
   // Something left the quota (an offer, a cleanup): on a later loop turn, every paused attachment with room again
   // reopens its stream from the watermark, so the server sends what was held back.
   void room_freed() override;
@@ -108,6 +110,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   Outbox outbox_;
   SessionRegistry registry_;
   HookState hook_state_;
+  ChatTurns chat_turns_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> streams_;
   std::map<std::string, std::unique_ptr<AttachmentStream>> retired_;  // freed on a later loop turn
   uv_timer_t* cleanup_timer_;

@@ -106,6 +106,16 @@ std::string on_prompt(const HookContext& ctx) {
       return block_prompt(ctx.provider, std::string("agentworks: the command failed: ") + e.what());
     }
   }
+  // R-X3: the bridge counts the chat's turns (messages pushed into it from now on queue behind this one). R-H9:
+  // the one question an ordinary prompt asks, with no process lookup; without a bridge nothing is attached.
+  if (!ctx.input.session_id.empty()) {
+    try {
+      ctx.call(json{{"op", local_protocol::op::turn_start}, {"provider", provider_name(ctx.provider)},
+                    {"session_id", ctx.input.session_id}},
+               kTurnStartTimeout);
+    } catch (...) {
+    }
+  }
   return {};
 }
 

@@ -23,6 +23,7 @@ using BridgeCall = std::function<nlohmann::json(const nlohmann::json& request, s
 inline constexpr std::chrono::milliseconds kDeliverTimeout{25'000};  // the bridge may ask the release check
 inline constexpr std::chrono::milliseconds kCommandTimeout{25'000};  // attach registers on the server
 inline constexpr std::chrono::milliseconds kLookupTimeout{2'000};
+inline constexpr std::chrono::milliseconds kTurnStartTimeout{500};
 inline constexpr std::chrono::milliseconds kOfflineTimeout{1'000};   // Claude gives SessionEnd 1.5 s in all
 inline constexpr int kMaxChars = static_cast<int>(kDeliveryBudgetUnits);  // under Claude's 10,000-character cap
 

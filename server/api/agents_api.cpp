@@ -51,11 +51,11 @@ Response register_agent(Ctx& c) {
   check_text(purpose, "purpose", kMaxPurposeChars);
   check_text(provider, "provider", 64);
   const auto ids = b.opt_string_array("allowed_connection_ids", 1000);
-  const auto communication = b.opt_string("communication");  // R-X1: checked before anything is written
-  if (communication && *communication != "explicit" && *communication != "direct")
+  const AgentTalk talk{b.opt_string("communication"), std::nullopt};  // R-X1: checked before anything is written
+  if (talk.communication && *talk.communication != "explicit" && *talk.communication != "direct")
     throw Error(ErrorCode::bad_request, "communication must be \"explicit\" or \"direct\"");
   auto [agent, created] = c.store.register_agent(c.caller, name, purpose, provider, ids);
-  if (communication) agent = c.store.set_communication(c.caller, agent.name, *communication);
+  if (talk.communication) agent = c.store.set_talk(c.caller, agent.name, talk);
   return json_reply(created ? 201 : 200, render(c, agent));
 }
 
@@ -135,8 +135,15 @@ Response get_agent_state(Ctx& c) {
 }
 
 Response set_communication(Ctx& c) {
-  const Body b(c.body, {"communication"});
-  return json_reply(200, render(c, c.store.set_communication(c.caller, c.params.at(0), b.string("communication"))));
+  const Body b(c.body, {"communication", "nudge"});
+  AgentTalk talk{b.opt_string("communication"), std::nullopt};
+  if (const auto nudge = b.opt_string("nudge")) {  // R-X3
+    if (*nudge != "on" && *nudge != "off") throw Error(ErrorCode::bad_request, "nudge must be \"on\" or \"off\"");
+    talk.nudge = *nudge == "on";
+  }
+  if (!talk.communication && !talk.nudge)
+    throw Error(ErrorCode::bad_request, "give communication (explicit|direct), nudge (on|off) or both");
+  return json_reply(200, render(c, c.store.set_talk(c.caller, c.params.at(0), talk)));
 }
 
 Response revoke_functions(Ctx& c) {

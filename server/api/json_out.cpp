@@ -80,7 +80,7 @@ std::string message_text(const Message& m, bool mailbox) {
 json agent_json(const Agent& a, const std::optional<std::vector<std::string>>& allowed_ids, bool connected) {
   json j{{"agent_id", a.agent_id},   {"agent_name", a.name},     {"purpose", a.purpose},
          {"provider", a.provider},   {"connected", connected}, {"created_at", a.created_at},
-         {"communication", a.communication}};
+         {"communication", a.communication}, {"nudge", a.nudge ? "on" : "off"}};
   if (allowed_ids) j["allowed_connection_ids"] = *allowed_ids;
   return j;
 }

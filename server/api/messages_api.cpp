@@ -66,10 +66,10 @@ Response get_receipt(Ctx& c) { return json_reply(200, receipt_json(c.store.recei
 Response set_receipt(Ctx& c) {
   const Body b(c.body, {"delivery", "via", "reply_state"});
   const auto reply_state = b.opt_string("reply_state");
-  if (reply_state && *reply_state != "no_reply")
-    throw Error(ErrorCode::bad_request, "reply_state may only be \"no_reply\" (a reply is made by sending one)");
-  const Message m =
-      c.store.receipt_set(c.caller, c.params.at(0), b.string("delivery"), b.opt_string("via"), reply_state.has_value());
+  if (reply_state && *reply_state != "no_reply" && *reply_state != "unanswered")
+    throw Error(ErrorCode::bad_request,
+                "reply_state may only be \"no_reply\" or \"unanswered\" (a reply is made by sending one)");
+  const Message m = c.store.receipt_set(c.caller, c.params.at(0), b.string("delivery"), b.opt_string("via"), reply_state);
   return json_reply(200, receipt_json(m));
 }
 

@@ -10,6 +10,9 @@
 namespace agentworks::server {
 namespace {
 
+// The columns read_agent() reads, in its order.
+#define AW_AGENT_COLUMNS "agent_id, account_id, name, purpose, provider, created_at, communication, nudge"
+
 Agent read_agent(db::Statement& s) {
   Agent a;
   a.agent_id = s.text(0);
@@ -19,6 +22,7 @@ Agent read_agent(db::Statement& s) {
   a.provider = s.text(4);
   a.created_at = s.int64(5);
   if (auto mode = s.opt_text(6)) a.communication = std::move(*mode);
+  a.nudge = s.opt_text(7) != std::optional<std::string>("off");
   return a;
 }
 
@@ -32,7 +36,7 @@ void check_name(const std::string& name) {
 
 std::optional<Agent> Store::find_agent(const std::string& account_id, const std::string& name) {
   Q q(*this,
-      "SELECT agent_id, account_id, name, purpose, provider, created_at, communication FROM agents"
+      "SELECT " AW_AGENT_COLUMNS " FROM agents"
       " WHERE account_id = ? AND name_fold = ? AND removed = 0");
   q->bind(1, account_id).bind(2, fold_name(name));
   if (!q->step()) return std::nullopt;
@@ -40,21 +44,30 @@ std::optional<Agent> Store::find_agent(const std::string& account_id, const std:
 }
 
 std::optional<Agent> Store::agent_by_id(const std::string& agent_id, bool include_removed) {
-  Q q(*this, "SELECT agent_id, account_id, name, purpose, provider, created_at, communication, removed FROM agents"
+  Q q(*this, "SELECT " AW_AGENT_COLUMNS ", removed FROM agents"
              " WHERE agent_id = ?");
   q->bind(1, agent_id);
   if (!q->step()) return std::nullopt;
-  if (!include_removed && q->int64(7) != 0) return std::nullopt;
+  if (!include_removed && q->int64(8) != 0) return std::nullopt;
   return read_agent(*q);
 }
 
-Agent Store::set_communication(const Connection& caller, const std::string& name, const std::string& mode) {
-  if (mode != "explicit" && mode != "direct")
+Agent Store::set_talk(const Connection& caller, const std::string& name, const AgentTalk& talk) {
+  if (talk.communication && *talk.communication != "explicit" && *talk.communication != "direct")
     throw Error(ErrorCode::bad_request, "communication must be \"explicit\" or \"direct\"");
   Agent agent = require_agent(caller, name);
-  Q q(*this, "UPDATE agents SET communication = ? WHERE agent_id = ?");
-  q->bind(1, mode == "explicit" ? std::optional<std::string>() : std::optional<std::string>(mode)).bind(2, agent.agent_id).run();
-  agent.communication = mode;
+  if (talk.communication) {
+    Q q(*this, "UPDATE agents SET communication = ? WHERE agent_id = ?");
+    q->bind(1, *talk.communication == "explicit" ? std::optional<std::string>() : talk.communication);
+    q->bind(2, agent.agent_id).run();
+    agent.communication = *talk.communication;
+  }
+  if (talk.nudge) {
+    Q q(*this, "UPDATE agents SET nudge = ? WHERE agent_id = ?");
+    q->bind(1, *talk.nudge ? std::optional<std::string>() : std::optional<std::string>("off"));
+    q->bind(2, agent.agent_id).run();
+    agent.nudge = *talk.nudge;
+  }
   return agent;
 }
 
@@ -154,7 +167,7 @@ std::pair<Agent, bool> Store::register_agent(const Connection& caller, const std
 std::vector<Agent> Store::list_agents(const Connection& caller) {
   std::vector<Agent> out;
   Q q(*this,
-      "SELECT agent_id, account_id, name, purpose, provider, created_at, communication FROM agents"
+      "SELECT " AW_AGENT_COLUMNS " FROM agents"
       " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
   q->bind(1, caller.account_id);
   while (q->step()) out.push_back(read_agent(*q));

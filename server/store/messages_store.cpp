@@ -187,7 +187,9 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
     Q q(*this,
         "UPDATE conversations SET last_activity = ?, next_inbox_seq = next_inbox_seq + 1, message_count = ?,"
         " rate_window = ? WHERE conversation_id = ?");
-    q->bind(1, m.created_at).bind(2, conv.message_count + 1).bind(3, count_in_rate_window(conv));
+    // The server's own lines (a notice, a status) are not the sender's and do not count toward its rate (R-X3).
+    q->bind(1, m.created_at).bind(2, conv.message_count + 1);
+    q->bind(3, m.is_notice() ? conv.rate_window : count_in_rate_window(conv));
     q->bind(4, conv.conversation_id).run_soon();
   }
   Q q(*this,
@@ -207,7 +209,8 @@ void Store::store_sent_message(const Conversation& conv, Message& m) {
     // R-X2: an agent that speaks in a conversation has answered what it received there before (a decline too).
     Q replied(*this,
               "UPDATE messages SET reply_state = 'replied' WHERE conversation_id = ? AND inbox_seq < ?"
-              " AND recipient_agent_id = ? AND kind IS NULL AND (reply_state IS NULL OR reply_state = 'no_reply')");
+              " AND recipient_agent_id = ? AND kind IS NULL"
+              " AND (reply_state IS NULL OR reply_state IN ('no_reply', 'unanswered'))");
     replied->bind(1, m.conversation_id).bind(2, m.inbox_seq).bind(3, m.sender_agent_id).run_soon();
   }
 }
@@ -295,7 +298,8 @@ Message Store::receipt_get(const Connection& caller, const std::string& message_
 }
 
 Message Store::receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
-                           const std::optional<std::string>& via, bool no_reply) {
+                           const std::optional<std::string>& via, const std::optional<std::string>& reply_state) {
+  const bool no_reply = reply_state == "no_reply";
   const auto delivery = parse_message_state(state);
   if (delivery != MessageState::admitted && delivery != MessageState::processed)
     throw Error(ErrorCode::bad_request, "delivery must be \"admitted\" or \"processed\"");
@@ -310,12 +314,23 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   auto m = message_by_id(message_id);
   if (!m || m->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no message '" + message_id + "'");
   if (!is_receiver(*this, caller, *m)) throw Error(ErrorCode::forbidden, "only the receiver may set delivery state");
-  if (no_reply && m->is_notice())
+  if (reply_state && m->is_notice())
     throw Error(ErrorCode::bad_request, "message " + message_id + " is the server's notice (" + m->kind + "), not a message to answer");
-  if (no_reply && !m->reply_state) {  // R-X2: a reply already made stays the answer; a repeat changes nothing
+  if (no_reply && (!m->reply_state || *m->reply_state == "unanswered")) {
+    // R-X2: a reply already made stays the answer; a repeat changes nothing; a decline after a silent turn counts.
     m->reply_state = "no_reply";
-    Q q(*this, "UPDATE messages SET reply_state = 'no_reply' WHERE seq = ? AND reply_state IS NULL");
+    Q q(*this, "UPDATE messages SET reply_state = 'no_reply' WHERE seq = ? AND (reply_state IS NULL OR reply_state = 'unanswered')");
     q->bind(1, m->seq).run();
+  } else if (reply_state == "unanswered" && !m->reply_state) {
+    // R-X3: the conditional UPDATE picks one writer when two race (replicas, a retried receipt): it tells the sender.
+    Q q(*this, "UPDATE messages SET reply_state = 'unanswered' WHERE seq = ? AND reply_state IS NULL RETURNING seq");
+    q->bind(1, m->seq);
+    const bool first = q->step();
+    q->run();
+    if (first) {
+      m->reply_state = "unanswered";
+      store_status_line(*m);
+    }
   }
   if (*delivery <= m->state) return *m;  // never backwards (the enum is in order); a repeat is a no-op
   const std::int64_t t = now();
@@ -327,6 +342,35 @@ Message Store::receipt_set(const Connection& caller, const std::string& message_
   q->bind(1, state_text(m->state)).bind(2, m->admitted_at).bind(3, m->processed_at).bind(4, m->via).bind(5, m->seq).run();
   if (m->kind == "wakeup") note_wakeup_acknowledged(*this, m->message_id);  // R-W5: delivered
   return *m;
+}
+
+void Store::store_status_line(const Message& about) {
+  auto conv = conversation_by_id(about.conversation_id);
+  if (!conv || conv->state != ConversationState::open) return;  // the sender's inbox is gone: nobody to tell
+  Message m;
+  m.message_id = new_id("msg");
+  m.account_id = about.account_id;
+  m.conversation_id = conv->conversation_id;
+  m.inbox_id = conv->inbox_id;
+  m.inbox_seq = conv->next_inbox_seq;
+  m.sender_conn = "agentworks";
+  if (about.direction == "to_agent") {  // the sender started the conversation
+    m.direction = "to_initiator";
+    m.recipient_conn = conv->initiator_conn;
+    m.recipient_agent_id = conv->initiator_agent_id;
+    if (conv->initiator_agent_id)
+      if (const auto a = agent_by_id(*conv->initiator_agent_id)) m.recipient_agent_name = a->name;
+  } else {
+    m.direction = "to_agent";
+    m.recipient_agent_id = conv->target_agent_id;
+    if (const auto a = agent_by_id(conv->target_agent_id)) m.recipient_agent_name = a->name;
+  }
+  const std::string who = about.recipient_agent_name.value_or("the receiving agent");
+  m.body = who + " ended its turn without replying to " + about.message_id + ".";
+  m.created_at = now();
+  m.kind = "status";
+  store_sent_message(*conv, m);
+  request_events_.messages.push_back(m);
 }
 
 std::vector<Message> Store::messages_after(std::int64_t seq, int limit) {

@@ -36,6 +36,8 @@ struct Agent {
   // R-X1: "explicit" (only the message tools speak) or "direct" (the final text of a turn that took messages from
   // one conversation is its reply); set by the person.
   std::string communication = "explicit";
+  // R-X3: whether a silent turn is asked once to answer before its messages read `unanswered`; set by the person.
+  bool nudge = true;
 };
 
 struct Conversation {
@@ -81,13 +83,14 @@ struct Message {
   std::optional<std::string> via;
   // What the message is (R-D2, R-W2): "message" (an agent's or a person's words), or a notice the server wrote:
   // about a function call, "call_outcome" or "call_question", with the call and its status when it was written;
-  // or "wakeup", a wakeup the agent scheduled.
+  // or "wakeup", a wakeup the agent scheduled; or "status", a line to a sender whose message went unanswered (R-X3).
   std::string kind = "message";
   std::optional<std::string> call_id;
   std::optional<std::string> call_status;
   bool is_notice() const { return kind != "message"; }
   // Whether its recipient answered (R-X2): unset is "pending"; "replied" once the recipient spoke after it in the
-  // conversation, "no_reply" when it declined on purpose. A notice has none.
+  // conversation, "no_reply" when it declined on purpose, "unanswered" when its turn ended silent after a nudge
+  // (R-X3). A notice has none.
   std::optional<std::string> reply_state;
   std::string reply_state_text() const { return reply_state.value_or("pending"); }
 };

@@ -121,7 +121,8 @@ ALTER TABLE messages ADD COLUMN reply_state TEXT;
 ALTER TABLE agents ADD COLUMN communication TEXT;
 )sql",
     // 5: durable wakeups (R-W1..R-W5) and the person's hold on them; what an explicit agent function sent (R-X7); the
-    // messages a reply may still answer (R-X2), so marking them replied visits only those.
+    // messages a reply may still answer (R-X2, R-X3), so marking them replied visits only those; whether an agent's
+    // silent turns are nudged (R-X3).
     R"sql(
 CREATE TABLE wakeups(
   wakeup_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, agent_id TEXT NOT NULL, note TEXT NOT NULL,
@@ -133,7 +134,8 @@ CREATE INDEX wakeups_message ON wakeups(message_id) WHERE message_id IS NOT NULL
 CREATE TABLE wakeup_pauses(account_id TEXT PRIMARY KEY, paused_at BIGINT NOT NULL);
 ALTER TABLE calls ADD COLUMN sent_answer TEXT, ADD COLUMN reply_state TEXT;
 CREATE INDEX messages_unanswered ON messages(conversation_id, inbox_seq)
-  WHERE kind IS NULL AND (reply_state IS NULL OR reply_state = 'no_reply');
+  WHERE kind IS NULL AND (reply_state IS NULL OR reply_state IN ('no_reply', 'unanswered'));
+ALTER TABLE agents ADD COLUMN nudge TEXT;
 )sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);

@@ -118,9 +118,10 @@ CREATE INDEX IF NOT EXISTS call_inputs_call ON call_inputs(call_id);
   add_column_if_missing(db, "crews", "allowance", "TEXT NOT NULL DEFAULT ''");  // '' reads as the default
   add_column_if_missing(db, "calls", "sent_answer", "TEXT");  // an explicit agent function's answer (R-X7)
   add_column_if_missing(db, "calls", "reply_state", "TEXT");
-  // The messages a reply may still answer (R-X2): marking them replied visits only those.
+  // The messages a reply may still answer (R-X2, R-X3): marking them replied visits only those.
   db.exec("CREATE INDEX IF NOT EXISTS messages_unanswered ON messages(conversation_id, inbox_seq)"
-          " WHERE kind IS NULL AND (reply_state IS NULL OR reply_state = 'no_reply')");
+          " WHERE kind IS NULL AND (reply_state IS NULL OR reply_state IN ('no_reply', 'unanswered'))");
+  add_column_if_missing(db, "agents", "nudge", "TEXT");  // NULL: on; 'off' (R-X3)
   // Durable wakeups (R-W1..R-W5) and the person's hold on them.
   db.exec(R"sql(
 CREATE TABLE IF NOT EXISTS wakeups(

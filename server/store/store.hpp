@@ -35,6 +35,11 @@ struct StoreEvents {
   }
 };
 
+struct AgentTalk {
+  std::optional<std::string> communication;
+  std::optional<bool> nudge;
+};
+
 struct SendInput {
   std::optional<std::string> target;  // "agent:NAME"
   std::optional<std::string> inbox_id;
@@ -142,8 +147,9 @@ class Store {
   // --- agents (agents_store.cpp) ---
   std::optional<Agent> find_agent(const std::string& account_id, const std::string& name);
   std::optional<Agent> agent_by_id(const std::string& agent_id, bool include_removed = false);
-  // R-X1: the person sets how the agent talks ("explicit" or "direct"); bad_request for any other value.
-  Agent set_communication(const Connection& caller, const std::string& name, const std::string& mode);
+  // R-X1, R-X3: the person sets how the agent talks ("explicit" or "direct"; bad_request for any other value) and
+  // whether its silent turns are nudged; what is not given stays.
+  Agent set_talk(const Connection& caller, const std::string& name, const AgentTalk& talk);
   Agent require_agent(const Connection& caller, const std::string& name);  // not_found
   bool allowed(const Connection& caller, const Agent& agent);
   Agent require_allowed(const Connection& caller, const std::string& name);  // not_found / forbidden
@@ -161,9 +167,11 @@ class Store {
   std::vector<Message> fetch(const ReadTarget& target, int limit, std::int64_t up_to_seq = kAnySeq);
   static constexpr std::int64_t kAnySeq = INT64_MAX;
   Message receipt_get(const Connection& caller, const std::string& message_id);
-  // The receiver's acknowledgement (R-M7); `no_reply` also declines to answer it on purpose (R-X2).
+  // The receiver's acknowledgement (R-M7). `reply_state` "no_reply" also declines to answer it on purpose (R-X2);
+  // "unanswered" says the receiver's turn ended silent after a nudge (R-X3): the first one, on a message not yet
+  // answered or declined, stores one status line to its sender.
   Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
-                      const std::optional<std::string>& via, bool no_reply = false);
+                      const std::optional<std::string>& via, const std::optional<std::string>& reply_state = {});
   Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
   std::optional<Message> message_by_id(const std::string& message_id);
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
@@ -173,6 +181,9 @@ class Store {
   // call or for the agent's wakeups, which takes no sends), outside the send rate, delivered like any message.
   // An empty message when the agent was unregistered since.
   Message store_notice(const Notice& notice);
+  // R-X3: "NAME ended its turn without replying to msg_…", kind "status", to the sender of `about` in its own
+  // conversation (nothing when that conversation is no longer open).
+  void store_status_line(const Message& about);
 
   // --- attachments (attachments_store.cpp) ---
   Attachment create_attachment(const Connection& caller, const std::string& agent_name, const std::string& purpose,

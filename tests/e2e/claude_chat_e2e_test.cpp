@@ -122,6 +122,7 @@ TEST_F(ClaudeChatE2eTest, SeveralWaitingMessagesArriveInOneFollowUp_RH1) {
 // chat ends its turn (Claude's own cap would allow 8).
 TEST_F(ClaudeChatE2eTest, LoopGuardStopsContinuations_RH2) {
   attach(kSession1, "reviewer");
+  cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"});  // the chain is deliveries only (R-X3 aside)
   // The callback runs on the mock's thread and may outlive this body: it owns what it uses (shared).
   auto sent = std::make_shared<std::atomic<int>>(0);
   auto send_failed = std::make_shared<std::atomic<bool>>(false);

@@ -184,6 +184,17 @@ TEST_F(ClaudeNativeE2eTest, AWokenChatDeclinesAndTheSenderSeesNoReplyNotTheReaso
   expect_declined_without_the_reason(id, "SECRET-REASON-21");
 }
 
+// R-X3 with the real Claude Code: a message wakes the idle chat and the model ends its turn with text only (no
+// tool call); the Stop hook asks once in the same turn, the model stays silent, and the sender is told.
+TEST_F(ClaudeNativeE2eTest, ASilentTurnIsAskedOnceThenTheSenderIsTold_RX3) {
+  model_->set_default_reply("I read it.");
+  start_chat(claude_binary(), {"--session-id", kSession});
+  attach_chat(kSession);
+  ASSERT_TRUE(wait_native()) << delivery().dump();
+  const std::string id = send_from_terminal("reviewer", "Silent turn: what about PR 23?");
+  expect_asked_once_then_unanswered(id, "what about PR 23?");
+}
+
 // R-X1, R-X5 with the real Claude Code: the person sets the attached chat direct; a message wakes the idle chat,
 // the model answers in plain text (no tool call), and that final text reaches the sender as the reply, once.
 TEST_F(ClaudeNativeE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {
@@ -346,7 +357,10 @@ TEST_F(ClaudeNativeE2eTest, IdleStreamJsonChatIsWokenAndTheStopHookDoesNotRedeli
   ASSERT_TRUE(model_->wait_for_user_text("Keep working on the parser", 30s)) << model_->describe();
   ASSERT_TRUE(chat_->wait_results(chat_->results() + 1));
   EXPECT_EQ(turns_with("Native wake: please review PR 8").size(), 1u) << model_->describe();
-  EXPECT_EQ(turns_with("Stop hook additional context").size(), 0u) << model_->describe();
+  // The pushed turn's Stop hook only asked about it, by id (R-X3); the typed turn's added nothing.
+  const auto hooked = turns_with("Stop hook additional context");
+  EXPECT_EQ(hooked.size(), 1u) << model_->describe();
+  for (const auto& r : hooked) EXPECT_NE(r.last_user.find("did not answer it"), std::string::npos) << r.last_user;
   EXPECT_TRUE(wait_pending("claude", kSession, 0));
 }
 

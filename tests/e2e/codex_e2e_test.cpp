@@ -153,6 +153,7 @@ TEST_F(CodexE2eTest, TuiLoopGuardStopsContinuations_RH2) {
   auto& t = tui("a");
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
+  cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"});  // the chain is deliveries only (R-X3 aside)
   // The callback runs on the mock's thread and may still be running when this body returns: it owns what it
   // uses (by value / shared), never this stack frame (ASan caught a use after scope here).
   auto sent = std::make_shared<std::atomic<int>>(0);

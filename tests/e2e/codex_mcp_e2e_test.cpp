@@ -177,6 +177,17 @@ TEST_F(CodexMcpE2eTest, ADirectChatsFinalTextIsItsReply_RX1_RX5) {
   EXPECT_EQ(answers.size(), 1u) << "sent once";
 }
 
+// R-X3 with the real Codex TUI: a message woken through Codex's queue gets a text-only turn; the Stop hook asks
+// once, the model stays silent, and the sender is told.
+TEST_F(CodexMcpE2eTest, ASilentTurnIsAskedOnceThenTheSenderIsTold_RX3) {
+  install_for("codex", env_, {"--allow-tools"});
+  auto& t = start_tui();
+  ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
+  model_->set_default_reply("I read it.");
+  const std::string id = send_from_terminal("reviewer", "Silent turn: what about PR 24?");
+  expect_asked_once_then_unanswered(id, "what about PR 24?");
+}
+
 // R-X2 with the real Codex TUI: the woken turn declines with agent_message_no_reply; the sender's receipt reads
 // no_reply and the reason never reaches the server.
 TEST_F(CodexMcpE2eTest, AWokenChatDeclinesAndTheSenderSeesNoReplyNotTheReason_RX2) {

@@ -59,6 +59,8 @@ class BridgeHookOpsTest : public BridgeTest {
     attach(session, "reviewer");
     ASSERT_TRUE(wait_connected(session)) << status_of(session).dump();
   }
+  // For tests of delivery itself, whose chats never answer: their turns are not asked to (R-X3).
+  void nudge_off() { cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"}); }
 };
 
 // R-H9: an unattached session is answered from the journal alone. With the server gone the answer still comes.
@@ -111,7 +113,12 @@ TEST_F(BridgeHookOpsTest, SeveralMessagesInOneTextOldestFirst_RH1_RH3_RB17_RB18)
   EXPECT_NE(text.find("agent_message_ack(message_id, delivery)"), std::string::npos);
   EXPECT_NE(text.find("agentworks bridge message reply --provider claude --message-id ID --message TEXT"),
             std::string::npos);
-  // Offered once (R-B5): nothing more now; the next message comes with the hint but without the instructions.
+  // Offered once (R-B5): the next stop only asks about them (R-X3), without their text, and the one after that has
+  // nothing; the next message comes with the hint but without the instructions.
+  const std::string nudge = deliver("s1")["text"];
+  EXPECT_NE(nudge.find("this turn received " + id1 + ", " + id2 + ", " + id3 + " from other agents and did not "
+                       "answer them"), std::string::npos) << nudge;
+  EXPECT_EQ(nudge.find("first: please review"), std::string::npos) << nudge;
   EXPECT_EQ(deliver("s1")["text"], "");
   const std::string id4 = send("fourth");
   ASSERT_TRUE(wait_pending("s1", 1));
@@ -129,6 +136,7 @@ TEST_F(BridgeHookOpsTest, SeveralMessagesInOneTextOldestFirst_RH1_RH3_RB17_RB18)
 TEST_F(BridgeHookOpsTest, BudgetLeavesTheRestPendingAndTruncatesOneLongMessage_RH1) {
   start_bridge();
   attach_connected("s2");
+  nudge_off();
   std::vector<std::string> sent;
   for (int i = 0; i < 5; ++i) sent.push_back(send("message " + std::to_string(i) + " " + repeat("\xF0\x9F\x98\x80", 400)));
   ASSERT_TRUE(wait_pending("s2", 5));
@@ -166,6 +174,7 @@ TEST_F(BridgeHookOpsTest, BudgetLeavesTheRestPendingAndTruncatesOneLongMessage_R
 TEST_F(BridgeHookOpsTest, LoopGuardStopsContinuations_RH2) {
   start_bridge();
   attach_connected("s3");
+  nudge_off();
   const json opts = {{"max_continuations", 2}};
   auto deliver_with = [&](bool active) {
     json extra = opts;
@@ -362,7 +371,7 @@ TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
   EXPECT_EQ(status_of("legacy")["state"], "offline");
   EXPECT_EQ(deliver("legacy")["state"], "offline");
   JournalReader j(dir / "journal.db");
-  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "5");
+  EXPECT_EQ(j.rows("PRAGMA user_version")[0][0], "6");
   EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
 }
 
@@ -471,6 +480,70 @@ TEST_F(BridgeHookOpsTest, ADirectAgentsFinalTextIsItsReplyOnce_RX1_RX5) {
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "It is 4."), 1) << "a repeated stop never doubles it";
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "private words"), 0) << "explicit stays private";
   EXPECT_EQ(first_texts.back(), "A?") << "nothing after the worker's next question";
+}
+
+// R-X3: a turn that took a message and ends without answering it is asked once, in the same turn (the question
+// names the message, never its text); still silent, the message reads `unanswered` and its sender gets one status
+// line. A reply after that still answers it. With the person's nudge off the sender is told at the first silent
+// stop; a decline is an answer and tells nobody.
+TEST_F(BridgeHookOpsTest, ASilentTurnIsAskedOnceThenItsSenderIsToldOnce_RX3) {
+  start_bridge();
+  attach_connected("s1");
+  const auto stop = [&](bool active) { return deliver("s1", {{"stop_hook_active", active}, {"process", kProcess}}); };
+  const auto reply_state = [&](const std::string& id) {
+    return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
+        .at("delivery")
+        .value("reply_state", "");
+  };
+  const auto status_lines = [&] {
+    std::vector<std::string> out;
+    const json page = read_mailbox(owner(), "worker");
+    for (const auto& m : page.at("messages"))
+      if (m.value("kind", "") == "status") out.push_back(m.at("message"));
+    return out;
+  };
+  const json first = send_as(owner(), "worker", "agent:reviewer", "please review PR 40");
+  const std::string id = first.at("message_id");
+  ASSERT_TRUE(wait_pending("s1", 1));
+  ASSERT_EQ(stop(false)["message_ids"], json::array({id}));
+  const json asked = stop(true);
+  const std::string question = asked.value("text", "");
+  EXPECT_NE(question.find("this turn received " + id + " from other agents and did not answer it"), std::string::npos)
+      << question;
+  EXPECT_NE(question.find("agent_message_no_reply"), std::string::npos) << question;
+  EXPECT_EQ(question.find("please review PR 40"), std::string::npos) << question;
+  EXPECT_TRUE(asked["message_ids"].empty());
+  EXPECT_EQ(reply_state(id), "pending") << "asking tells the sender nothing";
+  EXPECT_EQ(stop(true).value("text", "x"), "");
+  ASSERT_TRUE(wait_until([&] { return reply_state(id) == "unanswered"; }, std::chrono::seconds(20))) << bridge_->log();
+  const std::vector<std::string> told = {"reviewer ended its turn without replying to " + id + "."};
+  ASSERT_TRUE(wait_until([&] { return status_lines() == told; }, std::chrono::seconds(20)));
+  EXPECT_EQ(stop(false).value("text", "x"), "");
+  EXPECT_EQ(status_lines(), told) << "one status line per message";
+  const json late = call({{"op", "reply"}, {"provider", "claude"}, {"session_id", "s1"}, {"message_id", id},
+                          {"message", "reviewed after all"}});
+  ASSERT_EQ(late.value("ok", false), true) << late.dump();
+  EXPECT_EQ(reply_state(id), "replied");
+
+  // Nudge off: the first silent stop tells the sender.
+  EXPECT_EQ(cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"}).at("nudge"), "off");
+  const std::string fyi = send("FYI: the build is green");
+  ASSERT_TRUE(wait_pending("s1", 1));
+  ASSERT_EQ(stop(false)["message_ids"], json::array({fyi}));
+  EXPECT_EQ(stop(true).value("text", "x"), "");
+  ASSERT_TRUE(wait_until([&] { return reply_state(fyi) == "unanswered"; }, std::chrono::seconds(20)));
+  ASSERT_TRUE(wait_until([&] { return status_lines().size() == 2; }, std::chrono::seconds(20)));
+
+  // A decline answers: nobody is asked or told.
+  cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "on"});
+  const std::string thanks = send("thanks!");
+  ASSERT_TRUE(wait_pending("s1", 1));
+  ASSERT_EQ(stop(false)["message_ids"], json::array({thanks}));
+  const json declined = call({{"op", "no_reply"}, {"provider", "claude"}, {"session_id", "s1"}});
+  ASSERT_EQ(declined.value("ok", false), true) << declined.dump();
+  EXPECT_EQ(stop(true).value("text", "x"), "");
+  EXPECT_EQ(reply_state(thanks), "no_reply");
+  EXPECT_EQ(status_lines().size(), 2u);
 }
 
 // R-W1 R-W2 R-W3 R-W5: the chat schedules, lists and cancels its own wakeups through the bridge (the op behind its

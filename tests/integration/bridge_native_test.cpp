@@ -161,7 +161,11 @@ TEST_F(BridgeNativeTest, CodexQueueAdmitsAndStopHookDoesNotRedeliver_RN2) {
   ASSERT_TRUE(wait_until([&] { return receipt(id)["delivery"].value("state", "") == "admitted"; },
                          std::chrono::seconds(20)));
   EXPECT_EQ(receipt(id)["delivery"].value("via", ""), "codex-queue");
-  EXPECT_EQ(deliver("codex", kThread, proc).value("text", "x"), "");
+  // The Stop of the turn it woke never delivers it again; it only asks about it, by id (R-X3).
+  const json stop = deliver("codex", kThread, proc);
+  EXPECT_TRUE(stop["message_ids"].empty()) << stop.dump();
+  EXPECT_NE(stop.value("text", "").find("this turn received " + id), std::string::npos) << stop.dump();
+  EXPECT_EQ(stop.value("text", "").find("please review PR 7"), std::string::npos) << stop.dump();
   EXPECT_EQ(json_lines(queued).size(), 1u);
 }
 
@@ -271,7 +275,11 @@ TEST_F(BridgeNativeTest, ClaudeInboxGetsOneNextFrame_RN2_RB16_RN4) {
 
   EXPECT_EQ(counts(session), json({{"pending", 0}, {"offered", 1}}));
   EXPECT_EQ(receipt(id)["delivery"].value("state", ""), "stored");  // R-B16: not admitted by the write
-  EXPECT_EQ(deliver("claude", session, proc).value("text", "x"), "");
+  // The Stop of the turn it woke never delivers it again; it only asks about it, by id (R-X3).
+  const json stop = deliver("claude", session, proc);
+  EXPECT_TRUE(stop["message_ids"].empty()) << stop.dump();
+  EXPECT_NE(stop.value("text", "").find("this turn received " + id), std::string::npos) << stop.dump();
+  EXPECT_EQ(stop.value("text", "").find("wake up and review"), std::string::npos) << stop.dump();
 }
 
 // R-N1, R-N3: a registration whose sessionId is another session, or a Claude Code without the inbox (2.1.197),
@@ -452,6 +460,42 @@ TEST_F(BridgeNativeTest, PersonTurnsNativeOff) {
   send("not pushed");
   ASSERT_TRUE(wait_until([&] { return counts(session)["pending"] == 1; }, std::chrono::seconds(20)));
   EXPECT_TRUE(json_lines(claude_record_).empty());
+}
+
+// R-X3: a message pushed into an idle chat is its new turn's, and that turn's silent end asks about it; one pushed
+// while the chat is in a turn the person typed queues behind it (Claude runs it right after), so that turn's end
+// asks nothing and the end of the turn it woke does.
+TEST_F(BridgeNativeTest, APushIsAskedAboutAtTheEndOfTheTurnThatSawIt_RX3) {
+  const std::string session = "c1a0de00-0000-4000-8000-000000000008";
+  const auto proc = start_claude(session);
+  attach("claude", session, proc, claude_home_.string());
+  ASSERT_TRUE(wait_route(session, true)) << delivery_of(session).dump();
+  ASSERT_TRUE(wait_connected(session));
+  const auto stop = [&](bool active) {
+    return call({{"op", "deliver"}, {"provider", "claude"}, {"session_id", session}, {"process", proc},
+                 {"provider_home", claude_home_.string()}, {"stop_hook_active", active}});
+  };
+  const auto asked = [&](const json& answer, const std::string& id) {
+    return answer.value("text", "").find("this turn received " + id + " from") != std::string::npos;
+  };
+  EXPECT_EQ(stop(false).value("text", "x"), "");  // the bridge sees the chat idle
+
+  const auto woke = send("wake up and review");
+  ASSERT_TRUE(wait_until([&] { return json_lines(claude_record_).size() == 1; }, std::chrono::seconds(20)))
+      << bridge_->log();
+  const json first_end = stop(false);
+  EXPECT_TRUE(asked(first_end, woke)) << first_end.dump();
+  EXPECT_EQ(stop(true).value("text", "x"), "");
+
+  const json typed = call({{"op", "turn_start"}, {"provider", "claude"}, {"session_id", session}});
+  EXPECT_EQ(typed.value("attached", false), true) << typed.dump();
+  const auto queued = send("one more thing");
+  ASSERT_TRUE(wait_until([&] { return json_lines(claude_record_).size() == 2; }, std::chrono::seconds(20)))
+      << bridge_->log();
+  EXPECT_EQ(stop(false).value("text", "x"), "") << "the typed turn never saw it";
+  const json queued_end = stop(false);
+  EXPECT_TRUE(asked(queued_end, queued)) << queued_end.dump();
+  EXPECT_EQ(queued_end.value("text", "").find(woke), std::string::npos) << "the first one was settled";
 }
 
 }  // namespace

@@ -159,8 +159,9 @@ TEST_F(HookWithoutBridgeTest, BridgeDownExitsQuietlyButBlocksTypedCommands_RH9) 
   EXPECT_NE(y["user_message"].get<std::string>().find("agentworks up"), std::string::npos);
 }
 
-// R-H9: an ordinary prompt never opens the bridge socket; a typed command does (so the listener can tell).
-TEST_F(HookWithoutBridgeTest, OrdinaryPromptNeverTouchesTheSocket_RH9) {
+// R-H9, R-X3: an ordinary prompt only tells the bridge a turn started (one connection each) and prints nothing,
+// also when the bridge never answers; a typed command is blocked with its answer.
+TEST_F(HookWithoutBridgeTest, OrdinaryPromptOnlyTellsTheBridgeATurnStarted_RH9_RX3) {
   const auto listener = CountingListener::unix_socket(bridge_socket(home_));
   for (const auto& [provider, prompt] : std::vector<std::pair<std::string, std::string>>{
            {"claude", "please fix the failing test"},
@@ -173,11 +174,11 @@ TEST_F(HookWithoutBridgeTest, OrdinaryPromptNeverTouchesTheSocket_RH9) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.out, "") << provider << ": " << prompt;
   }
-  EXPECT_EQ(listener->accepted(), 0);
+  EXPECT_TRUE(wait_until([&] { return listener->accepted() == 5; })) << listener->accepted();
   // The same listener sees a typed command's connection (it sends no greeting: the command is still blocked).
   const auto r = run_hook(home_, "codex", "UserPromptSubmit", prompt_payload("codex", "s-1", "agentworks status").dump());
   EXPECT_EQ(json::parse(r.out)["decision"], "block");
-  EXPECT_EQ(listener->accepted(), 1);
+  EXPECT_TRUE(wait_until([&] { return listener->accepted() == 6; })) << listener->accepted();
 }
 
 // Malformed or empty stdin, unknown providers or events: no output, exit 0, nothing asked.
@@ -410,7 +411,10 @@ TEST_F(HookTest, StopDeliversSeveralMessagesInOneFollowUp_RH1_RH2_RH3) {
   EXPECT_NE(text.find("NOT instructions from the person"), std::string::npos) << text;
   EXPECT_NE(text.find("reply"), std::string::npos) << text;  // how to reply (first offer: full guidance)
   EXPECT_LT(text.size(), 10000u);
-  // Never resent: the next stop has nothing.
+  // Never resent: the next stop only asks about them (R-X3), the one after has nothing.
+  const std::string nudge = stop("claude", "claude-d1");
+  EXPECT_NE(nudge.find("did not answer them"), std::string::npos) << nudge;
+  EXPECT_EQ(nudge.find("first: please review PR 12"), std::string::npos) << nudge;
   EXPECT_EQ(stop("claude", "claude-d1"), "");
   EXPECT_EQ(lookup("claude", "claude-d1")["pending"], 0);
 }

@@ -112,3 +112,60 @@ TEST_F(SendRules, RateLimitPerConversationBothDirections_R_M10) {
 
 }  // namespace
 }  // namespace agentworks::testing
+
+namespace agentworks::testing {
+namespace {
+
+// R-X3: a message whose receiver's turn ended silent after a nudge reads `unanswered`, and its sender gets one
+// status line in the conversation (kind "status", not counted toward the rate); a later reply still answers it.
+// The person's nudge switch is checked before anything is written.
+TEST_F(SendRules, AnUnansweredMessageTellsItsSenderOnceOutsideTheRateLimit_RX3) {
+  start_server({"--rate-limit-per-hour", "3"});
+  register_agent(owner(), "reviewer");
+  register_agent(owner(), "worker");
+  const json first = send_as(owner(), "worker", "agent:reviewer", "one");
+  const std::string id = first.at("message_id");
+  const std::string inbox = first.at("inbox_id");
+  const std::string receipt_path = "/v1/messages/" + id + "/receipt";
+  const std::string unanswered = R"({"delivery":"admitted","reply_state":"unanswered"})";
+  EXPECT_EQ(http_json(owner_http(), "POST", receipt_path, unanswered, 200).at("delivery").at("reply_state"),
+            "unanswered");
+  EXPECT_EQ(http_json(owner_http(), "POST", receipt_path, unanswered, 200).at("delivery").at("reply_state"),
+            "unanswered");
+  EXPECT_EQ(error_code_of(owner_http().post(receipt_path, R"({"delivery":"admitted","reply_state":"maybe"})").body),
+            "bad_request");
+  const json page = read_inbox(owner(), inbox);
+  ASSERT_EQ(page.at("messages").size(), 2u) << page.dump();
+  const json status = page.at("messages")[1];
+  EXPECT_EQ(status.at("kind"), "status");
+  EXPECT_EQ(status.at("message"), "reviewer ended its turn without replying to " + id + ".");
+  EXPECT_EQ(status.at("recipient").at("agent_name"), "worker") << status.dump();
+  EXPECT_TRUE(status.at("sender").at("agent_name").is_null()) << status.dump();  // the server's words, not an agent's
+
+  reply_in(owner(), "reviewer", inbox, "answered late");
+  EXPECT_EQ(http_json(owner_http(), "GET", receipt_path, std::nullopt, 200).at("delivery").at("reply_state"),
+            "replied");
+  send_as(owner(), "worker", "agent:reviewer", "two");  // the third counted message: the status line was not one
+  const CliResult fourth =
+      owner().json({"messages", "send", "--agent", "worker", "--target", "agent:reviewer", "--message", "four"});
+  EXPECT_EQ(fourth.error_code(), "rate_limited") << fourth.describe();
+  EXPECT_EQ(texts_of(read_inbox(owner(), inbox)),
+            (std::vector<std::string>{"one", "reviewer ended its turn without replying to " + id + ".", "answered late",
+                                      "two"}));
+
+  // The person's switch: on by default, shown, set, and refused whole when a value is bad.
+  EXPECT_EQ(cli_ok(owner(), {"agents", "show", "reviewer"}).at("nudge"), "on");
+  EXPECT_EQ(cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"}).at("nudge"), "off");
+  EXPECT_EQ(owner().json({"agents", "set", "reviewer", "--nudge", "sometimes"}).exit_code, 2);
+  EXPECT_EQ(owner().json({"agents", "set", "reviewer"}).exit_code, 2);
+  EXPECT_EQ(error_code_of(owner_http()
+                              .post("/v1/agents/reviewer/communication", R"({"communication":"direct","nudge":"1"})")
+                              .body),
+            "bad_request");
+  const json shown = cli_ok(owner(), {"agents", "show", "reviewer"});
+  EXPECT_EQ(shown.at("nudge"), "off");
+  EXPECT_EQ(shown.at("communication"), "explicit");
+}
+
+}  // namespace
+}  // namespace agentworks::testing

@@ -72,7 +72,7 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
                    " DROP COLUMN reply_state;"
                    " ALTER TABLE call_inputs DROP COLUMN withdrawn;"
                    " ALTER TABLE messages DROP COLUMN kind, DROP COLUMN call_id, DROP COLUMN call_status,"
-                   " DROP COLUMN reply_state; ALTER TABLE agents DROP COLUMN communication;"
+                   " DROP COLUMN reply_state; ALTER TABLE agents DROP COLUMN communication, DROP COLUMN nudge;"
                    " DROP TABLE agent_grants; DROP TABLE wakeups; DROP TABLE wakeup_pauses;"
                    " UPDATE agentworks_schema SET version = 1");
   for (const char* row : {"('call_new', 2000)", "('call_old', 1000)"})

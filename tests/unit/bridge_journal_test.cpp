@@ -78,11 +78,11 @@ TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
   j.record_received(row(), msg(2), 1000);
-  const auto first = j.offer("att_1", {"msg_1", "msg_2"}, 1001);
+  const auto first = j.offer("att_1", {"msg_1", "msg_2"}, OfferSeen::this_turn, 1001);
   ASSERT_EQ(first.messages.size(), 2u);
   EXPECT_EQ(first.messages[0].body, "{\"message\":\"hi\"}");
   EXPECT_TRUE(j.pending("att_1", 20).empty());
-  const auto second = j.offer("att_1", {"msg_1", "msg_2"}, 1002);
+  const auto second = j.offer("att_1", {"msg_1", "msg_2"}, OfferSeen::this_turn, 1002);
   EXPECT_TRUE(second.messages.empty());
   EXPECT_EQ(j.message_state("msg_1"), MessageState::offered);
   EXPECT_EQ(j.total_body_bytes(), 0);
@@ -96,7 +96,7 @@ TEST_F(JournalTest, RefusedNativePushReturnsToPending_RN2) {
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
   j.record_received(row(), msg(2), 1000);
-  const auto batch = j.offer("att_1", {"msg_1", "msg_2"}, 1001);
+  const auto batch = j.offer("att_1", {"msg_1", "msg_2"}, OfferSeen::this_turn, 1001);
   ASSERT_EQ(batch.messages.size(), 2u);
   ASSERT_TRUE(j.set_delivery("msg_2", MessageState::admitted, 1002));
   EXPECT_EQ(j.return_to_pending("att_1", batch.messages), 1u);
@@ -126,14 +126,14 @@ TEST_F(JournalTest, OfferSurvivesRestart_RB6) {
     Journal j(db_path());
     j.upsert_attachment(row());
     j.record_received(row(), msg(1), 1000);
-    ASSERT_EQ(j.offer("att_1", {"msg_1"}, 1001).messages.size(), 1u);
+    ASSERT_EQ(j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1001).messages.size(), 1u);
   }
   Journal j(db_path());
   EXPECT_TRUE(j.pending("att_1", 20).empty());
   EXPECT_EQ(j.message_state("msg_1"), MessageState::offered);
   // The stream replays it after the restart: at or below the watermark, it is never cached again.
   EXPECT_EQ(j.record_received(row(), msg(1), 1003), ReceiveResult::below_watermark);
-  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1004).messages.empty());
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1004).messages.empty());
 }
 
 // R-B12 / invariant 2: the watermark is monotonic and survives cleanup and detach.
@@ -143,7 +143,7 @@ TEST_F(JournalTest, WatermarkMonotonicSurvivesCleanupAndDetach_RB12) {
   j.record_received(row(), msg(10), 1000);
   EXPECT_EQ(j.record_received(row(), msg(7), 1000), ReceiveResult::below_watermark);
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "Reviewer"), 10);
-  j.offer("att_1", {"msg_10"}, 1001);
+  j.offer("att_1", {"msg_10"}, OfferSeen::this_turn, 1001);
   j.set_delivery("msg_10", MessageState::processed, 1002);
   const auto c = j.cleanup(1003, CleanupScope::by_person);
   EXPECT_EQ(c.processed_removed, 1);
@@ -183,7 +183,7 @@ TEST_F(JournalTest, AcknowledgedMessageIsNeverOffered_RB10) {
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
   EXPECT_TRUE(j.set_delivery("msg_1", MessageState::admitted, 1001));
-  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1002).messages.empty());
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1002).messages.empty());
   EXPECT_EQ(j.total_body_bytes(), 0);
   // Never backwards.
   EXPECT_TRUE(j.set_delivery("msg_1", MessageState::processed, 1003));
@@ -207,7 +207,7 @@ TEST_F(JournalTest, QuotaReclaimsHandedOutOldestFirstAndHoldsTheRest_RB9_RB11_RB
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 3);  // not past the message that was not journaled
   EXPECT_EQ(j.free_slots("att_1"), 0);
 
-  j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, 1001);
+  j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, OfferSeen::this_turn, 1001);
   j.set_delivery("msg_2", MessageState::processed, 1002);
   j.set_delivery("msg_3", MessageState::admitted, 1002);
   EXPECT_EQ(j.free_slots("att_1"), 3);  // every row is reclaimable now
@@ -243,7 +243,7 @@ TEST_F(JournalTest, TotalBytesQuota_RB9) {
   EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1000), ReceiveResult::over_quota);
   EXPECT_EQ(j.watermark("http://127.0.0.1:1", "reviewer"), 1);
   EXPECT_LT(j.free_body_bytes(), 60);
-  j.offer("att_1", {"msg_1"}, 1001);  // offering clears the body, freeing room
+  j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1001);  // offering clears the body, freeing room
   EXPECT_EQ(j.free_body_bytes(), 100);
   EXPECT_EQ(j.record_received(row(), msg(2, std::string(60, 'b')), 1002), ReceiveResult::cached);
   EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::over_quota);
@@ -260,12 +260,12 @@ TEST_F(JournalTest, SettleSkipsTheFlushButLeavesEveryOtherCommitFlushed_Issue18)
   EXPECT_EQ(sync_level(), 2) << "the journal must commit with synchronous=FULL";
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
-  j.offer("att_1", {"msg_1"}, 1001);
+  j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1001);
   j.settle_offers({"msg_1"}, true);
   EXPECT_EQ(sync_level(), 2) << "the settle's relaxed flush leaked into the next commits";
   EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
   j.record_received(row(), msg(2), 1002);
-  j.offer("att_1", {"msg_2"}, 1003);
+  j.offer("att_1", {"msg_2"}, OfferSeen::this_turn, 1003);
   j.db().exec("CREATE TRIGGER refuse BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'refused'); END");
   EXPECT_ANY_THROW(j.settle_offers({"msg_2"}, false));
   EXPECT_EQ(sync_level(), 2) << "a failed settle left the connection relaxed";
@@ -279,14 +279,14 @@ TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_
     Journal j(db_path());
     j.upsert_attachment(row());
     for (int i = 1; i <= 5; ++i) j.record_received(row(), msg(i), 1000);
-    j.offer("att_1", {"msg_1"}, 1001);
+    j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1001);
     j.settle_offers({"msg_1"}, true);
     EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
-    j.offer("att_1", {"msg_2", "msg_3"}, 1002);
+    j.offer("att_1", {"msg_2", "msg_3"}, OfferSeen::this_turn, 1002);
     j.settle_offers({"msg_2", "msg_3"}, false);
     j.settle_offers({"msg_2"}, true);  // settled once: a later answer changes nothing
     EXPECT_EQ(j.counts("att_1").possibly_lost, 2);
-    j.offer("att_1", {"msg_4"}, 1003);  // the bridge dies before settling it
+    j.offer("att_1", {"msg_4"}, OfferSeen::this_turn, 1003);  // the bridge dies before settling it
   }
   Journal j(db_path());
   EXPECT_EQ(j.unsettled_offers_unsure(), 1);
@@ -303,7 +303,7 @@ TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_
   EXPECT_EQ(j.possibly_lost_read({"msg_2"}), 1);
   EXPECT_TRUE(j.set_delivery("msg_3", MessageState::admitted, 1004));
   EXPECT_EQ(j.counts("att_1").possibly_lost, 1);
-  EXPECT_TRUE(j.offer("att_1", {"msg_4"}, 1005).messages.empty());  // never offered again
+  EXPECT_TRUE(j.offer("att_1", {"msg_4"}, OfferSeen::this_turn, 1005).messages.empty());  // never offered again
   EXPECT_EQ(j.cleanup(1006, CleanupScope::by_person).possibly_lost_cleared, 1);
   EXPECT_EQ(j.counts("att_1").possibly_lost, 0);
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
@@ -324,7 +324,7 @@ TEST_F(JournalTest, MigratesSchemaThreeKeepingOldOffers) {
   Journal j(db_path());
   sql::Stmt v(j.db(), "PRAGMA user_version");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.int64(0), 5);
+  EXPECT_EQ(v.int64(0), 6);
   EXPECT_EQ(j.unsettled_offers_unsure(), 0);
   EXPECT_TRUE(j.open_offers("att_1").empty());
   EXPECT_EQ(j.counts("att_1").offered_not_admitted, 1);
@@ -338,7 +338,7 @@ TEST_F(JournalTest, CleanupKeepsPendingRemovesOldOffered_RB11) {
   j.upsert_attachment(row());
   j.record_received(row(), msg(1), 1000);
   j.record_received(row(), msg(2), 1000);
-  j.offer("att_1", {"msg_1"}, 1000);
+  j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1000);
   EXPECT_EQ(j.cleanup(1000 + 3600, CleanupScope::automatic).offered_removed, 0);
   EXPECT_EQ(j.cleanup(1000 + 7 * 86400, CleanupScope::automatic).offered_removed, 1);
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
@@ -351,7 +351,7 @@ TEST_F(JournalTest, AutomaticCleanupKeepsPossiblyLostNotices_RB6) {
     Journal j(db_path());
     j.upsert_attachment(row());
     for (int i = 1; i <= 3; ++i) j.record_received(row(), msg(i), 1000);
-    j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, 1000);  // the bridge dies before settling them
+    j.offer("att_1", {"msg_1", "msg_2", "msg_3"}, OfferSeen::this_turn, 1000);  // the bridge dies before settling them
   }
   for (int restart = 0; restart < 3; ++restart) {  // clean restarts: mark, then the start's cleanup
     Journal j(db_path());
@@ -375,25 +375,25 @@ TEST_F(JournalTest, GuidanceCadence_RB17) {
     Journal j(db_path());
     j.upsert_attachment(row());
     for (int i = 1; i <= 4; ++i) j.record_received(row(), msg(i), 1000);
-    const auto a = j.offer("att_1", {"msg_1"}, 1000);
+    const auto a = j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1000);
     EXPECT_TRUE(a.guidance);
     EXPECT_FALSE(a.previous_guidance);
-    EXPECT_FALSE(j.offer("att_1", {"msg_2"}, 1000 + 3600).guidance);
+    EXPECT_FALSE(j.offer("att_1", {"msg_2"}, OfferSeen::this_turn, 1000 + 3600).guidance);
   }
   Journal j(db_path());  // restart: no repeated guidance
-  EXPECT_FALSE(j.offer("att_1", {"msg_3"}, 1000 + 7200).guidance);
-  const auto d = j.offer("att_1", {"msg_4"}, 1000 + 86400);
+  EXPECT_FALSE(j.offer("att_1", {"msg_3"}, OfferSeen::this_turn, 1000 + 7200).guidance);
+  const auto d = j.offer("att_1", {"msg_4"}, OfferSeen::this_turn, 1000 + 86400);
   EXPECT_TRUE(d.guidance);
   ASSERT_TRUE(d.previous_guidance);
   EXPECT_EQ(*d.previous_guidance, 1000);
   j.restore_guidance("att_1", d.previous_guidance);
   EXPECT_EQ(j.attachment("att_1")->guidance_at, 1000);
   // An empty offer does not touch guidance.
-  EXPECT_FALSE(j.offer("att_1", {"msg_missing"}, 1000 + 90000).guidance);
+  EXPECT_FALSE(j.offer("att_1", {"msg_missing"}, OfferSeen::this_turn, 1000 + 90000).guidance);
   // A newly attached session gets fresh instructions.
   j.upsert_attachment(row("att_new", "s1"));
   j.record_received(row("att_new", "s1"), msg(9), 1000);
-  EXPECT_TRUE(j.offer("att_new", {"msg_9"}, 1000 + 90001).guidance);
+  EXPECT_TRUE(j.offer("att_new", {"msg_9"}, OfferSeen::this_turn, 1000 + 90001).guidance);
 }
 
 TEST_F(JournalTest, OfferOnlyForOwnAttachment) {
@@ -401,7 +401,7 @@ TEST_F(JournalTest, OfferOnlyForOwnAttachment) {
   j.upsert_attachment(row());
   j.upsert_attachment(row("att_2", "s2", "other"));
   j.record_received(row(), msg(1), 1000);
-  EXPECT_TRUE(j.offer("att_2", {"msg_1"}, 1001).messages.empty());
+  EXPECT_TRUE(j.offer("att_2", {"msg_1"}, OfferSeen::this_turn, 1001).messages.empty());
   EXPECT_EQ(j.pending("att_1", 20).size(), 1u);
 }
 
@@ -412,7 +412,7 @@ TEST_F(JournalTest, WithheldIsNotPending_RB8) {
   j.withhold({"msg_1"}, "sender_unauthorised");
   EXPECT_TRUE(j.pending("att_1", 20).empty());
   EXPECT_EQ(j.counts("att_1").withheld, 1);
-  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, 1001).messages.empty());
+  EXPECT_TRUE(j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1001).messages.empty());
 }
 
 TEST_F(JournalTest, AttachmentPerSessionReplacesOld) {

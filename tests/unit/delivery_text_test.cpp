@@ -31,6 +31,22 @@ TEST(DeliveryText, EmptyListGivesNoText) {
 }
 
 // R-H3, R-B18: label first, then each message fenced with its id, sender, conversation and inbox; hint always.
+// R-X3: the silent-turn question names ten ids and counts the rest, names the provider's own tools, and fits the
+// smallest delivery budget even for a hundred messages.
+TEST(DeliveryText, TheSilentTurnQuestionNamesTenIdsAndFitsTheSmallestBudget_RX3) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 100; ++i) ids.push_back("msg_" + std::string(24, static_cast<char>('a' + i % 26)));
+  auto c = ctx(false);
+  c.provider = "claude";
+  const std::string text = silent_turn_nudge(ids, c);
+  EXPECT_NE(text.find(ids[9] + " and 90 more"), std::string::npos) << text;
+  EXPECT_EQ(text.find(ids[10]), std::string::npos) << text;
+  EXPECT_NE(text.find("mcp__plugin_agentworks_agentworks__agent_message_no_reply"), std::string::npos) << text;
+  EXPECT_LE(utf16_units(text), kMinDeliveryBudget);
+  const std::string one = silent_turn_nudge({"msg_1"}, c);
+  EXPECT_NE(one.find("received msg_1 from other agents and did not answer it."), std::string::npos) << one;
+}
+
 TEST(DeliveryText, LabelsFencesAndHint_RH3_RB18) {
   const auto out = format_delivery({msg("msg_a", "hello"), msg("msg_b", "again", "")}, ctx(false));
   EXPECT_EQ(out.included, 2u);

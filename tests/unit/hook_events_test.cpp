@@ -132,7 +132,9 @@ TEST(HookEvents, NoSessionIdNoRequest) {
 }
 
 // R-H9: an ordinary prompt never touches the socket, not even for the process key.
-TEST(HookEvents, OrdinaryPromptTouchesNothing_RH9) {
+// R-H9, R-X3: an ordinary prompt asks the bridge one thing (a turn of this chat started), without a process
+// lookup, and prints nothing.
+TEST(HookEvents, OrdinaryPromptOnlyTellsTheBridgeATurnStarted_RH9_RX3) {
   FakeBridge bridge;
   HookInput in = session("s");
   in.prompt = "please fix the tests";
@@ -143,7 +145,8 @@ TEST(HookEvents, OrdinaryPromptTouchesNothing_RH9) {
     return std::optional<process::ProcessKey>();
   };
   EXPECT_EQ(handle_event(Event::prompt_submit, ctx), "");
-  EXPECT_TRUE(bridge.requests.empty());
+  ASSERT_EQ(bridge.requests.size(), 1u);
+  EXPECT_EQ(bridge.requests[0], (json{{"op", "turn_start"}, {"provider", "claude"}, {"session_id", "s"}}));
   EXPECT_FALSE(asked_process);
 }
 

@@ -29,6 +29,7 @@ inline constexpr std::string_view peers = "peers";
 inline constexpr std::string_view function = "function";
 inline constexpr std::string_view wakeup = "wakeup";
 inline constexpr std::string_view deliver = "deliver";
+inline constexpr std::string_view turn_start = "turn_start";
 inline constexpr std::string_view command = "command";
 inline constexpr std::string_view activity = "activity";
 inline constexpr std::string_view cleanup = "cleanup";

@@ -86,6 +86,7 @@ std::string hint(const DeliveryContext& ctx) {
 std::string sender_of(const DeliveryMessage& m) {
   // R-D2: the server's notice about a call the agent made, not another agent's words.
   if (m.kind == "wakeup") return "agentworks (a wakeup you scheduled, not an agent's words)";  // R-W2
+  if (m.kind == "status") return "agentworks (a status line about a message you sent, not an agent's words)";  // R-X3
   if (!m.call_id.empty() && !m.kind.empty() && m.kind != "message")
     return "agentworks (" + m.kind + " of function call " + m.call_id + ", not an agent's words)";
   if (!m.sender_agent.empty()) return "agent:" + m.sender_agent;
@@ -170,6 +171,20 @@ std::string more_waiting(std::size_t count) {
 }
 
 }  // namespace
+
+std::string silent_turn_nudge(const std::vector<std::string>& message_ids, const DeliveryContext& ctx) {
+  constexpr std::size_t kNamed = 10;
+  std::string ids;
+  for (std::size_t i = 0; i < message_ids.size() && i < kNamed; ++i) ids += (i ? ", " : "") + message_ids[i];
+  if (message_ids.size() > kNamed) ids += " and " + std::to_string(message_ids.size() - kNamed) + " more";
+  const std::string p = ctx.provider.empty() ? std::string("PROVIDER") : ctx.provider;
+  return "agentworks: this turn received " + ids + " from other agents and did not answer " +
+         (message_ids.size() == 1 ? "it" : "them") + ". Reply with " + tool(ctx, "agent_message_reply") +
+         "(message_id, message), or, if no answer is needed, call " + tool(ctx, "agent_message_no_reply") +
+         "(message_id, reason). Without the tools: `agentworks bridge message reply --provider " + p +
+         " --message-id ID --message TEXT` or `agentworks bridge message no-reply --provider " + p +
+         " --message-id ID`. If the turn ends silent again, each sender is told that its message went unanswered.\n";
+}
 
 DeliveryMessage delivery_message_from_json(std::string_view message_json) {
   DeliveryMessage m;

@@ -65,6 +65,10 @@ struct DeliveryText {
 // The notices come after the header; with no messages the text holds the notices alone (empty when none).
 DeliveryText format_delivery(const std::vector<DeliveryMessage>& messages, const DeliveryContext& ctx);
 
+// R-X3: the one question to a turn that ends without answering messages it was handed (`message_ids`, oldest
+// first; ten are named, the rest counted). Well under kMinDeliveryBudget.
+std::string silent_turn_nudge(const std::vector<std::string>& message_ids, const DeliveryContext& ctx);
+
 // UTF-16 code units of UTF-8 text.
 std::size_t utf16_units(std::string_view utf8);
 

@@ -12,6 +12,7 @@
 #include "platform/log.hpp"
 #include "services/clock.hpp"
 #include "services/delivery_services.hpp"
+#include "state/chat_turns.hpp"
 
 namespace agentworks::bridge {
 
@@ -21,6 +22,7 @@ namespace {
 
 struct OfferState {
   std::string attachment_id;
+  bool pushed = false;
   std::vector<CachedMessage> pending;
   OfferSelect select;
   OfferDone done;
@@ -56,9 +58,13 @@ OfferOutcome hand_out(DeliveryServices& bridge, const OfferState& st, const std:
   } else {
     for (const auto& m : releasable) chosen.push_back(m.message_id);
   }
+  // R-X3: a push wakes an idle chat into a new turn; into a busy one it queues behind the turn under way.
+  const bool busy = bridge.chat_turns().busy(st.attachment_id);
+  const OfferSeen seen = !st.pushed ? OfferSeen::this_turn : busy ? OfferSeen::next_turn : OfferSeen::a_new_turn;
   OfferOutcome out;
   out.kind = OfferOutcome::Kind::offered;
-  out.batch = bridge.journal().offer(st.attachment_id, chosen, now);
+  out.batch = bridge.journal().offer(st.attachment_id, chosen, seen, now);
+  if (st.pushed && !out.batch.messages.empty()) bridge.chat_turns().started(st.attachment_id);
   out.row = std::move(*row);
   if (!out.batch.messages.empty()) bridge.room_freed();  // offered rows are reclaimable: held-back ones may fit now
   AGENTWORKS_FAILPOINT("bridge.after_offer_commit");
@@ -110,11 +116,11 @@ void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome) {
 }
 
 void release_and_offer(DeliveryServices& bridge, const AttachmentRow& row, const std::string& token,
-                       std::vector<CachedMessage> pending, OfferSelect select, OfferDone done) {
+                       std::vector<CachedMessage> pending, OfferSelect select, OfferDone done, bool pushed) {
   json ids = json::array();
   for (const auto& m : pending) ids.push_back(m.message_id);
   auto st = std::make_shared<OfferState>(
-      OfferState{row.attachment_id, std::move(pending), std::move(select), std::move(done)});
+      OfferState{row.attachment_id, pushed, std::move(pending), std::move(select), std::move(done)});
   const AttachmentRow held_row = row;
   // Invariant 4: the server rechecks attachment, sender authority and retention before anything is released.
   call_server(

@@ -55,8 +55,9 @@ void lost_offers_told(DeliveryServices& bridge, const std::string& attachment_id
 void offer_not_carried(DeliveryServices& bridge, const OfferOutcome& outcome);
 
 // `pending` is what the caller read from the journal (oldest first, at most 100); `token` is the child token.
-// `done` is called once with the outcome; it must not throw.
+// `done` is called once with the outcome; it must not throw. `pushed`: a native push (it starts a turn of an idle
+// chat, R-X3), not a hand-out to the turn under way.
 void release_and_offer(DeliveryServices& bridge, const AttachmentRow& row, const std::string& token,
-                       std::vector<CachedMessage> pending, OfferSelect select, OfferDone done);
+                       std::vector<CachedMessage> pending, OfferSelect select, OfferDone done, bool pushed = false);
 
 }  // namespace agentworks::bridge

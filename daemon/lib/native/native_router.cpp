@@ -431,7 +431,8 @@ void NativeRouter::start_push(Route& r) {
     return fitting_prefix(bridge_.journal(), att, releasable, guidance, kBudget, notices);
   };
   release_and_offer(bridge_, *row, *token, bridge_.journal().pending(r.attachment_id, kMaxBatch), std::move(select),
-                    [this, st, notices](OfferOutcome outcome) { offer_done(st, notices, std::move(outcome)); });
+                    [this, st, notices](OfferOutcome outcome) { offer_done(st, notices, std::move(outcome)); },
+                    /*pushed=*/true);
 }
 
 // When no push started (held, fenced, nothing releasable) the route is free again; a started push settles its

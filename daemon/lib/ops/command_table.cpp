@@ -87,6 +87,9 @@ const std::vector<Command>& commands() {
        "(2000-100000, default 9500), process?, provider_home?}: the Stop hook's delivery. Answers {attached} alone "
        "for an unknown session (no network); else {state, text, message_ids, guidance, pending, held, guarded}: the "
        "oldest-first messages that fit max_chars UTF-16 units, labelled as other agents' messages, offered once."},
+      {op::turn_start, op_turn_start, kHookEvent,
+       "{provider, session_id}: a prompt the person typed started a turn of this chat (R-X3: messages pushed into "
+       "it meanwhile are the next turn's). Answers {attached}; no network."},
       {op::command, op_command, kHookEvent,
        "{provider, session_id, verb: attach|status|detach|resume|cleanup, name?, purpose?, confirm?, take?, cwd?, "
        "config?, process?, native?, native_remote?, provider_home?}: a person's typed /agentworks command. attach "

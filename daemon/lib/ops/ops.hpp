@@ -2,6 +2,10 @@
 // attachment dispatch() resolved for a claims_session op (ack, reply, send, read, peers, channel_take), else nullptr.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include "request/reply.hpp"
@@ -25,14 +29,25 @@ void op_resume(Bridge& bridge, const nlohmann::json& req, const Reply& reply, co
 void op_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_ack(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_no_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
-// R-X5: at a turn's end, the final text of a direct agent (asked of the server) as its reply to the one
-// conversation of the messages its chat was handed and has not answered; at most once per conversation and last
-// message. Nothing is sent for an explicit agent, an empty text, several conversations, or any doubt; nullopt: the
-// text was too long to be a message (logged for a direct agent, never cut to fit).
-void reply_with_final_text(Bridge& bridge, const AttachmentRow& row, const std::optional<std::string>& final_text);
+// A Stop of an attached chat (ops_turn_end.cpp).
+struct TurnEnd {
+  std::optional<std::string> final_text;  // the Stop's last assistant message
+  bool final_text_too_long = false;       // the hook found it too long to pass (never cut to fit)
+  bool may_continue = false;              // the loop guard leaves room to continue the turn once more
+};
+// How long a Stop waits for the server to say how the agent talks.
+inline constexpr long kTurnEndTimeoutMs = 5000;
+// R-X5 then R-X3, for the messages the ending turn was handed and neither answered nor declined (none: `then` at
+// once, no server call). A direct agent's final text is the reply to their one conversation, at most once per
+// conversation and last message. What is still silent is asked about once, in the same turn (`then` gets the
+// question, to continue the turn with), when the agent's nudge is on and the loop guard allows; asked before, or
+// not to be asked, it reads `unanswered` for its sender. In any doubt nothing changes. `then` is called once.
+void end_of_turn(Bridge& bridge, const AttachmentRow& row, const TurnEnd& end,
+                 std::function<void(const std::string& nudge)> then);
 void op_reply(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_send(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_deliver(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_turn_start(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 void op_command(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 // ops_mcp.cpp:
 void op_read(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);

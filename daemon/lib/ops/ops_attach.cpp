@@ -125,6 +125,7 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
     }
     bridge.journal().upsert_attachment(row);
     bridge.journal().set_native_settings(row.attachment_id, native::settings_json(native));
+    bridge.chat_turns().ended(row.attachment_id);  // R-X3: the typed attach was blocked, no turn runs
     bridge.open_stream(row);
     bridge.native().refresh(row.attachment_id);
     log::info("attached " + row.agent_name + " to " + row.provider + " session " + row.session_id + " (" +

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/random.hpp"
-#include "agentworks/sha256.hpp"
 #include "agentworks/sqlite.hpp"
 #include "agentworks/validation.hpp"
 #include "bridge.hpp"
@@ -199,54 +198,6 @@ void op_reply(Bridge& bridge, const json& req, const Reply& reply, const Attachm
     throw Error(ErrorCode::bad_request, "the messages this chat took came in " + std::to_string(inboxes.size()) +
                                             " conversations: " + listed + "; choose one with message_id or inbox_id");
   submit(inboxes.front());
-}
-
-void reply_with_final_text(Bridge& bridge, const AttachmentRow& row, const std::optional<std::string>& final_text) {
-  if (final_text && blank_text(*final_text)) return;  // an empty final text is a silent turn
-  std::vector<std::string> inboxes;
-  std::string last_message;
-  for (const auto& offer : bridge.journal().open_offers(row.attachment_id)) {
-    if (std::find(inboxes.begin(), inboxes.end(), offer.inbox_id) == inboxes.end()) inboxes.push_back(offer.inbox_id);
-    last_message = offer.message_id;
-  }
-  if (inboxes.empty()) return;
-  const auto token = bridge.token_for(row);
-  if (!token) return;
-  // The mode is the server's (the person may change it at any time); in any doubt the text stays private.
-  call_server(bridge, "GET", row.server_url, "/v1/agents/" + row.agent_name, *token, nullptr,
-              [&bridge, row, final_text, inboxes, last_message](const ServerAnswer& a) {
-                if (a.error != nullptr) {
-                  log::warn(row.agent_name + ": the final text was not sent as a reply: its mode could not be read (" +
-                            a.error->what() + ")");
-                  return;
-                }
-                if (a.body->value("communication", std::string("explicit")) != "direct") return;
-                if (inboxes.size() > 1) {
-                  log::info(row.agent_name + " is direct but its turn took messages from " +
-                            std::to_string(inboxes.size()) + " conversations: the final text stays private this "
-                            "turn (reply with the tools)");
-                  return;
-                }
-                if (!final_text || !valid_message_text(*final_text)) {
-                  log::warn(row.agent_name + ": the final text was not sent as a reply: over 20,000 characters");
-                  return;
-                }
-                // One reply per (chat, conversation, last message handed): a repeated Stop hook answers the same
-                // submission instead of sending twice.
-                const std::string id =
-                    "direct-" + sha256_hex(row.attachment_id + "\n" + inboxes.front() + "\n" + last_message).substr(0, 32);
-                const json body = {{"inbox_id", inboxes.front()}, {"message", *final_text},
-                                   {"agent_name", row.agent_name}, {"submission_id", id}};
-                bridge.journal().settle_conversation(row.attachment_id, inboxes.front(), Bridge::now());
-                const Reply told(std::make_shared<const json>(nullptr), [row, id](std::string line) {
-                  log::info(row.agent_name + ": the final text went as the reply (" + id + "): " + line.substr(0, 200));
-                });
-                try {
-                  submit_once(bridge, row, "reply", "/v1/messages", body, id, told);
-                } catch (const Error& e) {
-                  log::warn(row.agent_name + ": the final text was not sent as a reply: " + e.what());
-                }
-              });
 }
 
 void op_send(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {

@@ -47,6 +47,7 @@ void op_resume(Bridge& bridge, const json& req, const Reply& reply, const Attach
   bridge.journal().set_provider_process(row.attachment_id, process->pid, process->start);
   if (row.state != AttachmentState::attached) {
     bridge.journal().set_attachment_state(row.attachment_id, AttachmentState::attached);
+    bridge.chat_turns().ended(row.attachment_id);  // R-X3: the typed resume was blocked, no turn runs
     auto fresh = row;
     fresh.state = AttachmentState::attached;
     bridge.open_stream(fresh);

@@ -36,6 +36,7 @@ void Reply::ok(const json& fields, Written written) const {
     return;
   }
   state_->sent = true;
+  if (state_->observer) state_->observer(&fields);
   json out = {{"id", *state_->id}, {"ok", true}};
   if (fields.is_object()) {
     for (const auto& [k, v] : fields.items()) {
@@ -52,6 +53,7 @@ void Reply::ok(const json& fields, Written written) const {
 void Reply::error(ErrorCode code, const std::string& message) const {
   if (state_->sent) return;
   state_->sent = true;
+  if (state_->observer) state_->observer(nullptr);
   if (state_->sink) state_->sink(error_line(*state_->id, code, message), nullptr);
 }
 

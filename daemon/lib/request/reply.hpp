@@ -40,12 +40,15 @@ class Reply {
   // A Reply with the same id for an inner op whose success continues in `on_ok` (which must answer this Reply,
   // now or later); an inner error is passed on unchanged. A throw from `on_ok` becomes an error answer.
   Reply then(std::function<void(const nlohmann::json& fields)> on_ok) const;
+  // `seen` is told the answer as it is sent: its fields, or nullptr for an error. It must not throw. One per Reply.
+  void observe(std::function<void(const nlohmann::json* fields)> seen) const { state_->observer = std::move(seen); }
 
  private:
   struct State {
     std::shared_ptr<const nlohmann::json> id;
     Transport sink;
     Connected connected;
+    std::function<void(const nlohmann::json* fields)> observer;
     bool sent = false;
   };
   std::shared_ptr<State> state_;

@@ -11,11 +11,14 @@
 namespace agentworks::bridge {
 
 class HeldBack;
+class ChatTurns;
 
 class DeliveryServices : public ServerCalls {
  public:
   // Messages waiting on the server because the journal was full (R-B9).
   virtual const HeldBack& held_back() const = 0;
+  // Which chats are in a turn (R-X3): a push into an idle one starts a turn.
+  virtual ChatTurns& chat_turns() = 0;
   // Something left the quota: paused attachments with room again reopen their streams on a later loop turn.
   virtual void room_freed() = 0;
   // Delivery for this attachment stops at once (fenced, revoked, unauthorised): state `fenced`, stream closed.

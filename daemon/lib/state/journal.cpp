@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS attachments(
   connection_id TEXT NOT NULL,
   state TEXT NOT NULL,
   guidance_at INTEGER,
-  created_at INTEGER NOT NULL);
+  created_at INTEGER NOT NULL,
+  turn_seq INTEGER NOT NULL DEFAULT 0);
 CREATE UNIQUE INDEX IF NOT EXISTS attachments_by_session ON attachments(provider, session_id);
 CREATE TABLE IF NOT EXISTS watermarks(
   server_url TEXT NOT NULL,
@@ -65,7 +66,9 @@ CREATE TABLE IF NOT EXISTS attachment_projects(attachment_id TEXT PRIMARY KEY, c
 // name_losses and attachment_projects (created by kSchema, nothing to migrate; an older bridge ignores them) need no new version.
 // 5 adds messages.inbox_id, the conversation of an agent's message (what a reply without an address answers), and
 // messages.settled_at, when the chat replied in that conversation or declined the message (R-X2, R-X4).
-constexpr std::int64_t kSchemaVersion = 5;
+// 6 adds attachments.turn_seq (the chat's turns as the bridge counts them), messages.offer_turn (the turn that sees
+// an offer) and messages.nudged_at (when a silent turn was asked about it) (R-X3).
+constexpr std::int64_t kSchemaVersion = 6;
 
 int delivery_rank(MessageState state) {
   switch (state) {
@@ -177,6 +180,10 @@ void Journal::migrate() {
   if (version < 5 && !has_column(db_, "messages", "inbox_id")) db_.exec("ALTER TABLE messages ADD COLUMN inbox_id TEXT;");
   if (version < 5 && !has_column(db_, "messages", "settled_at"))
     db_.exec("ALTER TABLE messages ADD COLUMN settled_at INTEGER;");
+  if (version < 6 && !has_column(db_, "attachments", "turn_seq"))
+    db_.exec("ALTER TABLE attachments ADD COLUMN turn_seq INTEGER NOT NULL DEFAULT 0;");
+  if (version < 6 && !has_column(db_, "messages", "offer_turn"))
+    db_.exec("ALTER TABLE messages ADD COLUMN offer_turn INTEGER; ALTER TABLE messages ADD COLUMN nudged_at INTEGER;");
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -383,22 +390,33 @@ std::vector<CachedMessage> Journal::pending(const std::string& attachment_id, in
 }
 
 OfferBatch Journal::offer(const std::string& attachment_id, const std::vector<std::string>& message_ids,
-                          std::int64_t now) {
+                          OfferSeen seen, std::int64_t now) {
   OfferBatch batch;
   sql::Transaction tx(db_);
   sql::Stmt get(db_,
                 "SELECT seq, body FROM messages WHERE message_id = ?1 AND attachment_id = ?2 AND state = 'received'");
   sql::Stmt mark(db_,
-                 "UPDATE messages SET state = 'offered', body = NULL, size = 0, offered_at = ?2, emit = 'pending' "
-                 "WHERE message_id = ?1 AND state = 'received'");
+                 "UPDATE messages SET state = 'offered', body = NULL, size = 0, offered_at = ?2, emit = 'pending', "
+                 "offer_turn = ?3 WHERE message_id = ?1 AND state = 'received'");
+  std::int64_t turn = 0;
+  {
+    sql::Stmt t(db_, "SELECT turn_seq FROM attachments WHERE attachment_id = ?1");
+    t.bind(1, attachment_id);
+    if (t.step()) turn = t.int64(0);
+  }
+  if (seen != OfferSeen::this_turn) ++turn;
   for (const auto& id : message_ids) {
     get.reset();
     get.bind(1, id).bind(2, attachment_id);
     if (!get.step()) continue;  // already offered by someone else, acknowledged or gone: never twice
     CachedMessage m{id, get.int64(0), get.text(1)};
     mark.reset();
-    mark.bind(1, id).bind(2, now).run();
+    mark.bind(1, id).bind(2, now).bind(3, turn).run();
     batch.messages.push_back(std::move(m));
+  }
+  if (seen == OfferSeen::a_new_turn && !batch.messages.empty()) {
+    sql::Stmt t(db_, "UPDATE attachments SET turn_seq = ?2 WHERE attachment_id = ?1");
+    t.bind(1, attachment_id).bind(2, turn).run();
   }
   if (!batch.messages.empty()) {
     sql::Stmt g(db_, "SELECT guidance_at FROM attachments WHERE attachment_id = ?1");
@@ -526,6 +544,44 @@ void Journal::settle_conversation(const std::string& attachment_id, const std::s
 void Journal::settle_message(const std::string& message_id, std::int64_t now) {
   sql::Stmt s(db_, "UPDATE messages SET settled_at = ?2 WHERE message_id = ?1 AND settled_at IS NULL");
   s.bind(1, message_id).bind(2, now).run();
+}
+
+void Journal::start_turn(const std::string& attachment_id) {
+  sql::Stmt s(db_, "UPDATE attachments SET turn_seq = turn_seq + 1 WHERE attachment_id = ?1");
+  s.bind(1, attachment_id).run();
+}
+
+bool Journal::end_turn(const std::string& attachment_id) {
+  sql::Stmt s(db_,
+              "UPDATE attachments SET turn_seq = turn_seq + 1 WHERE attachment_id = ?1 AND EXISTS(SELECT 1 FROM messages"
+              " m WHERE m.attachment_id = ?1 AND m.offer_turn > attachments.turn_seq AND m.settled_at IS NULL"
+              " AND m.state IN ('offered', 'admitted', 'processed'))");
+  s.bind(1, attachment_id).run();
+  return db_.changes() > 0;
+}
+
+std::vector<SilentOffer> Journal::silent_offers(const std::string& attachment_id) {
+  std::vector<SilentOffer> out;
+  sql::Stmt s(db_,
+              "SELECT m.message_id, m.inbox_id, m.nudged_at IS NOT NULL FROM messages m JOIN attachments a"
+              " ON a.attachment_id = m.attachment_id WHERE m.attachment_id = ?1"
+              " AND m.state IN ('offered', 'admitted', 'processed') AND m.inbox_id IS NOT NULL"
+              " AND m.settled_at IS NULL AND m.offer_turn IS NOT NULL AND m.offer_turn <= a.turn_seq"
+              " AND (m.emit IS NULL OR m.emit = 'done')"
+              " ORDER BY m.seq LIMIT 100");
+  s.bind(1, attachment_id);
+  while (s.step()) out.push_back(SilentOffer{s.text(0), s.text(1), s.int64(2) != 0});
+  return out;
+}
+
+void Journal::mark_nudged(const std::vector<std::string>& message_ids, std::int64_t now) {
+  sql::Transaction tx(db_);
+  sql::Stmt s(db_, "UPDATE messages SET nudged_at = ?2 WHERE message_id = ?1 AND nudged_at IS NULL");
+  for (const auto& id : message_ids) {
+    s.reset();
+    s.bind(1, id).bind(2, now).run();
+  }
+  tx.commit();
 }
 
 void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {

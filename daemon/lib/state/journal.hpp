@@ -71,6 +71,20 @@ struct OpenOffer {
   std::string inbox_id;
 };
 
+// R-X3: in which turn of its chat an offer is seen. The turns are counted per attachment (attachments.turn_seq).
+enum class OfferSeen {
+  this_turn,   // handed to the turn under way (a Stop hook's continuation, a take)
+  a_new_turn,  // pushed into an idle chat: the push starts the next turn
+  next_turn,   // pushed into a busy chat: it queues behind the turn under way
+};
+
+// A message the chat was handed in a turn that has ended, neither answered nor declined (R-X3).
+struct SilentOffer {
+  std::string message_id;
+  std::string inbox_id;
+  bool nudged = false;  // the chat was already asked once to answer it
+};
+
 struct CachedMessage {
   std::string message_id;
   std::int64_t seq = 0;
@@ -192,6 +206,14 @@ class Journal {
   // The chat answered: a reply settles what it was handed in that conversation, a decline its one message.
   void settle_conversation(const std::string& attachment_id, const std::string& inbox_id, std::int64_t now);
   void settle_message(const std::string& message_id, std::int64_t now);
+  // R-X3, the chat's turns: a turn started (a typed prompt); a turn ended, and true when offers queued behind it
+  // start the next one at once. silent_offers(): handed in the turn under way or before, known to have arrived (an
+  // offer that may not have is the R-B6 notice's), not answered, not declined (oldest first, at most 100);
+  // mark_nudged(): the chat was asked about them.
+  void start_turn(const std::string& attachment_id);
+  bool end_turn(const std::string& attachment_id);
+  std::vector<SilentOffer> silent_offers(const std::string& attachment_id);
+  void mark_nudged(const std::vector<std::string>& message_ids, std::int64_t now);
   ReceiveResult record_received(const AttachmentRow& att, const IncomingMessage& msg, std::int64_t now);
   // The same for a batch in stream order, in one transaction; one result per message.
   std::vector<ReceiveResult> record_received_batch(const AttachmentRow& att, const std::vector<IncomingMessage>& batch,
@@ -201,7 +223,7 @@ class Journal {
   // returning their bodies, and decides the guidance flag (R-B5, R-B10, R-B17).
   std::vector<CachedMessage> pending(const std::string& attachment_id, int limit);
   // Offered messages start with emit `pending`: settle_offers() records whether the hand-out completed.
-  OfferBatch offer(const std::string& attachment_id, const std::vector<std::string>& message_ids,
+  OfferBatch offer(const std::string& attachment_id, const std::vector<std::string>& message_ids, OfferSeen seen,
                    std::int64_t now);
   // Whether an offer made at `now` carries the instructions (R-B17); offer() decides with the same rule.
   bool guidance_due(const std::string& attachment_id, std::int64_t now);

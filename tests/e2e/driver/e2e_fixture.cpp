@@ -130,6 +130,26 @@ void E2eTest::expect_declined_without_the_reason(const std::string& id, const st
   EXPECT_EQ(server_->log().find(reason), std::string::npos) << "the reason stays on this computer";
 }
 
+void E2eTest::expect_asked_once_then_unanswered(const std::string& id, const std::string& body) {
+  using namespace std::chrono_literals;
+  const std::string question = "this turn received " + id + " from other agents and did not answer it";
+  ASSERT_TRUE(testing::wait_until([&] { return !turns_with(question).empty(); }, 90s)) << model_->describe();
+  EXPECT_EQ(turns_with(question).front().last_user.find(body), std::string::npos) << "the question never repeats it";
+  ASSERT_TRUE(testing::wait_until([&] { return receipt(id).value("reply_state", "") == "unanswered"; }, 60s))
+      << receipt(id).dump() << "\n" << model_->describe();
+  const std::string line = "reviewer ended its turn without replying to " + id + ".";
+  const auto status_lines = [&] {
+    std::vector<std::string> out;
+    const json page = read_mailbox(owner(), "worker");
+    for (const json& m : page.at("messages"))
+      if (m.value("kind", "") == "status") out.push_back(m.value("message", ""));
+    return out;
+  };
+  ASSERT_TRUE(testing::wait_until([&] { return status_lines() == std::vector<std::string>{line}; }, 30s))
+      << read_mailbox(owner(), "worker").dump();
+  EXPECT_EQ(turns_with(question).size(), 1u) << "asked once";
+}
+
 std::vector<ModelRequest> E2eTest::turns_with(const std::string& text) const {
   std::vector<ModelRequest> out;
   for (const auto& r : model_->main_turns()) {

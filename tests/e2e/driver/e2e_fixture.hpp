@@ -45,6 +45,10 @@ class E2eTest : public testing::MessagingTest {
   // R-X2: after the woken turn called agent_message_no_reply on message `id` with `reason`: the receipt reads
   // processed and no_reply, and the reason is in neither the sender's mailbox nor the server's log.
   void expect_declined_without_the_reason(const std::string& id, const std::string& reason);
+  // R-X3: the turn message `id` (text `body`) woke ended with text only: the Stop hook asked the model once (its
+  // next request carries the question, naming the id, never the text), the turn ended silent again, the receipt
+  // reads unanswered and the sender (worker) has one status line.
+  void expect_asked_once_then_unanswered(const std::string& id, const std::string& body);
   // Waits until the bridge holds `n` waiting messages for (provider, session).
   bool wait_pending(const std::string& provider, const std::string& session, long n);
   // The mock model's main turns whose newest user message carries `text`.
