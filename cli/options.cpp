@@ -48,6 +48,10 @@ Option Options::option(std::string_view names, std::vector<std::string>& into, s
   return Option(add(app_, names, into, help));
 }
 
+Option Options::call_id(std::string& into) {
+  return Option(add(app_, "call,--call", into, "The call (call_…); the --call may be left out"));
+}
+
 void Options::flag(std::string_view names, bool& into, std::string_view help) {
   app_->add_flag(std::string(names), into, std::string(help));
 }

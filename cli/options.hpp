@@ -29,9 +29,12 @@ class Option {
   CLI::Option* option_;
 };
 
-// `names` is "--long" or "--long,-s"; a name without dashes is positional.
+// `names` is "--long" or "--long,-s"; a name without dashes is positional, and "word,--long" is either (the option
+// may be given by name or as the next free word).
 class Options {
  public:
+  // The call a command is about (call_…): `--call ID`, or the ID alone, as the examples write it.
+  Option call_id(std::string& into);
   explicit Options(CLI::App& app) : app_(&app) {}
 
   Option option(std::string_view names, std::string& into, std::string_view help);

@@ -31,7 +31,7 @@ class BridgeFunction final : public BridgeMessageCommand {
       options.flag("--no-notify", no_notify_, "Do not tell this chat of the call's questions and outcome");
     }
     if (action_ != Action::list && action_ != Action::call)
-      options.option("--call", call_id_, "The call (call_…)").required();
+      options.call_id(call_id_).required();
     if (action_ == Action::status) {
       options.option("--after", after_, "Messages after this seq (next_after)");
       options.option("--after-event", after_event_, "Events after this seq (next_after_event)");

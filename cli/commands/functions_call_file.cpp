@@ -16,7 +16,7 @@ namespace {
 class FunctionsCallFile final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--call", call_id_, "The call (call_…)").required();
+    options.call_id(call_id_).required();
     options.option("--file", name_, "The file, relative to the call's folder (see files in call-status)").required();
     options.option("--offset", offset_, "Byte offset to start at (default 0)");
     options.option("--limit", limit_, "Bytes per page (1-2097152, default 262144)");

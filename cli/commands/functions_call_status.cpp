@@ -19,7 +19,7 @@ namespace {
 class FunctionsCallStatus final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--call", call_id_, "The call (call_…)").required();
+    options.call_id(call_id_).required();
     options.option("--after", query_.after,
                    "Messages after this seq (-1, the default: from the start; then next_after)");
     options.option("--message-limit", query_.message_limit, "At most this many messages (1-500, default 100)");

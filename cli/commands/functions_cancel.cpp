@@ -19,7 +19,7 @@ namespace {
 class FunctionsCancel final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--call", call_id_, "The call (call_…)").required();
+    options.call_id(call_id_).required();
     options.option("--wait", wait_seconds_, "Seconds to wait for the call's end (0-25, default 0)");
   }
 

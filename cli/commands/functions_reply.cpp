@@ -18,7 +18,7 @@ namespace {
 class FunctionsReply final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--call", call_id_, "The call (call_…)").required();
+    options.call_id(call_id_).required();
     options.option("--request", request_id_, "The question's request_id (req_…, from pending_inputs)").required();
     options.option("--answer", answer_, "The answer text, or - to read it from stdin").required();
   }

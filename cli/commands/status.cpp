@@ -1,9 +1,11 @@
 // agentworks status: which server, whether it answers (quickly: 3 s connect timeout), who this login is,
 // the embedded server's pid when it is ours, and whether the bridge runs. An unreachable server is an error
 // (exit 6). `--agents` lists the bridge's attachments instead (the bridge `status` op; exit 6 when it is not
-// running).
+// running), with how each agent talks as the login's server says (R-X1, R-X3).
 #include <algorithm>
+#include <cctype>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -40,7 +42,7 @@ class Status final : public Command {
   }
 
   json run(const Context& ctx) override {
-    if (agents_) return agents();
+    if (agents_) return agents(ctx);
     auto config = load_config(ctx.config_path);
     auto record = read_server_record();
     bool embedded_alive = record && process_alive(record->pid) && is_agentworks_server(record->pid);
@@ -106,10 +108,31 @@ class Status final : public Command {
 
  private:
   // Each attachment with the fields of the contract (docs/protocol.md, "CLI machine output").
-  static json agents() {
+  // R-X1, R-X3: how each agent talks, as the person's server says (one request; empty when it cannot be asked:
+  // the rows then say null, never a guess). Keyed by folded name; `server` is the login's server URL.
+  static std::map<std::string, json> talk_settings(const Context& ctx, std::string& server) {
+    std::map<std::string, json> out;
+    const auto config = load_config(ctx.config_path);
+    if (!config || !config->logged_in()) return out;
+    try {
+      const json list = client_for(*config).get("/v1/agents");
+      for (const auto& a : list.value("agents", json::array())) out[fold(a.value("agent_name", ""))] = a;
+      server = config->server_url;
+    } catch (const Error&) {
+    }
+    return out;
+  }
+  static std::string fold(std::string name) {
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name;
+  }
+
+  static json agents(const Context& ctx) {
     // server_counts: a chat whose stream is down is counted on the server, never shown as a false 0 (R-H8).
     const json status = bridge_client::call(json{{"op", local_protocol::op::status}, {"server_counts", true}},
                                             std::chrono::seconds(10));
+    std::string talk_server;
+    const auto talk = talk_settings(ctx, talk_server);
     json list = json::array();
     if (status.contains("attachments") && status["attachments"].is_array()) {
       for (const auto& a : status["attachments"]) {
@@ -120,9 +143,14 @@ class Status final : public Command {
         }
         // Only when there is something to read (R-B9, R-B6).
         for (const char* key : {"pending_source", "pending_more", "held_back_read", "possibly_lost_ids",
-                                "possibly_lost_read", "lost_to", "lost_at"}) {
+                                "possibly_lost_read", "lost_to", "lost_at", "turn_note", "turn_note_at"}) {
           if (a.contains(key)) row[key] = a[key];
         }
+        const auto known = talk.find(fold(a.value("agent_name", "")));
+        const bool same_server = a.value("server_url", "") == talk_server;
+        const bool told = same_server && known != talk.end();
+        row["communication"] = told ? json(known->second.value("communication", "")) : json();
+        row["nudge"] = told ? json(known->second.value("nudge", "")) : json();
         list.push_back(std::move(row));
       }
     }
@@ -141,6 +169,12 @@ class Status final : public Command {
     return cell;
   }
 
+  // "explicit", "direct", with ", no nudge" when silent turns are not asked (R-X3); "?" when the server was not asked.
+  static std::string talks_cell(const json& a) {
+    if (!a.contains("communication") || !a["communication"].is_string()) return "?";
+    return a["communication"].get<std::string>() + (a.value("nudge", "on") == "off" ? ", no nudge" : "");
+  }
+
   static std::string route_cell(const json& a) {
     if (!a.contains("delivery") || !a["delivery"].is_object()) return "-";
     const auto& d = a["delivery"];
@@ -156,11 +190,11 @@ class Status final : public Command {
     }
     // A table with headers (R-H8); the route, the widest, comes last.
     std::vector<std::vector<std::string>> rows = {
-        {"AGENT", "CHAT", "ATTACHMENT", "STATE/STREAM", "PENDING", "NOT ACKED", "ROUTE"}};
+        {"AGENT", "CHAT", "ATTACHMENT", "STATE/STREAM", "PENDING", "NOT ACKED", "TALKS", "ROUTE"}};
     for (const auto& a : r["attachments"]) {
       rows.push_back({text_or(a, "agent_name"), text_or(a, "provider") + ":" + text_or(a, "session_id"),
                       text_or(a, "attachment_id"), text_or(a, "state") + "/" + text_or(a, "stream"), pending_cell(a),
-                      std::to_string(a.value("offered_not_admitted", 0)), route_cell(a)});
+                      std::to_string(a.value("offered_not_admitted", 0)), talks_cell(a), route_cell(a)});
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows) {
@@ -183,6 +217,9 @@ class Status final : public Command {
       };
       if (a.contains("lost_to")) {
         std::cout << "  lost the name to " << text_or(a, "lost_to") << " at " << format_time(a["lost_at"]) << "\n";
+      }
+      if (a.contains("turn_note")) {
+        std::cout << "  " << text_or(a, "turn_note") << " (" << format_time(a["turn_note_at"]) << ")\n";
       }
       if (const auto held = count("held_back"); held > 0) {
         std::cout << "  held back on the server (local cache full): " << held << "; they follow as waiting ones "

@@ -140,6 +140,23 @@ TEST_F(BadInput, CliUsageErrorsExit2) {
   const CliResult not_found = owner().json({"messages", "read", "--agent", "nobody", "--after", "0"});
   EXPECT_EQ(not_found.exit_code, 4) << not_found.describe();
   EXPECT_EQ(not_found.error_code(), "not_found") << not_found.describe();
+
+  // A mistyped command word is named with the command it was probably meant to be; one nowhere near any is not.
+  const CliResult typo = owner().run({"mesages", "list"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.describe();
+  EXPECT_NE(typo.err.find(R"(unknown command or argument "mesages" (did you mean "messages"?))"), std::string::npos)
+      << typo.describe();
+  const auto message_of = [](const CliResult& r) { return r.json().at("error").value("message", ""); };
+  const CliResult sub_typo = owner().json({"messages", "sned", "--agent", "worker"});
+  EXPECT_NE(message_of(sub_typo).find("(did you mean \"send\"?)"), std::string::npos) << sub_typo.describe();
+  const CliResult far = owner().json({"zzzzzz"});
+  EXPECT_EQ(far.error_code(), "usage") << far.describe();
+  EXPECT_EQ(message_of(far).find("did you mean"), std::string::npos) << far.describe();
+  // Unexpected words are listed in the order they were typed.
+  const CliResult extras = owner().json({"status", "first", "second", "third"});
+  EXPECT_EQ(extras.exit_code, 2) << extras.describe();
+  EXPECT_NE(message_of(extras).find("unexpected arguments: first second third"), std::string::npos)
+      << extras.describe();
 }
 
 }  // namespace

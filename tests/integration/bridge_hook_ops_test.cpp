@@ -476,6 +476,17 @@ TEST_F(BridgeHookOpsTest, ADirectAgentsFinalTextIsItsReplyOnce_RX1_RX5) {
                          std::chrono::seconds(20), std::chrono::milliseconds(50)))
       << bridge_->log();
   EXPECT_EQ(texts_of(read_inbox(owner(), b.at("inbox_id"))), std::vector<std::string>{"B?"});
+  // The person is told in status why the text stayed private.
+  const json listed = cli_ok(owner(), {"status", "--agents"});
+  ASSERT_EQ(listed.at("attachments").size(), 1u) << listed.dump();
+  EXPECT_NE(listed.at("attachments")[0].value("turn_note", "").find("took messages from 2 conversations"),
+            std::string::npos)
+      << listed.dump();
+  EXPECT_EQ(listed.at("attachments")[0].at("communication"), "direct") << listed.dump();
+  EXPECT_EQ(listed.at("attachments")[0].at("nudge"), "on") << listed.dump();
+  const auto table = owner().run({"status", "--agents"});
+  EXPECT_NE(table.out.find("TALKS"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("took messages from 2 conversations"), std::string::npos) << table.out;
   const auto first_texts = texts_of(read_inbox(owner(), first.at("inbox_id")));
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "It is 4."), 1) << "a repeated stop never doubles it";
   EXPECT_EQ(std::count(first_texts.begin(), first_texts.end(), "private words"), 0) << "explicit stays private";

@@ -116,6 +116,11 @@ TEST_F(FunctionsCliTest, CallWithWaitAnswersTheOutcomeAndCrewsCallIsTheSame_RF1_
   const auto status_alias =
       owner().json({"crews", "call-status", "--call", alias.json()["call_id"].get<std::string>()});
   EXPECT_EQ(status_alias.exit_code, 0) << status_alias.describe();
+  // The call id alone, as the examples write it (`functions call-status CALL_ID`).
+  const auto positional = owner().json({"functions", "call-status", alias.json()["call_id"].get<std::string>()});
+  EXPECT_EQ(positional.exit_code, 0) << positional.describe();
+  EXPECT_EQ(positional.json()["call_id"], alias.json()["call_id"]) << positional.describe();
+  EXPECT_EQ(owner().json({"functions", "call-status"}).exit_code, 2) << "a call is still required";
 
   // The human form says the status and that it is finished.
   const auto text = owner().run({"functions", "call-status", "--call", done["call_id"].get<std::string>()});

@@ -122,6 +122,7 @@ struct AttachFlow : std::enable_shared_from_this<AttachFlow> {
         old && old->attachment_id != row.attachment_id) {
       bridge.close_stream(old->attachment_id);
       bridge.journal().remove_attachment(old->attachment_id);
+      bridge.chat_turns().forget(old->attachment_id);
     }
     bridge.journal().upsert_attachment(row);
     bridge.journal().set_native_settings(row.attachment_id, native::settings_json(native));
@@ -208,6 +209,7 @@ void op_detach(Bridge& bridge, const json& req, const Reply& reply, const Attach
       bridge.close_stream(row->attachment_id);
       bridge.native().forget(row->attachment_id);
       bridge.journal().remove_attachment(row->attachment_id);
+      bridge.chat_turns().forget(row->attachment_id);
       if (!child_shared) bridge.children().remove(row->agent_name);
       log::info("detached " + row->agent_name + " (" + row->attachment_id + ")");
       reply.ok({{"detached", true}, {"attachment_id", row->attachment_id}, {"agent_name", row->agent_name},

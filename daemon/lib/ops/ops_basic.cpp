@@ -117,6 +117,10 @@ void op_status(Bridge& bridge, const json& req, const Reply& reply, const Attach
                     {"processed", counts.processed},
                     {"delivery", native::route_json(bridge.native().view(row.attachment_id))}});
     add_held_and_lost(bridge, row, counts, list.back());
+    if (const auto note = bridge.chat_turns().last_note(row.attachment_id)) {  // R-X5: for the person
+      list.back()["turn_note"] = note->text;
+      list.back()["turn_note_at"] = note->at;
+    }
     if (const auto loss = bridge.journal().name_loss(row.attachment_id)) {  // R-H7: who took the name
       list.back()["lost_to"] = loss->taken_by.empty() ? std::string("another chat") : loss->taken_by;
       list.back()["lost_at"] = loss->taken_at;

@@ -41,8 +41,10 @@ bool reply_with_final_text(Bridge& bridge, const AttachmentRow& row, const TurnE
   if (!end.final_text && !end.final_text_too_long) return false;
   const auto inboxes = conversations_of(silent);
   if (inboxes.size() > 1) {
-    log::info(row.agent_name + " is direct but its turn took messages from " + std::to_string(inboxes.size()) +
-              " conversations: the final text stays private this turn (reply with the tools)");
+    const std::string why = "direct, but its last turn took messages from " + std::to_string(inboxes.size()) +
+                            " conversations: its final text stayed private (it replies with the tools)";
+    log::info(row.agent_name + " is " + why);
+    bridge.chat_turns().note(row.attachment_id, why, Bridge::now());
     return false;
   }
   if (!end.final_text || !valid_message_text(*end.final_text)) {
