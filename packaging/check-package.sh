@@ -52,7 +52,7 @@ if command -v systemd-analyze >/dev/null; then
   man_refs=$(grep -ho 'man:[a-z-]*([0-9])' "$units"/*.service | sed -E 's/man:([a-z-]*)\(([0-9])\)/\1.\2.gz/')
   for ref in $man_refs; do [ -e "$root/usr/share/man/man1/$ref" ] || fail "a unit names $ref, not in the package"; done
 else
-  fail "systemd-analyze is missing (packaging/install-deps.sh installs systemd)"
+  fail "systemd-analyze is missing (packaging/install-deps.sh --tests installs systemd)"
 fi
 if command -v lintian >/dev/null; then
   tags=$(lintian --no-tag-display-limit "$deb" 2>&1 | grep -E '^[EW]: ' | sed -E 's/^[EW]: agentworks[^:]*: //' | cut -d' ' -f1 | sort -u || true)
@@ -61,6 +61,6 @@ if command -v lintian >/dev/null; then
   done
   echo "lintian: $(echo "$tags" | grep -c . || true) explained tag(s)"
 else
-  fail "lintian is missing (packaging/install-deps.sh installs it)"
+  fail "lintian is missing (packaging/install-deps.sh --tests installs it)"
 fi
 echo "check-package: $deb is complete and installs into an empty root ($version)"

@@ -54,7 +54,7 @@ build() {  # build PRESET
   cmake --build --preset "$1" -j"$(nproc)"
 }
 
-phase "install packages" "$here/packaging/install-deps.sh"
+phase "install packages" "$here/packaging/install-deps.sh" --tests
 phase "install agent CLIs and test clients (npm)" install_agent_clis
 export AGENTWORKS_E2E_REQUIRED=1
 

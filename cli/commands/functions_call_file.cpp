@@ -44,7 +44,9 @@ class FunctionsCallFile final : public Command {
     std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     std::cout.flush();
     if (!result.value("eof", true)) {
-      std::cerr << "agentworks: more of " << text_or(result, "name") << " follows: --offset "
+      // On a terminal both streams share the screen: the hint starts on a line of its own.
+      std::cerr << (bytes.empty() || bytes.back() == '\n' ? "" : "\n") << "agentworks: more of "
+                << text_or(result, "name") << " follows: --offset "
                 << result.value("next_offset", 0LL) << " (of " << result.value("size", 0LL) << " bytes)\n";
     }
   }

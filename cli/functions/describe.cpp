@@ -48,6 +48,9 @@ std::string describe_crew(const json& crew) {
   for (const json& f : functions) {
     out << "    " << text_or(f, "name") << "  " << text_or(f, "description", "") << "\n";
   }
+  // What register and reload found to fix (an agent CLI the server cannot find).
+  for (const json& w : crew.value("warnings", json::array()))
+    if (w.is_string()) out << "  warning: " << w.get<std::string>() << "\n";
   return out.str();
 }
 
@@ -100,7 +103,9 @@ std::string describe_call_list(const json& list) {
         << text_or(c, "status") << "  started " << format_time(c.value("created_at", json()));
     if (c.contains("finished_at") && !c["finished_at"].is_null())
       out << ", finished " << format_time(c["finished_at"]);
-    out << "  by " << text_or(caller, "agent_name", text_or(caller, "connection_id")) << "\n";
+    // As the status page says it: a chat's agent by name, else the person (any connection of this account).
+    const std::string agent = text_or(caller, "agent_name", "");
+    out << "  by " << (agent.empty() ? std::string("you") : "agent:" + agent) << "\n";
   }
   if (const auto next = list.find("next_cursor"); next != list.end() && next->is_string())
     out << "older calls: agentworks functions calls --before " << next->get<std::string>() << "\n";

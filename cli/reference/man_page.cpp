@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "agentworks/environment.hpp"
+#include "agentworks/error.hpp"
+
 namespace agentworks::cli {
 namespace {
 
@@ -31,6 +34,16 @@ std::string roff(const std::string& text) {
   if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
   return out;
 }
+
+// Each runs in a test, in this order (ManualExamples.EveryExampleRuns).
+const std::pair<std::string, std::string> kExamples[] = {
+    {"agentworks messages register --agent worker", "Register the name worker, so this login can send as it."},
+    {"agentworks messages send --agent worker --target agent:reviewer --message \"PR 7 is ready\"",
+     "Send a message to the chat attached as reviewer; the answer is the receipt (message_id, inbox_id)."},
+    {"agentworks agents set reviewer --nudge off",
+     "Let the reviewer's silent turns end without being asked to answer; senders still see unanswered."},
+    {"agentworks status --agents", "List the chats attached on this computer, what waits for each and how it talks."},
+};
 
 std::string option_line(const OptionReference& o) {
   std::string line;
@@ -66,6 +79,17 @@ std::string render_man_page(const CliReference& cli) {
       m << ".TP\n" << option_line(o) << "\n" << roff(o.help) << "\n";
     }
   }
+  m << ".SH EXIT STATUS\n";
+  for (const auto& [code, meaning] : exit_classes()) m << ".TP\n\\fB" << code << "\\fR\n" << roff(std::string(meaning)) << "\n";
+  m << ".SH ENVIRONMENT\n";
+  for (const auto& v : env::table()) {
+    if (v.test_knob) continue;
+    m << ".TP\n\\fB" << roff(std::string(v.name)) << "\\fR\n"
+      << roff(std::string(v.purpose) + " Unset: " + std::string(v.default_value) + ".") << "\n";
+  }
+  m << ".SH EXAMPLES\n";
+  for (const auto& [command, what] : kExamples)
+    m << ".TP\n\\fB" << roff(command) << "\\fR\n" << roff(what) << "\n";
   m << ".SH FILES\n.TP\n\\fI$XDG_CONFIG_HOME/agentworks/config.json\\fR\n"
     << roff("The saved login (private). --config or $AGENTWORKS_CONFIG name another.") << "\n";
   m << ".SH SEE ALSO\n\\fBagentworks\\-bridge\\fR(1), \\fBagentworks\\-hook\\fR(1), \\fBagentworks\\-server\\fR(1)\n";

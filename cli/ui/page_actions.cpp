@@ -42,6 +42,36 @@ std::string PageActions::calls() {
   return calls_json_;
 }
 
+void PageActions::overlay_server_counts(json& attachments) {
+  bool any_down = false;
+  for (const auto& a : attachments) any_down = any_down || a.value("stream", "") != "connected";
+  if (!any_down) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (counts_at_ == std::chrono::steady_clock::time_point{} || now - counts_at_ >= kCountsPeriod) {
+    json counts = json::object();
+    try {
+      const json counted = bridge_client::call({{"op", "status"}, {"server_counts", true}}, std::chrono::seconds(5));
+      for (const auto& a : counted.value("attachments", json::array())) {
+        if (a.value("pending_source", "bridge") == "bridge") continue;
+        json c = {{"pending", a.value("pending", json())}, {"pending_source", a.value("pending_source", "")}};
+        if (a.contains("pending_more")) c["pending_more"] = a["pending_more"];
+        counts[a.value("attachment_id", "")] = c;
+      }
+    } catch (const std::exception&) {
+      // Not counted this time: the rows keep the bridge's own numbers until the next try.
+    }
+    server_counts_json_ = counts.dump();
+    counts_at_ = now;
+  }
+  const json counts = json::parse(server_counts_json_);
+  for (auto& a : attachments) {
+    if (a.value("stream", "") == "connected") continue;
+    const auto it = counts.find(a.value("attachment_id", ""));
+    if (it == counts.end()) continue;
+    for (const auto& [k, v] : it->items()) a[k] = v;
+  }
+}
+
 std::string PageActions::state() {
   json state;
   try {
@@ -49,6 +79,7 @@ std::string PageActions::state() {
     json activity = bridge_client::call({{"op", "activity"}, {"limit", 30}}, std::chrono::seconds(2));
     state["bridge"] = {{"running", true}, {"pid", status.value("pid", 0)}, {"version", status.value("version", "")}};
     state["attachments"] = status.value("attachments", json::array());
+    overlay_server_counts(state["attachments"]);
     state["outbox_queued"] = status.value("outbox_queued", 0);
     state["deliveries"] = activity.value("deliveries", json::array());
     state["outbox"] = activity.value("outbox", json::array());

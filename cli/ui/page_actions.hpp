@@ -29,10 +29,17 @@ class PageActions {
   // The recent function calls come from the server, not the bridge: asked at most every kCallsPeriod.
   static constexpr std::chrono::seconds kCallsPeriod{3};
   std::string calls();
+  // A chat whose stream is down (offline) has its waiting messages on the server: they are counted there (the
+  // bridge's status with server_counts) at most every kCountsPeriod, and the page shows that count and its source
+  // instead of the bridge's 0 (attachment_id -> {pending, pending_source, pending_more?}).
+  static constexpr std::chrono::seconds kCountsPeriod{5};
+  void overlay_server_counts(nlohmann::json& attachments);
 
   std::filesystem::path config_path_;
   std::string calls_json_;
   std::chrono::steady_clock::time_point calls_at_{};
+  std::string server_counts_json_ = "{}";
+  std::chrono::steady_clock::time_point counts_at_{};
 };
 
 }  // namespace agentworks::cli::ui

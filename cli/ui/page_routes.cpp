@@ -61,7 +61,13 @@ HttpResponse PageRoutes::handle(const HttpRequest& request) {
     r.headers.emplace_back("Set-Cookie", access_.set_cookie());
     return r;
   }
-  if (!session_ok(request)) return plain(403);
+  if (!session_ok(request)) {
+    // No page session in this browser: say how to get one, as the used-link answer does (nothing else is told).
+    auto r = plain(403);
+    r.body = "This page opens from the link `agentworks ui` prints (it works once, in one browser). Run "
+             "`agentworks ui` again for a new one.\n";
+    return r;
+  }
 
   if (request.path.rfind("/api/", 0) == 0 && request.path != "/api/state") return action(request);
   const auto asset = find_page_asset(request.path == "/" ? "/index.html" : request.path);

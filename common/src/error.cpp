@@ -27,6 +27,19 @@ std::string_view code_name(ErrorCode code) { return info(code).name; }
 int http_status(ErrorCode code) { return info(code).http; }
 int exit_code(ErrorCode code) { return info(code).exit; }
 
+std::span<const ExitClass> exit_classes() {
+  static constexpr ExitClass kClasses[] = {
+      {exit_ok, "Success."},
+      {exit_failure, "An internal or unexpected error."},
+      {exit_usage, "Usage or bad input (the message says what to change)."},
+      {exit_auth, "Not logged in, not allowed, or this chat's attachment was superseded (fenced)."},
+      {exit_not_found, "Not found, or expired."},
+      {exit_limit, "A limit, the rate, a conflict, or busy: try later or change the request."},
+      {exit_unreachable, "The server or the bridge cannot be reached."},
+  };
+  return kClasses;
+}
+
 std::optional<ErrorCode> parse_code(std::string_view name) {
   for (const auto& c : kCodes) {
     if (c.name == name) return c.code;

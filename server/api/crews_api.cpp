@@ -11,6 +11,7 @@
 #include "api/function_json.hpp"
 #include "api/handlers.hpp"
 #include "crews/access.hpp"
+#include "crews/agent_cli.hpp"
 #include "crews/declaration.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
@@ -72,6 +73,18 @@ functions::AgentAllowance allowance_from(const json& fields, functions::AgentAll
 
 int max_running(Ctx& c) { return c.store.limits().crew_max_running; }
 
+// What the person should fix before the Crew's agent functions can run: an agent CLI the server cannot find (their
+// calls would fail `spawn_failed`). Registering still succeeds.
+json declaration_warnings(const functions::Declaration& d) {
+  json out = json::array();
+  for (const auto& f : d.functions) {
+    if (f.runner == functions::Runner::command || functions::find_agent_cli(f.runner)) continue;
+    out.push_back("function " + f.name + ": " + functions::missing_agent_cli(f.runner) +
+                  "; its calls fail spawn_failed until then");
+  }
+  return out;
+}
+
 }  // namespace
 
 Response register_crew(Ctx& c) {
@@ -83,7 +96,9 @@ Response register_crew(Ctx& c) {
   const functions::Declaration d = functions::load_declaration(dir, allowance, name);
   const Crew crew = server::register_crew(c.store, c.caller, name, dir, functions::declaration_to_json(d),
                                           functions::allowance_to_json(allowance));
-  return json_reply(201, crew_json(c.store, crew, max_running(c)));
+  json out = crew_json(c.store, crew, max_running(c));
+  out["warnings"] = declaration_warnings(d);
+  return json_reply(201, out);
 }
 
 Response list_crews(Ctx& c) {
@@ -104,7 +119,9 @@ Response reload_crew(Ctx& c) {
       functions::load_declaration(crew.dir, functions::allowance_from_json(crew.allowance_json), crew.name);
   crew.declaration_json = functions::declaration_to_json(d);
   set_declaration(c.store, crew.crew_id, crew.declaration_json);
-  return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
+  json out = crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c));
+  out["warnings"] = declaration_warnings(d);
+  return json_reply(200, out);
 }
 
 // Sets what the Crew's agent functions may use; refused (nothing changes) while the declaration in force asks for more.

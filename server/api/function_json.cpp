@@ -63,10 +63,11 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
                            {"schema", in.schema_json ? json::parse(*in.schema_json) : json(nullptr)},
                            {"asked_at", in.asked_at}});
   const std::filesystem::path dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;
+  // Expired only when cleanup removed the folder; a call that never started has none, and so no files.
+  const bool expired = call.files_expired;
   std::error_code ec;
-  const bool expired = call.files_expired || (!call.open() && !std::filesystem::exists(dir, ec));
   json files = json::array();
-  if (!expired) {
+  if (!expired && std::filesystem::exists(dir, ec)) {
     for (const auto& f : functions::list_call_files(dir))
       files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
                            {"modified", f.modified}});

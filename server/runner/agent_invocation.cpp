@@ -9,6 +9,7 @@
 #include "agentworks/environment.hpp"
 #include "agentworks/plugin_tools.hpp"
 #include "agentworks/random.hpp"
+#include "crews/agent_cli.hpp"
 
 extern char** environ;
 
@@ -132,35 +133,6 @@ std::vector<std::string> agent_environment(const AgentTurn& t, std::vector<std::
   return base;
 }
 
-namespace {
-
-std::optional<std::string> on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::string dirs = path;
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = dirs.substr(start, colon - start);
-    start = colon + 1;
-    if (dir.empty() || dir.front() != '/') continue;  // relative PATH entries depend on the cwd: skipped
-    const std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<std::string> find_agent_cli(Runner runner) {
-  const char* given = env::get(runner == Runner::claude ? env::Var::claude_bin : env::Var::codex_bin);
-  if (given != nullptr) {
-    if (::access(given, X_OK) == 0) return std::filesystem::absolute(given).string();
-    return std::nullopt;
-  }
-  return on_path(runner == Runner::claude ? "claude" : "codex");
-}
-
 std::string find_agentworks_cli(const std::string& server_dir) {
   if (const char* given = env::get(env::Var::cli_bin); given != nullptr)
     return ::access(given, X_OK) == 0 ? std::filesystem::absolute(given).string() : "";
@@ -168,7 +140,7 @@ std::string find_agentworks_cli(const std::string& server_dir) {
     if (::access(candidate.c_str(), X_OK) == 0)
       return std::filesystem::weakly_canonical(candidate).string();
   }
-  return on_path("agentworks").value_or("");
+  return find_on_path("agentworks").value_or("");
 }
 
 std::string new_session_uuid() {

@@ -28,9 +28,6 @@ std::vector<std::string> agent_argv(const AgentTurn& t);
 // settings (ANTHROPIC_*, CLAUDE_*, CODEX_*, OPENAI_*, proxies), without the markers of an enclosing agent session.
 std::vector<std::string> agent_environment(const AgentTurn& t, std::vector<std::string> base);
 
-// The executable of the person's own CLI: AGENTWORKS_CLAUDE_BIN / AGENTWORKS_CODEX_BIN, else `claude` / `codex` on
-// the server's PATH. nullopt when there is none.
-std::optional<std::string> find_agent_cli(Runner runner);
 // The `agentworks` program an agent execution runs as its MCP server: AGENTWORKS_CLI_BIN, else beside the server
 // (installed), else the build tree's cli/ folder, else on PATH; "" when there is none.
 std::string find_agentworks_cli(const std::string& server_dir);

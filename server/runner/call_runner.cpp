@@ -2,6 +2,7 @@
 
 #include <event2/event.h>
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "runner/agent_stream.hpp"
 #include "runner/agent_verdict.hpp"
 #include "runner/call_environment.hpp"
+#include "crews/agent_cli.hpp"
 #include "crews/call_admission.hpp"
 #include "crews/declaration.hpp"
 #include "crews/output_sweeper.hpp"
@@ -82,6 +84,17 @@ std::string make_call_dir(const std::string& crew_dir, const std::string& call_i
   struct stat st {};
   if (::lstat(calls.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
     throw std::runtime_error(calls + " is not a folder owned by the server's user (a symlink?); remove it");
+  // The calls' outputs are not the project's: git leaves the folder alone without an edit to the project's own
+  // .gitignore. Written once; a failure only costs a noisy `git status`.
+  const std::string ignore = calls + "/.gitignore";
+  if (const int fd = ::open(ignore.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600); fd >= 0) {
+    static constexpr char kAll[] = "# agentworks: the outputs of this Crew's function calls\n*\n";
+    if (::write(fd, kAll, sizeof kAll - 1) != static_cast<ssize_t>(sizeof kAll - 1))
+      spdlog::warn("could not write {}: {}", ignore, std::strerror(errno));
+    ::close(fd);
+  } else if (errno != EEXIST) {
+    spdlog::warn("could not create {}: {}", ignore, std::strerror(errno));
+  }
   const std::string dir = calls + "/" + call_id;
   if (::mkdir(dir.c_str(), 0700) != 0)
     throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
@@ -227,13 +240,8 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
     r->crew_dir = crew->dir;
     r->arguments_json = call->arguments_json;
     if (r->agent()) {
-      const char* name = runner_name(r->function.runner);
       const auto cli = find_agent_cli(r->function.runner);
-      if (!cli)
-        throw std::runtime_error(std::string(name) + " is not on agentworks-server's PATH: install " +
-                                 (r->function.runner == Runner::claude ? "Claude Code" : "Codex") + " or set " +
-                                 (r->function.runner == Runner::claude ? "AGENTWORKS_CLAUDE_BIN" : "AGENTWORKS_CODEX_BIN") +
-                                 " for the server");
+      if (!cli) throw std::runtime_error(missing_agent_cli(r->function.runner));
       if (config_.agentworks_cli.empty())
         throw std::runtime_error("the agentworks program (the question server of an agent execution) is not installed "
                                  "beside agentworks-server; set AGENTWORKS_CLI_BIN for the server");

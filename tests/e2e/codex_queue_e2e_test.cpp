@@ -320,7 +320,7 @@ TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
   ASSERT_TRUE(wait_pending("codex", session, 1));
   ASSERT_TRUE(say(t, "Keep working", [&] { return !turns_with(id).empty(); })) << t.screen();
   // Once (a later Stop may ask about it by id, without its text: R-X3).
-  const auto delivered = turns_with("Queued to the wrong server");
+  const auto delivered = turns_with("Old Codex gets it by the Stop hook");
   ASSERT_EQ(delivered.size(), 1u) << model_->describe();
   EXPECT_NE(delivered[0].last_user.find("<hook_prompt"), std::string::npos) << delivered[0].last_user;
   EXPECT_NE(str(receipt(id), "via"), "codex-queue");

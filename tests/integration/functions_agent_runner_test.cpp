@@ -288,6 +288,21 @@ TEST_F(FunctionsAgentRunnerWithoutCli, MissingCliFailsWithTheFix_R_F2) {
   const json c = run("claude_fn", "ok");
   EXPECT_EQ(error_code(c), "spawn_failed") << c.dump();
   EXPECT_NE(c.at("error").value("message", "").find("AGENTWORKS_CLAUDE_BIN"), std::string::npos) << c.dump();
+  // It never started, so it has no files: not "expired", which would send the person looking for a cleanup.
+  EXPECT_EQ(c.at("files_expired"), false) << c.dump();
+  EXPECT_TRUE(c.at("files").empty()) << c.dump();
+  const auto text = owner().run({"functions", "call-status", c.at("call_id").get<std::string>()});
+  EXPECT_EQ(text.out.find("expired"), std::string::npos) << text.out;
+  // Reloading (as registering) says what to fix first, for that function only; it still succeeds.
+  const json reloaded = cli_ok(owner(), {"crews", "reload", "agents"});
+  ASSERT_EQ(reloaded.at("warnings").size(), 1u) << reloaded.dump();
+  EXPECT_NE(reloaded.at("warnings")[0].get<std::string>().find(
+                "function claude_fn: claude is not on agentworks-server's PATH: install Claude Code or set "
+                "AGENTWORKS_CLAUDE_BIN"),
+            std::string::npos)
+      << reloaded.dump();
+  const auto shown = owner().run({"crews", "reload", "agents"});
+  EXPECT_NE(shown.out.find("warning: function claude_fn:"), std::string::npos) << shown.out;
 }
 
 TEST_F(FunctionsAgentRunner, CodexVersionIsRecorded_R_F3) {

@@ -205,6 +205,8 @@ TEST_F(FunctionsCallList, CliListsPagesAndFilters) {
   ASSERT_EQ(text.exit_code, 0) << text.describe();
   EXPECT_NE(text.out.find(api2 + "  api/quick  completed"), std::string::npos) << text.out;
   EXPECT_LT(text.out.find(api2), text.out.find(web1)) << text.out;
+  EXPECT_NE(text.out.find("  by you\n"), std::string::npos) << "as the status page says it: " << text.out;
+  EXPECT_EQ(text.out.find("by conn_"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("older calls: agentworks functions calls --before " + cursor), std::string::npos) << text.out;
   const CliResult none = owner().run({"functions", "calls", "--crew", "nosuch"});
   ASSERT_EQ(none.exit_code, 0) << none.describe();

@@ -75,6 +75,14 @@ TEST_F(FunctionsFiles, FilesListed_R_F3_R_F4) {
     EXPECT_EQ(name.find("deep.txt"), std::string::npos) << "the walk goes at most 16 levels down: " << c.dump();
   }
   EXPECT_EQ(c.at("files_expired"), false);
+  // The outputs are not the project's: git leaves .calls alone without an edit to the project's .gitignore.
+  RunOptions in_crew;
+  in_crew.cwd = crew_dir("api");
+  ASSERT_EQ(run_process({"/usr/bin/git", "init", "-q"}, in_crew).exit_code, 0);
+  const ProcessResult st = run_process({"/usr/bin/git", "status", "--porcelain", "--untracked-files=all"}, in_crew);
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(st.out.find(".calls"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("tools/files.sh"), std::string::npos) << "the project's own files still show: " << st.out;
 }
 
 // R-F4: text pages carry `content`, binary pages `content_base64`; paging by offset reaches eof.

@@ -100,6 +100,25 @@ TEST_F(StatusPageTest, ShowsTheBridgeLiveAndDetachesAfterAConfirmation) {
   EXPECT_EQ(cell_of("chat-one", "pending"), "0");
   EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
 
+  // The chat closes (offline): what is sent meanwhile waits on the server, and the page counts it there, as
+  // `status --agents` does, instead of the bridge's 0.
+  ASSERT_EQ(call({{"op", "offline"}, {"provider", "claude"}, {"session_id", "chat-one"}}).value("ok", false), true);
+  send("first while offline");
+  send("second while offline");
+  browser_->wait("document.querySelector('#attachments tr[data-session=\"chat-one\"] td[data-col=pending]')"
+                 ".textContent === '2 (on the server)'");
+  const json offline = cli_ok(owner(), {"status", "--agents"});
+  EXPECT_EQ(offline["attachments"][0]["pending"], 2) << offline.dump();
+  EXPECT_EQ(offline["attachments"][0]["pending_source"], "server") << offline.dump();
+  // The header counts what waits; the state has its colour class; times carry their date.
+  browser_->wait("document.getElementById('waiting').textContent.startsWith('2 messages waiting')");
+  EXPECT_EQ(browser_->eval("document.querySelector('#attachments tr[data-session=\"chat-one\"] td[data-col=state]')"
+                           ".classList.contains('state-offline')"),
+            true);
+  const std::string received = browser_->eval("document.querySelector('#deliveries tbody tr td:nth-child(4)')"
+                                              ".textContent").get<std::string>();
+  EXPECT_NE(received.find('/'), std::string::npos) << "a time without its date: " << received;
+
   std::filesystem::create_directories(AGENTWORKS_ARTIFACT_DIR);
   browser_->screenshot(std::filesystem::path(AGENTWORKS_ARTIFACT_DIR) / "status-page.png");
   EXPECT_GT(std::filesystem::file_size(std::filesystem::path(AGENTWORKS_ARTIFACT_DIR) / "status-page.png"), 1000u);
@@ -109,7 +128,7 @@ TEST_F(StatusPageTest, ShowsTheBridgeLiveAndDetachesAfterAConfirmation) {
   browser_->wait("document.getElementById('confirm').open");
   browser_->click("#confirm-cancel");
   browser_->wait("!document.getElementById('confirm').open");
-  EXPECT_EQ(lookup("claude", "chat-one")["attached"], true);
+  EXPECT_EQ(lookup("claude", "chat-one").value("state", ""), "offline");  // still there, as it was
   // Confirm: the bridge detaches the chat and the row goes.
   browser_->click("#attachments tr[data-session=\"chat-one\"] button.detach");
   browser_->wait("document.getElementById('confirm').open");
@@ -123,6 +142,11 @@ TEST_F(StatusPageTest, ShowsTheBridgeLiveAndDetachesAfterAConfirmation) {
   const auto again = HttpClient("http://127.0.0.1:" + std::to_string(page_->port())).get(page_->path_and_query());
   EXPECT_EQ(again.status, 403);
   EXPECT_EQ(again.body.find("<table"), std::string::npos);
+  // Without the page's cookie: told how to get in, and nothing of the page.
+  const auto bare = HttpClient("http://127.0.0.1:" + std::to_string(page_->port())).get("/");
+  EXPECT_EQ(bare.status, 403);
+  EXPECT_NE(bare.body.find("Run `agentworks ui` again"), std::string::npos) << bare.body;
+  EXPECT_EQ(bare.body.find("<table"), std::string::npos);
 }
 
 // Function calls show on the page too, with their status as it changes (no bridge needed: the page says it is not
@@ -143,8 +167,12 @@ TEST_F(StatusPageCallsTest, ListsTheRecentCallsAndTheirStatusLive) {
   const auto missing = browser_missing();
   ASSERT_TRUE(missing.empty()) << missing;
   start_server();
-  make_crew("api", json::array({function_decl("hold")}), {{"tools/hold.sh", CrewTest::blocking_script()}});
+  make_crew("api", json::array({function_decl("hold"), function_decl("broken")}),
+            {{"tools/hold.sh", CrewTest::blocking_script()}, {"tools/broken.sh", "echo nothing useful; exit 3"}});
   const std::string call_id = call_ok("api", "hold").at("call_id").get<std::string>();
+  const std::string broken_id = call_ok("api", "broken").at("call_id").get<std::string>();
+  const json broken = wait_terminal(broken_id);
+  ASSERT_EQ(broken.at("status"), "failed") << broken.dump();
   page_ = std::make_unique<StatusPageProcess>(home_);
   browser_ = std::make_unique<BrowserDriver>(home_.env(), home_.path("browser.err"));
   browser_->navigate(page_->url());
@@ -158,6 +186,11 @@ TEST_F(StatusPageCallsTest, ListsTheRecentCallsAndTheirStatusLive) {
   wait_terminal(call_id);
   browser_->wait(row + ".children[3].textContent === 'completed'");
   EXPECT_EQ(browser_->eval("window.__sameDocument === 1"), true);
+  // A failed call says why, with its error code and message, as call-status does.
+  const std::string failed_row = "document.querySelector('#calls tr[data-call=\"" + broken_id + "\"]')";
+  browser_->wait("!!" + failed_row);
+  const std::string detail = browser_->eval(failed_row + ".children[7].textContent").get<std::string>();
+  EXPECT_NE(detail.find(broken.at("error").at("code").get<std::string>() + ": "), std::string::npos) << detail;
 }
 
 }  // namespace

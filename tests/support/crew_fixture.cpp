@@ -119,7 +119,8 @@ std::size_t CrewTest::call_folder_count(const std::string& crew) const {
   std::error_code ec;
   if (!fs::exists(calls, ec)) return 0;
   std::size_t n = 0;
-  for (auto it = fs::directory_iterator(calls, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
+  for (auto it = fs::directory_iterator(calls, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().rfind("call_", 0) == 0) ++n;
   return n;
 }
 

@@ -71,7 +71,7 @@ class CrewTest : public MessagingTest {
   std::filesystem::path call_dir(const std::string& crew, const std::string& call_id) const {
     return crew_dir(crew) / ".calls" / call_id;
   }
-  // Number of entries in crew_dir(CREW)/.calls (0 when it does not exist).
+  // Number of call folders (call_…) in crew_dir(CREW)/.calls (0 when it does not exist).
   std::size_t call_folder_count(const std::string& crew) const;
   // Lines in a file (0 when missing): the scripts append one line per run to a counter file.
   static std::size_t line_count(const std::filesystem::path& path);

@@ -12,13 +12,38 @@ function cell(text, className) {
   return td;
 }
 
+// Text whose `quoted` parts are commands: shown as code, everything else as plain text (never HTML).
+function setText(el, text) {
+  el.replaceChildren();
+  String(text).split("`").forEach((part, i) => {
+    if (i % 2 === 1) {
+      const code = document.createElement("code");
+      code.textContent = part;
+      el.appendChild(code);
+    } else if (part) {
+      el.appendChild(document.createTextNode(part));
+    }
+  });
+}
+
+// Where the count comes from, as `agentworks status --agents` says it: an offline chat's messages wait on the server.
+function pendingCell(a) {
+  if (a.pending_source === "unknown" || a.pending === null || a.pending === undefined) {
+    return cell(a.state === "offline" ? "unknown while offline" : "unknown (server unreachable)", "num");
+  }
+  let text = String(a.pending) + (a.pending_more ? "+" : "");
+  if (a.pending_source === "server") text += " (on the server)";
+  return cell(text, "num");
+}
+
 function time(seconds) {
-  return seconds ? new Date(seconds * 1000).toLocaleTimeString() : null;
+  return seconds ? new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" })
+                 : null;
 }
 
 function notice(text, isError) {
   const p = document.getElementById("notice");
-  p.textContent = text;
+  setText(p, text);
   p.className = isError ? "error" : "";
   p.hidden = !text;
 }
@@ -45,7 +70,7 @@ function routeCell(delivery) {
   if (delivery && !delivery.native && delivery.reason) {
     const why = document.createElement("span");
     why.className = "why";
-    why.textContent = delivery.reason;
+    setText(why, delivery.reason);
     td.appendChild(why);
   }
   return td;
@@ -65,8 +90,8 @@ function renderAttachments(rows) {
       ["provider", cell(a.provider)],
       ["project", cell(a.project)],
       ["route", routeCell(a.delivery)],
-      ["state", cell(stateText)],
-      ["pending", cell(a.pending, "num")],
+      ["state", cell(stateText, `state state-${stateText}`)],
+      ["pending", pendingCell(a)],
       ["offered", cell(a.offered_not_admitted, "num")],
       ["admitted", cell(a.admitted, "num")],
       ["processed", cell(a.processed, "num")],
@@ -140,6 +165,18 @@ function renderOutbox(rows) {
   }
 }
 
+// What a person needs next about a call: why it failed, what it waits for and the command that answers, or its
+// progress while it runs.
+function callDetail(c) {
+  if (c.error && c.error.code) return `${c.error.code}: ${c.error.message || ""}`;
+  if (c.status === "waiting_input") {
+    return `waiting for your answer: agentworks functions call-status ${c.call_id} shows the question; ` +
+           `agentworks functions reply ${c.call_id} --request REQUEST_ID --answer TEXT answers it`;
+  }
+  if (c.status === "running" && c.progress) return c.progress;
+  return "";
+}
+
 function renderCalls(calls) {
   const body = document.querySelector("#calls tbody");
   body.replaceChildren();
@@ -147,12 +184,12 @@ function renderCalls(calls) {
     const tr = document.createElement("tr");
     tr.dataset.call = c.call_id;
     const caller = c.caller ? (c.caller.agent_name || "you") : null;
-    tr.append(cell(c.call_id), cell(c.crew_name), cell(c.function), cell(c.status), cell(caller),
-              cell(time(c.created_at)), cell(time(c.finished_at)));
+    tr.append(cell(c.call_id), cell(c.crew_name), cell(c.function), cell(c.status, `state state-${c.status}`),
+              cell(caller), cell(time(c.created_at)), cell(time(c.finished_at)), cell(callDetail(c)));
     body.appendChild(tr);
   }
   const problem = document.getElementById("calls-problem");
-  problem.textContent = calls.problem ? `Function calls unavailable: ${calls.problem}` : "";
+  setText(problem, calls.problem ? `Function calls unavailable: ${calls.problem}` : "");
   problem.hidden = !calls.problem;
 }
 
@@ -167,9 +204,15 @@ function render(state) {
   renderCalls(state.calls);
   const counts = { attachments: state.attachments.length, deliveries: state.deliveries.length,
                    outbox: state.outbox.length, calls: state.calls.calls.length };
+  // An empty table says so only once the state is known, and not beside a problem that explains it.
   for (const p of document.querySelectorAll("p.empty")) {
-    p.hidden = counts[p.dataset.for] > 0;
+    p.hidden = counts[p.dataset.for] > 0 || (p.dataset.for === "calls" && !!state.calls.problem);
   }
+  let waiting = 0;
+  for (const a of state.attachments) if (typeof a.pending === "number") waiting += a.pending;
+  const running = state.calls.calls.filter((c) => c.status === "running" || c.status === "waiting_input").length;
+  document.getElementById("waiting").textContent =
+    `${waiting} message${waiting === 1 ? "" : "s"} waiting · ${running} call${running === 1 ? "" : "s"} open`;
   document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
 }
 

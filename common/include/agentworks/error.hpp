@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <span>
 #include <string_view>
 
 namespace agentworks {
@@ -57,6 +58,13 @@ enum ExitCode : int {
   exit_unreachable = 6,  // server or bridge unreachable
 };
 int exit_code(ErrorCode code);
+
+// Each exit code with what it means, for the manual pages' EXIT STATUS (docs/protocol.md, "Exit codes").
+struct ExitClass {
+  int code;
+  std::string_view meaning;
+};
+std::span<const ExitClass> exit_classes();
 
 // Thrown by library code; carries a stable code and an actionable message.
 class Error : public std::runtime_error {
