@@ -85,7 +85,7 @@ std::string render_man_page(const CliReference& cli) {
   for (const auto& v : env::table()) {
     if (v.test_knob) continue;
     m << ".TP\n\\fB" << roff(std::string(v.name)) << "\\fR\n"
-      << roff(std::string(v.purpose) + " Unset: " + std::string(v.default_value) + ".") << "\n";
+      << roff(std::string(v.purpose) + " (unset: " + std::string(v.default_value) + ")") << "\n";
   }
   m << ".SH EXAMPLES\n";
   for (const auto& [command, what] : kExamples)
