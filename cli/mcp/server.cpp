@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
+#include "agentworks/local_protocol.hpp"
 #include "agentworks/providers.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/channel.hpp"

@@ -6,6 +6,7 @@
 #include "agentworks/server_client.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
+#include "state/journal.hpp"
 
 namespace agentworks::bridge {
 
