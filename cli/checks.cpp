@@ -17,6 +17,24 @@ void check_agent_name(std::string_view name) {
   }
 }
 
+void check_crew_name(std::string_view name) {
+  if (!valid_agent_name(name)) {
+    throw Error(ErrorCode::invalid_name,
+                "invalid Crew name \"" + std::string(name) +
+                    "\": use 1-64 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit");
+  }
+}
+
+std::string message_target(std::string_view target) {
+  if (target.find(':') == std::string_view::npos) {
+    check_agent_name(target);
+    return "agent:" + std::string(target);
+  }
+  if (target.starts_with("agent:")) check_agent_name(target.substr(6));
+  if (target.starts_with("crew:")) check_crew_name(target.substr(5));
+  return std::string(target);
+}
+
 void check_message_text(std::string_view text) {
   auto length = utf8_length(text);
   if (!length) throw Error(ErrorCode::invalid_message, "the message is not valid UTF-8");

@@ -8,7 +8,13 @@
 namespace agentworks::cli {
 
 void check_agent_name(std::string_view name);          // Error(invalid_name)
+void check_crew_name(std::string_view name);           // Error(invalid_name): Crews follow the agent-name rules
 void check_message_text(std::string_view text);        // Error(invalid_message)
+
+// The target of a send (`--target`, the `target` of the full connection's messages tool): NAME means agent:NAME;
+// agent:NAME and crew:NAME (a Crew's own agent, R-K1) get their name checked; another scheme goes to the server as
+// given, which judges it.
+std::string message_target(std::string_view target);
 void check_range(std::string_view option, int value, int low, int high);  // Error(bad_request)
 
 // --project DIR (default: the current directory) as an existing directory's canonical path, else Error(usage).

@@ -40,6 +40,8 @@ std::unique_ptr<Command> make_crews_show();
 std::unique_ptr<Command> make_crews_unregister();
 std::unique_ptr<Command> make_crews_reload();
 std::unique_ptr<Command> make_crews_allow();
+std::unique_ptr<Command> make_crews_set();
+std::unique_ptr<Command> make_crews_ask();
 std::unique_ptr<Command> make_crews_call();
 std::unique_ptr<Command> make_crews_call_status();
 std::unique_ptr<Command> make_crews_call_file();
@@ -119,10 +121,15 @@ constexpr std::array kCommands = {
     CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
                  make_crews_register},
     CommandEntry{"crews list", "List this account's Crews", make_crews_list},
-    CommandEntry{"crews show", "Show a Crew and its declared functions", make_crews_show},
+    CommandEntry{"crews show", "Show a Crew: its functions, its agent, messaging and conversations", make_crews_show},
     CommandEntry{"crews unregister", "Remove a Crew (its folder stays)", make_crews_unregister},
-    CommandEntry{"crews reload", "Read a Crew's .agentworks/functions.json again", make_crews_reload},
-    CommandEntry{"crews allow", "Set the tools and sandbox a Crew's agent functions may use", make_crews_allow},
+    CommandEntry{"crews reload", "Read a Crew's .agentworks/functions.json and crew.json again", make_crews_reload},
+    CommandEntry{"crews allow", "Set the tools and sandbox a Crew's agent functions and agent may use",
+                 make_crews_allow},
+    CommandEntry{"crews set", "Switch a Crew's messaging on, off, or back to its crew.json (--messaging on|off|file)",
+                 make_crews_set},
+    CommandEntry{"crews ask", "Talk to the Crew NAME's own agent (messages send --target crew:NAME); it answers in "
+                 "the conversation when it chooses", make_crews_ask},
     CommandEntry{"crews call", "Call a function of the Crew NAME (functions call with the Crew first)",
                  make_crews_call},
     CommandEntry{"crews call-status", "Show a call's status (same as functions call-status)", make_crews_call_status},
@@ -183,7 +190,7 @@ constexpr std::array kGroups = {
     GroupEntry{"wakeups", "Durable wakeups: prompt an attached chat again later"},
     GroupEntry{"daemon", "The local agentworks bridge (agentworks-bridge)"},
     GroupEntry{"guidance", "Context and guidance for agents"},
-    GroupEntry{"crews", "Project folders whose declared functions others can call"},
+    GroupEntry{"crews", "Project folders whose functions others can call, and whose own agent they can talk to"},
     GroupEntry{"functions", "Calling a Crew's functions and following the calls"},
     GroupEntry{"mcp", "The MCP servers for agent CLIs (messaging; --full for functions and messages)"},
     GroupEntry{"bridge", "Messaging and granted functions as the attached chat this runs in, through the bridge"},

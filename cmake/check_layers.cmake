@@ -37,18 +37,19 @@ set(DAEMON_MAY_start ops hub native identity delivery services state platform re
 # The server, from the top: start -> replicas -> http -> (api, runner) -> (request, crews) -> store -> ground;
 # wakeups (the scheduler's tick) sits beside http, below start.
 # keeper/ is its own program (the execution keeper) and includes no server room.
-set(SERVER_ROOMS ground store crews request runner api http wakeups replicas start keeper)
+set(SERVER_ROOMS ground store crews request runner conversations api http wakeups replicas start keeper)
 set(SERVER_MAY_ground "")
 set(SERVER_MAY_keeper "")
 set(SERVER_MAY_store ground)
 set(SERVER_MAY_crews store ground)
 set(SERVER_MAY_request store ground)
 set(SERVER_MAY_runner crews request store ground)
+set(SERVER_MAY_conversations runner crews request store ground)
 set(SERVER_MAY_api crews request store ground)
 set(SERVER_MAY_http api runner crews request store ground)
 set(SERVER_MAY_wakeups request store ground)
 set(SERVER_MAY_replicas http api runner crews request store ground)
-set(SERVER_MAY_start replicas wakeups http api runner crews request store ground)
+set(SERVER_MAY_start replicas wakeups http api conversations runner crews request store ground)
 set(FAILURES "")
 
 # Reads the #include lines of FILE into OUT as a list of "q:name" (quoted) or "a:name" (angle brackets).

@@ -23,6 +23,13 @@ std::string trim(std::string s) {
   const auto last = s.find_last_not_of(" \t\r\n");
   return s.substr(first, last - first + 1);
 }
+
+// Logs are opened for append (a restart by a new ServerProcess reuses the names): a run reads only past this size.
+std::uintmax_t size_of_file(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  return ec ? std::uintmax_t{0} : size;
+}
 }  // namespace
 
 ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options)) {
@@ -103,7 +110,9 @@ void ServerProcess::start() {
   ++runs_;
   const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
   const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
-  url_ = start_one(child_, server_argv(data_dir_, options_.listen), out, err, 0, port_);
+  // A restart by a new ServerProcess on the same directory appends to the earlier run's log: its old first line
+  // must not read as this run's readiness.
+  url_ = start_one(child_, server_argv(data_dir_, options_.listen), out, err, size_of_file(out), port_);
 }
 
 void ServerProcess::start_replicas() {
@@ -116,24 +125,19 @@ void ServerProcess::start_replicas() {
     throw std::invalid_argument("listen " + options_.listen +
                                 ": with AGENTWORKS_TEST_STORE=postgresql-replicas only 127.0.0.1:PORT is supported");
   }
-  // A new ServerProcess on the same directories appends to the earlier run's logs: read only what this run wrote.
-  const auto size_of = [](const fs::path& file) {
-    std::error_code ec;
-    const auto size = fs::file_size(file, ec);
-    return ec ? std::uintmax_t{0} : size;
-  };
   // One after the other: the first creates the owner account, whose token owner_token() reads from its directory.
   ++runs_;
   const fs::path out = log_dir_ / ("server." + std::to_string(runs_) + ".stdout");
   const fs::path err = log_dir_ / ("server." + std::to_string(runs_) + ".stderr");
   int first_port = 0;
   const std::string first_url =
-      start_one(child_, server_argv(data_dir_, "127.0.0.1:0"), out, err, size_of(out), first_port);
+      start_one(child_, server_argv(data_dir_, "127.0.0.1:0"), out, err, size_of_file(out), first_port);
   ++replica_runs_;
   const fs::path out2 = log_dir_ / ("server.r2." + std::to_string(replica_runs_) + ".stdout");
   const fs::path err2 = log_dir_ / ("server.r2." + std::to_string(replica_runs_) + ".stderr");
   int second_port = 0;
-  start_one(replica_child_, server_argv(replica_data_dir_, "127.0.0.1:0"), out2, err2, size_of(out2), second_port);
+  start_one(replica_child_, server_argv(replica_data_dir_, "127.0.0.1:0"), out2, err2, size_of_file(out2),
+            second_port);
   backend_ports_[0] = first_port;
   backend_ports_[1] = second_port;
   balancer_ = std::make_unique<TcpBalancer>(std::vector<int>{first_port, second_port}, std::stoi(listen[1].str()));
@@ -171,18 +175,13 @@ void ServerProcess::start_replica(int which) {
   }
   Child& child = which == 0 ? child_ : replica_child_;
   if (child.started() && child.running()) return;
-  const auto size_of = [](const fs::path& file) {
-    std::error_code ec;
-    const auto size = fs::file_size(file, ec);
-    return ec ? std::uintmax_t{0} : size;
-  };
   const int run = which == 0 ? ++runs_ : ++replica_runs_;
   const std::string stem = which == 0 ? "server." : "server.r2.";
   const fs::path out = log_dir_ / (stem + std::to_string(run) + ".stdout");
   const fs::path err = log_dir_ / (stem + std::to_string(run) + ".stderr");
   int port = 0;
-  start_one(child, server_argv(which == 0 ? data_dir_ : replica_data_dir_, "127.0.0.1:0"), out, err, size_of(out),
-            port);
+  start_one(child, server_argv(which == 0 ? data_dir_ : replica_data_dir_, "127.0.0.1:0"), out, err,
+            size_of_file(out), port);
   backend_ports_[which] = port;
   point_balancer();
 }

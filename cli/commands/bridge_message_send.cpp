@@ -1,4 +1,5 @@
-// agentworks bridge message send --provider P --target agent:NAME --message TEXT [--submission-id ID]
+// agentworks bridge message send --provider P --target agent:NAME|crew:NAME --message TEXT [--submission-id ID]
+// crew:NAME talks to a Crew's own agent (R-K1), as the chat's agent_message_send does.
 #include <nlohmann/json.hpp>
 
 #include "agentworks/error.hpp"
@@ -15,13 +16,17 @@ class BridgeMessageSend final : public BridgeMessageCommand {
   BridgeMessageSend() : BridgeMessageCommand(std::string(local_protocol::op::send)) {}
   void define(Options& options) override {
     define_provider(options);
-    options.option("--target", target_, "agent:NAME (or NAME) of the receiving agent").required();
+    options
+        .option("--target", target_, "agent:NAME (or NAME) of the receiving agent, or crew:NAME of a Crew's own agent")
+        .required();
     options.option("--message", message_, "The message text ('-' reads it from stdin)").required();
     define_submission_id(options);
   }
   json run(const Context& /*ctx*/) override {
-    std::string target = target_.rfind("agent:", 0) == 0 ? target_ : "agent:" + target_;
-    if (!valid_agent_name(target.substr(6))) throw Error(ErrorCode::usage, "--target must be agent:NAME");
+    const bool has_scheme = target_.rfind("agent:", 0) == 0 || target_.rfind("crew:", 0) == 0;
+    const std::string target = has_scheme ? target_ : "agent:" + target_;
+    if (!valid_message_target(target))
+      throw Error(ErrorCode::usage, "--target must be agent:NAME or crew:NAME with a valid name");
     json fields = {{"target", target}, {"message", message_text_option(message_)}};
     add_submission_id(fields);
     return call(std::move(fields));

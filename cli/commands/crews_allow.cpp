@@ -1,5 +1,6 @@
-// agentworks crews allow NAME [--claude-tools LIST] [--codex-sandbox MODE]: sets what the Crew's agent functions may
-// use. The server refuses (invalid_declaration, nothing changes) an allowance narrower than the declaration in force.
+// agentworks crews allow NAME [--claude-tools LIST] [--codex-sandbox MODE]: sets what the Crew's agent functions and
+// its own agent (R-K1) may use. The server refuses (invalid_declaration, nothing changes) an allowance narrower than
+// the declarations in force.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,9 +20,9 @@ class CrewsAllow final : public Command {
   void define(Options& options) override {
     options.option("name", name_, "Crew name (or crw_ id)").required();
     options.option("--claude-tools", claude_tools_,
-                   "Tools its Claude functions may use, comma-separated: Read,Grep,Bash ('Bash' also allows "
+                   "Tools its Claude functions and agent may use, comma-separated: Read,Grep,Bash ('Bash' also allows "
                    "'Bash(git diff:*)'; '*' every tool; '' none)");
-    options.option("--codex-sandbox", codex_sandbox_, "The widest sandbox of its Codex functions")
+    options.option("--codex-sandbox", codex_sandbox_, "The widest sandbox of its Codex functions and agent")
         .one_of({"read-only", "workspace-write", "danger-full-access"});
   }
 

@@ -51,6 +51,8 @@ class CrewsRegister final : public Command {
     std::cout << "registered " << functions::describe_crew(crew);
     std::cout << "  call a function with: agentworks functions call --crew " << name_
               << " --function NAME --args '{...}'\n";
+    if (crew.contains("agent") && crew["agent"].is_object())
+      std::cout << "  talk to its agent with: agentworks crews ask " << name_ << " --message TEXT\n";
   }
 
  private:

@@ -1,4 +1,5 @@
-// agentworks crews show NAME: one Crew of this account with its declared functions.
+// agentworks crews show NAME: one Crew of this account with its declared functions and, when it declares an agent
+// (R-K1), that agent, whether its messaging is on and its conversations (R-K2).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,10 @@ class CrewsShow final : public Command {
     return client_for(config).get(functions::crew_path(name_));
   }
 
-  void print(const json& crew) const override { std::cout << functions::describe_crew(crew); }
+  void print(const json& crew) const override {
+    std::cout << functions::describe_crew(crew);
+    if (crew.contains("agent") && crew["agent"].is_object()) std::cout << functions::describe_conversations(crew);
+  }
 
  private:
   std::string name_;

@@ -5,6 +5,8 @@
 // (functions, messages and help tools); it never talks to the bridge.
 // agentworks mcp serve --call: inside a function's agent execution only, the server bound to that call (from its
 // environment) whose one tool, request_input, asks the call's caller.
+// agentworks mcp serve --conversation: inside a Crew agent's turn only (R-K2), the server bound to that
+// conversation (from its environment) whose send_message and no_reply are the agent's only voice.
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "functions/questions.hpp"
 #include "mcp/call_server.hpp"
 #include "mcp/caller_identity.hpp"
+#include "mcp/conversation_server.hpp"
 #include "mcp/full_server.hpp"
 #include "mcp/server.hpp"
 
@@ -38,12 +41,25 @@ class McpServe final : public Command {
     options.flag("--call", call_,
                  "Inside a function execution: the server bound to its call, whose request_input tool asks the "
                  "caller (docs/mcp.md)");
+    options.flag("--conversation", conversation_,
+                 "Inside a Crew agent's turn: the server bound to its conversation, whose send_message and no_reply "
+                 "are how the agent answers (docs/crews.md)");
     options.flag("--explicit", explicit_,
                  "With --call: the function talks explicitly, so the server also has send_message and no_reply "
                  "(its answer is what it sends)");
   }
 
   json run(const Context& ctx) override {
+    if (conversation_) {
+      if (call_ || explicit_ || full_ || !options_.provider.empty() || options_.claude_channel) {
+        throw Error(ErrorCode::usage, "--conversation serves one Crew agent's turn: drop --call, --explicit, --full, "
+                                      "--provider and --claude-channel");
+      }
+      // The conversation comes from the turn's environment only, checked before anything is served.
+      const auto binding = mcp::conversation_binding();
+      mcp::serve_conversation(std::cin, std::cout, binding);
+      return json{{"stopped", true}};
+    }
     if (call_) {
       if (full_ || !options_.provider.empty() || options_.claude_channel) {
         throw Error(ErrorCode::usage, "--call serves one function execution: drop --full, --provider and "
@@ -83,6 +99,7 @@ class McpServe final : public Command {
   bool full_ = false;
   bool call_ = false;
   bool explicit_ = false;
+  bool conversation_ = false;
 };
 
 }  // namespace

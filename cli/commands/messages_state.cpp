@@ -17,21 +17,25 @@ namespace {
 class MessagesState final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--agent", agent_, "The agent whose conversations to show").required();
+    options.option("--agent", agent_, "The agent whose conversations to show (crew:NAME: a Crew's own agent)")
+        .required();
     options.option("--after", after_, "The next_after of a previous page");
     options.option("--limit", limit_, "Inboxes per page (1-50, default 50; the server checks the range)");
   }
 
   json run(const Context& ctx) override {
-    check_agent_name(agent_);
-    std::string path = "/v1/agents/" + url_encode(agent_) + "/state?limit=" + std::to_string(limit_);
+    const bool crew = agent_.rfind("crew:", 0) == 0;  // R-K1: the Crew's agent, by the Crew's name
+    if (crew) check_crew_name(agent_.substr(5)); else check_agent_name(agent_);
+    std::string path = "/v1/agents/" + (crew ? "crew:" + url_encode(agent_.substr(5)) : url_encode(agent_)) +
+                       "/state?limit=" + std::to_string(limit_);
     if (!after_.empty()) path += "&after=" + url_encode(after_);
     Config config = require_login(ctx);
     return client_for(config).get(path);
   }
 
   void print(const json& st) const override {
-    std::cout << "agent:" << text_or(st, "agent_name", agent_) << " (" << text_or(st, "communication", "explicit")
+    const std::string name = text_or(st, "agent_name", agent_);
+    std::cout << (name.rfind("crew:", 0) == 0 ? "" : "agent:") << name << " (" << text_or(st, "communication", "explicit")
               << ")";
     const json receiving = st.value("receiving", json());
     if (receiving.is_object())

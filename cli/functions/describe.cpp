@@ -1,8 +1,10 @@
 #include "functions/describe.hpp"
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "functions/routes.hpp"
 #include "output.hpp"
@@ -26,7 +28,69 @@ void indented(std::ostringstream& out, const std::string& text) {
   if (text.empty() || text.back() != '\n') out << "\n";
 }
 
+// The first line of `text`, at most `limit` bytes (cut at a UTF-8 boundary, then "...").
+std::string instructions_headline(const std::string& text, std::size_t limit) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() <= limit) return line;
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return line.substr(0, cut) + "...";
+}
+
+// The Crew's agent (R-K1): which CLI runs it and what its instructions begin with.
+void describe_agent(std::ostringstream& out, const json& crew) {
+  const auto agent = crew.find("agent");
+  if (agent == crew.end()) return;  // a server without Crew agents
+  if (!agent->is_object()) {
+    out << "  agent: none (declare one in .agentworks/crew.json to be talked to)\n";
+    return;
+  }
+  const std::string instructions = instructions_headline(text_or(*agent, "instructions", ""), 100);
+  out << "  agent: " << text_or(*agent, "runner") << ": " << (instructions.empty() ? "(no instructions)" : instructions)
+      << "\n";
+  out << "  messaging: " << describe_messaging(crew) << "\n";
+}
+
 }  // namespace
+
+std::string describe_messaging(const json& crew) {
+  const auto on = crew.find("messaging");
+  const std::string state = on == crew.end() || !on->is_boolean() ? "?" : on->get<bool>() ? "on" : "off";
+  if (text_or(crew, "messaging_source", "file") == "server")
+    return state + " (set on the server; --messaging file returns to .agentworks/crew.json)";
+  return state + " (from .agentworks/crew.json)";
+}
+
+std::string describe_conversations(const json& crew) {
+  const json conversations = crew.value("conversations", json::array());
+  std::ostringstream out;
+  out << "  conversations (" << conversations.size() << ", newest first):";
+  if (conversations.empty()) {
+    out << " none yet; start one with: agentworks crews ask " << text_or(crew, "crew_name", "NAME")
+        << " --message TEXT\n";
+    return out.str();
+  }
+  out << "\n";
+  std::vector<std::array<std::string, 6>> rows = {{"INBOX", "INITIATOR", "TURN", "TURNS", "LAST TURN", "WAITING"}};
+  for (const json& c : conversations) {
+    const std::string agent = text_or(c.value("initiator", json::object()), "agent_name", "");
+    rows.push_back({text_or(c, "inbox_id"), agent.empty() ? std::string("you") : "agent:" + agent,
+                    text_or(c, "turn"), number_or(c, "turns"), format_time(c.value("last_turn_at", json())),
+                    number_or(c, "waiting")});
+  }
+  std::array<std::size_t, 6> width{};
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line = "   ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += " " + row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 1, ' ');
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
 
 std::string describe_crew(const json& crew) {
   std::ostringstream out;
@@ -48,6 +112,7 @@ std::string describe_crew(const json& crew) {
   for (const json& f : functions) {
     out << "    " << text_or(f, "name") << "  " << text_or(f, "description", "") << "\n";
   }
+  describe_agent(out, crew);
   // What register and reload found to fix (an agent CLI the server cannot find).
   for (const json& w : crew.value("warnings", json::array()))
     if (w.is_string()) out << "  warning: " << w.get<std::string>() << "\n";

@@ -9,8 +9,14 @@
 
 namespace agentworks::cli::functions {
 
-// One Crew: name, id, folder, running/max, its functions.
+// One Crew: name, id, folder, running/max, its functions, and (from a server that has them, R-K1) its agent and
+// whether its messaging is on.
 std::string describe_crew(const nlohmann::json& crew);
+// The Crew's messaging switch in force and where it comes from: "on (from .agentworks/crew.json)".
+std::string describe_messaging(const nlohmann::json& crew);
+// The Crew's conversations with its agent (R-K2), newest first, as a table: inbox, initiator, turn, turns, last
+// turn, waiting messages.
+std::string describe_conversations(const nlohmann::json& crew);
 // {"crews":[…]}: one line each.
 std::string describe_crews(const nlohmann::json& list);
 // {"crew_id","crew_name","functions"}: name, description and the inputs' properties of each function.

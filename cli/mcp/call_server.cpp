@@ -14,9 +14,9 @@
 #include "agentworks/validation.hpp"
 #include "functions/routes.hpp"
 #include "functions/target.hpp"
+#include "mcp/agent_run_tools.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/messaging.hpp"
-#include "mcp/protocol_version.hpp"
 #include "mcp/tools.hpp"
 
 namespace agentworks::cli::mcp {
@@ -36,24 +36,10 @@ const char* const kDescription =
 
 // R-X7: an explicit function's voice. Its text is commentary; these are what the caller receives.
 json explicit_tools() {
-  const json text_schema = {{"type", "object"},
-                            {"properties",
-                             {{"text", {{"type", "string"}, {"description", "The message (1-12,000 characters)"}}}}},
-                            {"required", json::array({"text"})},
-                            {"additionalProperties", false}};
-  const json reason_schema = {
-      {"type", "object"},
-      {"properties", {{"reason", {{"type", "string"}, {"description", "Why (at most 500 characters)"}}}}},
-      {"additionalProperties", false}};
-  return json::array(
-      {{{"name", "send_message"},
-        {"description", "Send a message to the caller of this function. The caller reads only what you send; the last "
-                        "message you send is the call's answer."},
-        {"inputSchema", text_schema}},
-       {{"name", "no_reply"},
-        {"description", "Say on purpose that this task needs no answer from you: the call completes with no answer. "
-                        "Better than ending silent."},
-        {"inputSchema", reason_schema}}});
+  return speaking_tools("Send a message to the caller of this function. The caller reads only what you send; the last "
+                        "message you send is the call's answer.",
+                        "Say on purpose that this task needs no answer from you: the call completes with no answer. "
+                        "Better than ending silent.");
 }
 
 json tool_list(bool explicit_communication) {
@@ -73,10 +59,6 @@ json tool_list(bool explicit_communication) {
   if (explicit_communication)
     for (auto& t : explicit_tools()) tools.push_back(std::move(t));
   return {{"tools", tools}};
-}
-
-json text_result(const std::string& text, bool is_error) {
-  return {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", is_error}};
 }
 
 // What went wrong, said so the agent knows whether to go on without the answer.
@@ -114,13 +96,6 @@ std::string read_arguments(const json& args, std::optional<json>& schema) {
   return args["question"].get<std::string>();
 }
 
-std::string string_arg(const json& args, const char* key) {
-  const auto it = args.find(key);
-  if (it == args.end() || !it->is_string() || it->get<std::string>().empty())
-    throw Error(ErrorCode::bad_request, std::string("'") + key + "' (a non-empty string) is required");
-  return it->get<std::string>();
-}
-
 std::optional<long long> int_arg(const json& args, const char* key) {
   const auto it = args.find(key);
   if (it == args.end() || it->is_null()) return std::nullopt;
@@ -142,16 +117,17 @@ json run_function_tool(const functions::ExecutionBinding& binding, const std::st
   functions::FunctionsTarget target{
       functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file),
       "/v1/calls/" + url_encode(binding.call_id)};
-  if (action == "list") return target.client.get(target.path(functions::crew_path(string_arg(args, "target")) + "/functions"));
+  if (action == "list")
+    return target.client.get(target.path(functions::crew_path(string_argument(args, "target")) + "/functions"));
   if (action == "call") {
     const auto it = args.find("arguments");
     if (it == args.end() || !it->is_object()) throw Error(ErrorCode::bad_request, "'arguments' must be an object");
     std::optional<std::string> submission;
-    if (args.contains("submission_id")) submission = string_arg(args, "submission_id");
-    const json body = functions::call_body(string_arg(args, "function"), *it, submission, 0);
-    return target.client.post(target.path(functions::crew_path(string_arg(args, "target")) + "/calls"), body);
+    if (args.contains("submission_id")) submission = string_argument(args, "submission_id");
+    const json body = functions::call_body(string_argument(args, "function"), *it, submission, 0);
+    return target.client.post(target.path(functions::crew_path(string_argument(args, "target")) + "/calls"), body);
   }
-  const std::string call_id = string_arg(args, "call_id");
+  const std::string call_id = string_argument(args, "call_id");
   if (action == "status") {
     functions::StatusQuery query;
     query.after = int_arg(args, "after");
@@ -161,7 +137,8 @@ json run_function_tool(const functions::ExecutionBinding& binding, const std::st
   }
   if (action == "reply")
     return target.client.post(target.path(functions::call_path(call_id) + "/replies"),
-                              json{{"request_id", string_arg(args, "request_id")}, {"answer", string_arg(args, "answer")}});
+                              json{{"request_id", string_argument(args, "request_id")},
+                                   {"answer", string_argument(args, "answer")}});
   return target.client.post(target.path(functions::call_path(call_id) + "/cancel"), functions::cancel_body(0));
 }
 
@@ -173,32 +150,20 @@ json function_tool(const functions::ExecutionBinding& binding, const std::string
     return result;
   } catch (const Error& e) {
     log_call_server(name + ": " + e.what());
-    json result = text_result("agentworks: " + std::string(e.what()) + " [" + std::string(code_name(e.code())) + "]",
-                              true);
-    result["structuredContent"] = {{"error", {{"code", code_name(e.code())}, {"message", e.what()}}}};
-    return result;
+    return error_result(e);
   }
 }
 
 json explicit_tool(const functions::ExecutionBinding& binding, const std::string& name, const json& args) {
   try {
-    if (!args.is_object()) throw Error(ErrorCode::bad_request, "the arguments must be an object");
-    const char* allowed = name == "send_message" ? "text" : "reason";
-    for (const auto& [key, value] : args.items())
-      if (key != allowed) throw Error(ErrorCode::bad_request, "unknown argument '" + key + "'");
     auto client = functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file);
-    const std::string base = "/v1/calls/" + url_encode(binding.call_id);
-    if (name == "send_message") {
-      client.post(base + "/messages", json{{"text", string_arg(args, "text")}});
+    speak(client, "/v1/calls/" + url_encode(binding.call_id), name, args);
+    if (name == "send_message")
       return text_result("Sent to the caller. If you send another, the last one is the answer.", false);
-    }
-    json body = json::object();
-    if (args.contains("reason")) body["reason"] = string_arg(args, "reason");
-    client.post(base + "/no-reply", body);
     return text_result("Recorded: no answer. The call completes without one when your turn ends.", false);
   } catch (const Error& e) {
     log_call_server(name + ": " + e.what());
-    return text_result("agentworks: " + std::string(e.what()) + " [" + std::string(code_name(e.code())) + "]", true);
+    return error_result(e);
   }
 }
 
@@ -222,14 +187,8 @@ json ask(const functions::ExecutionBinding& binding, const json& args) {
 json dispatch(const functions::ExecutionBinding& binding, bool explicit_communication, const std::string& method,
              const json& params) {
   if (method == "initialize") {
-    const auto requested = params.contains("protocolVersion") && params["protocolVersion"].is_string()
-                               ? params["protocolVersion"].get<std::string>()
-                               : std::string();
-    return {{"protocolVersion", negotiate_version(requested)},
-            {"capabilities", {{"tools", json::object()}}},
-            {"serverInfo", {{"name", "agentworks"}, {"version", "0.1.0"}}},
-            {"instructions", std::string("Questions for the caller of this function go through the ") + kTool +
-                                 " tool, never into chat."}};
+    return initialize_answer(params, std::string("Questions for the caller of this function go through the ") + kTool +
+                                         " tool, never into chat.");
   }
   if (method == "ping") return json::object();
   if (method == "tools/list") return tool_list(explicit_communication);
@@ -237,7 +196,7 @@ json dispatch(const functions::ExecutionBinding& binding, bool explicit_communic
     const std::string name = params.contains("name") && params["name"].is_string() ? params["name"].get<std::string>() : "";
     if (function_action(name) != nullptr)
       return function_tool(binding, name, params.contains("arguments") ? params["arguments"] : json::object());
-    if (explicit_communication && (name == "send_message" || name == "no_reply"))
+    if (explicit_communication && is_speaking_tool(name))
       return explicit_tool(binding, name, params.contains("arguments") ? params["arguments"] : json::object());
     throw RpcError(rpc_invalid_params, "unknown tool '" + name + "'; tools/list names the tools");
   }

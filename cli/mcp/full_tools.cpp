@@ -69,23 +69,28 @@ json functions_tool() {
 json messages_tool() {
   return tool(
       "messages",
-      "Direct messages between named agents of this account, as your login. action=send (target agent:NAME or "
-      "inbox_id, message, agent_name? to speak as, submission_id?) answers a receipt, not an answer: answers "
-      "arrive as new messages; read (agent_name for a mailbox and/or inbox_id, after?, limit?, wait_seconds?) "
+      "Direct messages between named agents of this account, and to a Crew's own agent, as your login. action=send "
+      "(target agent:NAME or crew:NAME, or inbox_id; message, agent_name? to speak as, submission_id?) answers a "
+      "receipt, not an answer: answers arrive as new messages; ask_crew (crew, message, agent_name?, "
+      "submission_id?) is send with target crew:NAME: the Crew's agent answers in that conversation when and if it "
+      "chooses; read (agent_name for a mailbox and/or inbox_id, after?, limit?, wait_seconds?) "
       "reads a page; state (message_id) shows a message's delivery receipt, or (agent_name, after?) the agent's "
       "inboxes and their last deliveries, without bodies; register (agent_name, purpose?, "
       "provider?) creates or updates a named agent; list_agents lists them; wakeup_schedule (agent_name, "
       "after_minutes or at, note, wakeup_id? to move one) prompts that agent's chat again later, wakeup_cancel "
       "(agent_name, wakeup_id) and wakeup_list (agent_name) manage them.",
-      {{"action", actions({"send", "read", "state", "register", "list_agents", "wakeup_schedule", "wakeup_cancel",
-                           "wakeup_list"},
+      {{"action", actions({"send", "ask_crew", "read", "state", "register", "list_agents", "wakeup_schedule",
+                           "wakeup_cancel", "wakeup_list"},
                           "What to do")},
-       {"agent_name", prop("string", "A named agent: speak as it (send), read its mailbox (read), its inboxes "
-                                     "(state), or the name to register (register)")},
-       {"target", prop("string", "\"agent:NAME\" (or NAME) to start or continue a conversation. send")},
+       {"agent_name", prop("string", "A named agent: speak as it (send, ask_crew), read its mailbox (read), its "
+                                     "inboxes (state), or the name to register (register)")},
+       {"target", prop("string", "\"agent:NAME\" (or NAME) of an agent, or \"crew:NAME\" of a Crew's own agent, "
+                                 "to start or continue a conversation. send")},
+       {"crew", prop("string", "The Crew whose own agent you talk to (its name). ask_crew")},
        {"inbox_id", prop("string", "A conversation inbox (inb_...): send into it, or read it. send, read")},
-       {"message", prop("string", "The message text (1-20,000 characters). send")},
-       {"submission_id", prop("string", "Optional id (1-200 printable ASCII) that makes a retried send safe. send")},
+       {"message", prop("string", "The message text (1-20,000 characters). send, ask_crew")},
+       {"submission_id", prop("string", "Optional id (1-200 printable ASCII) that makes a retried send safe. send, "
+                                        "ask_crew")},
        {"after", prop("string", "Cursor to read after: \"0\" (from the start) or a previous next_cursor (read); "
                                 "a previous next_after (state of an agent)")},
        {"limit", integer("At most this many messages (1-100). read", 1, 100)},

@@ -1,7 +1,7 @@
-// The `messages` tool of `mcp serve --full`: the server's message routes as the person's login (send → POST
-// /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
-// list_agents → GET /v1/agents, wakeup_schedule|wakeup_cancel|wakeup_list → /v1/agents/{name}/wakeups), with the same
-// client-side checks as the `messages …` and `wakeups …` commands.
+// The `messages` tool of `mcp serve --full`: the server's message routes as the person's login (send and ask_crew →
+// POST /v1/messages, read → GET /v1/messages, state → GET /v1/messages/{id}/receipt, register → POST /v1/agents,
+// list_agents → GET /v1/agents, wakeup_schedule|wakeup_cancel|wakeup_list → /v1/agents/{name}/wakeups), with the
+// same client-side checks as the `messages …`, `crews ask` and `wakeups …` commands.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -30,21 +30,28 @@ json as_json(const json& answer, const std::string& headline, std::string& text)
 
 json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& text) {
   const std::string action = args.action(
-      {"send", "read", "state", "register", "list_agents", "wakeup_schedule", "wakeup_cancel", "wakeup_list"});
-  if (action == "send") {
-    args.only({"agent_name", "target", "inbox_id", "message", "submission_id"});
-    const auto target = args.opt_string("target");
-    const auto inbox = args.opt_string("inbox_id");
-    if (target.has_value() == inbox.has_value()) {
-      throw Error(ErrorCode::bad_request, "messages action=send: give exactly one of 'target' or 'inbox_id'");
-    }
+      {"send", "ask_crew", "read", "state", "register", "list_agents", "wakeup_schedule", "wakeup_cancel",
+       "wakeup_list"});
+  if (action == "send" || action == "ask_crew") {
     json body;
-    if (target) {
-      const std::string t = target->find(':') == std::string::npos ? "agent:" + *target : *target;
-      if (t.rfind("agent:", 0) == 0) check_agent_name(std::string_view(t).substr(6));
-      body["target"] = t;
+    if (action == "ask_crew") {  // R-K1: the Crew's own agent, as target crew:NAME
+      args.only({"agent_name", "crew", "message", "submission_id"});
+      const std::string crew = args.string("crew");
+      check_crew_name(crew);
+      body["target"] = "crew:" + crew;
     } else {
-      body["inbox_id"] = *inbox;
+      args.only({"agent_name", "target", "inbox_id", "message", "submission_id"});
+      const auto target = args.opt_string("target");
+      const auto inbox = args.opt_string("inbox_id");
+      if (target.has_value() == inbox.has_value()) {
+        throw Error(ErrorCode::bad_request,
+                    "messages action=send: give exactly one of 'target' (agent:NAME or crew:NAME) or 'inbox_id'");
+      }
+      if (target) {
+        body["target"] = message_target(*target);
+      } else {
+        body["inbox_id"] = *inbox;
+      }
     }
     if (auto agent = args.opt_string("agent_name")) {
       check_agent_name(*agent);
@@ -58,8 +65,14 @@ json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& 
     check_message_text(message);
     body["message"] = message;
     const Config config = login();
-    return as_json(client_for(config).post("/v1/messages", body),
-                   "sent: this is a receipt, not an answer; answers arrive as new messages (action=read)", text);
+    const json receipt = client_for(config).post("/v1/messages", body);
+    if (action == "ask_crew")
+      return as_json(receipt,
+                     "sent to the Crew's agent: this is a receipt, not an answer; it answers in the conversation when "
+                     "and if it chooses (action=read inbox_id=" + string_field(receipt, "inbox_id") + ")",
+                     text);
+    return as_json(receipt, "sent: this is a receipt, not an answer; answers arrive as new messages (action=read)",
+                   text);
   }
   if (action == "read") {
     args.only({"agent_name", "inbox_id", "after", "limit", "wait_seconds"});

@@ -163,7 +163,7 @@ json tool_list() {
                        "Send a message to another agent of this account, as your attached agent. An answer, if "
                        "any, arrives later as a new message.",
                        {{"target", string_prop("\"agent:NAME\" (or just NAME) of the receiving agent; see "
-                                               "agent_message_peers.")},
+                                               "agent_message_peers. \"crew:NAME\" talks to a Crew's own agent.")},
                         {"message", string_prop("The message text (1-20,000 characters).")},
                         {"submission_id", string_prop(kSubmissionHelp)}},
                        {"target", "message"}));
@@ -243,8 +243,9 @@ std::string prepare_tool_call(const std::string& name, const json& arguments, js
   if (name == "agent_message_send") {
     only_known(name, args, {"target", "message", "submission_id"});
     auto target = req_str(name, args, "target");
-    if (target.rfind("agent:", 0) != 0) target = "agent:" + target;
-    if (!valid_agent_name(target.substr(6))) bad(name, "'target' must be \"agent:NAME\" with a valid agent name");
+    if (target.rfind("agent:", 0) != 0 && target.rfind("crew:", 0) != 0) target = "agent:" + target;
+    if (!valid_message_target(target))
+      bad(name, "'target' must be \"agent:NAME\" (an agent) or \"crew:NAME\" (a Crew's own agent) with a valid name");
     fields["target"] = target;
     fields["message"] = message_arg(name, args);
     add_submission_id(name, args, fields);

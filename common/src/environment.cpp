@@ -32,11 +32,12 @@ constexpr std::array kVars = {
             "the bridge's per-session message quota", true},
     VarInfo{Var::failpoint, "AGENTWORKS_FAILPOINT", "unset",
             "the named failpoint at which a failpoints build kills itself with SIGKILL", true},
-    VarInfo{Var::execution_server, "AGENTWORKS_SERVER", "unset (set by the server in a function execution)",
-            "the server URL `agentworks functions ask` talks to from inside a function execution", false},
+    VarInfo{Var::execution_server, "AGENTWORKS_SERVER",
+            "unset (set by the server in a function execution and a Crew agent's turn)",
+            "the server URL `agentworks functions ask` and `mcp serve --call|--conversation` talk to", false},
     VarInfo{Var::execution_server_ca_file, "AGENTWORKS_SERVER_CA_FILE",
-            "unset (set by a TLS server in a function execution: its own certificate)",
-            "the certificate `agentworks functions ask` trusts for AGENTWORKS_SERVER when it is https", false},
+            "unset (set by a TLS server in a function execution and a Crew agent's turn: its own certificate)",
+            "the certificate trusted for AGENTWORKS_SERVER when it is https", false},
     VarInfo{Var::execution_call_id, "AGENTWORKS_CALL_ID", "unset (set by the server in a function execution)",
             "the call `agentworks functions ask` asks about", false},
     VarInfo{Var::execution_call_token, "AGENTWORKS_CALL_TOKEN", "unset (set by the server in a function execution)",
@@ -46,6 +47,10 @@ constexpr std::array kVars = {
             "the Codex program the server runs for a function with run.codex", false},
     VarInfo{Var::cli_bin, "AGENTWORKS_CLI_BIN", "next to agentworks-server, then the build tree, then PATH",
             "the agentworks program an agent execution runs as its `agentworks` MCP server (request_input)", false},
+    VarInfo{Var::conversation_id, "AGENTWORKS_CONVERSATION_ID", "unset (set by the server in a Crew agent's turn)",
+            "the conversation `agentworks mcp serve --conversation` speaks in", false},
+    VarInfo{Var::turn_token, "AGENTWORKS_TURN_TOKEN", "unset (set by the server in a Crew agent's turn)",
+            "the per-turn secret `mcp serve --conversation` sends (valid only while its turn runs)", false},
 };
 
 }  // namespace

@@ -21,6 +21,12 @@ bool valid_agent_name(std::string_view name) {
   return true;
 }
 
+bool valid_message_target(std::string_view target) {
+  for (std::string_view prefix : {std::string_view("agent:"), std::string_view("crew:")})
+    if (target.substr(0, prefix.size()) == prefix) return valid_agent_name(target.substr(prefix.size()));
+  return false;
+}
+
 std::string fold_name(std::string_view name) {
   std::string out(name);
   for (char& c : out) {

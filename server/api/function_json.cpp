@@ -5,8 +5,10 @@
 
 #include "crews/agent_allowance.hpp"
 #include "crews/call_files.hpp"
+#include "crews/crew_talk.hpp"
 #include "crews/declaration.hpp"
 #include "store/calls_store.hpp"
+#include "store/crew_sessions_store.hpp"
 #include "store/crews_store.hpp"
 
 namespace agentworks::server::api {
@@ -16,6 +18,8 @@ using nlohmann::json;
 namespace {
 
 json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+constexpr int kCrewConversationsShown = 20;
 
 }  // namespace
 
@@ -31,15 +35,43 @@ json function_json(const functions::FunctionDecl& f) {
               {"communication", std::string(f.explicit_communication ? "explicit" : "direct")}};
 }
 
+namespace {
+
+// R-K2: the Crew's conversations as its owner sees them (crews show): never a message body.
+json crew_conversations_json(Store& store, const Crew& crew) {
+  json out = json::array();
+  for (const auto& row : crew_conversations(store, crew.crew_id, kCrewConversationsShown)) {
+    out.push_back(json{{"conversation_id", row.session.conversation_id},
+                       {"inbox_id", row.inbox_id},
+                       {"initiator", {{"agent_name", row.initiator_agent_name ? json(*row.initiator_agent_name)
+                                                                               : json(nullptr)}}},
+                       {"turn", row.session.running ? "running" : "idle"},
+                       {"turns", row.session.turns},
+                       {"last_turn_at", row.session.last_turn_at ? json(*row.session.last_turn_at) : json(nullptr)},
+                       {"waiting", row.waiting}});
+  }
+  return out;
+}
+
+}  // namespace
+
 json crew_json(Store& store, const Crew& crew, int max_running) {
   json fns = json::array();
-  for (const auto& f : functions::declaration_from_json(crew.declaration_json).functions) fns.push_back(function_json(f));
+  const functions::Declaration d = functions::declaration_from_json(crew.declaration_json);
+  for (const auto& f : d.functions) fns.push_back(function_json(f));
   const functions::AgentAllowance allow = functions::allowance_from_json(crew.allowance_json);
+  json agent = nullptr;
+  if (d.agent) agent = json{{"runner", functions::runner_name(d.agent->runner)}, {"instructions", d.agent->agent.prompt}};
   return json{{"crew_id", crew.crew_id},       {"crew_name", crew.name},
               {"account_id", crew.account_id}, {"dir", crew.dir},
               {"running", running_calls(store, crew.crew_id)}, {"max_running", max_running},
+              {"turns_running", running_turns(store, crew.crew_id)},
               {"functions", fns},
               {"allow", {{"claude_tools", allow.claude_tools}, {"codex_sandbox", allow.codex_sandbox}}},
+              {"agent", agent},
+              {"messaging", functions::messaging_on(crew, d)},
+              {"messaging_source", crew.messaging_set ? "server" : "file"},
+              {"conversations", crew_conversations_json(store, crew)},
               {"created_at", crew.created_at}, {"reloaded_at", crew.reloaded_at}};
 }
 

@@ -65,4 +65,8 @@ Response pause_wakeups(Ctx& c);
 Response resume_wakeups(Ctx& c);
 Response report_interrupted(Ctx& c);
 
+Response set_crew_messaging(Ctx& c);
+Response send_turn_message(Ctx& c);
+Response decline_turn_reply(Ctx& c);
+
 }  // namespace agentworks::server::api

@@ -8,6 +8,7 @@
 #include "api/json_out.hpp"
 #include "api/page.hpp"
 #include "api/query_params.hpp"
+#include "crews/crew_talk.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::api {
@@ -34,6 +35,7 @@ Response send_message(Ctx& c) {
   in.message = b.string("message");
   in.agent_name = b.opt_string("agent_name");
   in.submission_id = b.opt_string("submission_id");
+  functions::admit_crew_message(c.store, c.caller, in);
   const Receipt r = c.store.send(c.caller, in);
   return json_reply(r.repeated ? 200 : 201, json{{"accepted", true},
                                                  {"message_id", r.message_id},

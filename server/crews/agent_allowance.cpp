@@ -80,6 +80,8 @@ std::optional<std::pair<std::string, AllowanceBreach>> declaration_breach(const 
                                                                           const std::string& crew_name) {
   for (const auto& f : d.functions)
     if (auto breach = allowance_breach(a, f, crew_name)) return std::make_pair(f.name, *breach);
+  if (d.agent)
+    if (auto breach = allowance_breach(a, *d.agent, crew_name)) return std::make_pair(d.agent->name, *breach);
   return std::nullopt;
 }
 

@@ -112,10 +112,12 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
       return AdmittedCall{crew, std::move(*earlier), false};
     }
   }
-  if (running_calls(store, crew.crew_id) >= store.limits().crew_max_running)
+  // Its agent's conversation turns hold slots too (R-K2).
+  if (running_calls(store, crew.crew_id) + running_turns(store, crew.crew_id) >= store.limits().crew_max_running)
     throw Error(ErrorCode::busy, "Crew '" + crew.name + "' is running " +
                                      std::to_string(store.limits().crew_max_running) +
-                                     " calls, its limit; calls are not queued: retry when one has finished");
+                                     " calls and conversation turns, its limit; calls are not queued: retry when "
+                                     "one has finished");
   NewCall in;
   in.crew_id = crew.crew_id;
   in.caller_account = caller.account_id;

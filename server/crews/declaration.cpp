@@ -78,12 +78,14 @@ std::optional<std::string> placeholder_problem(const std::string& prompt, const 
   return std::nullopt;
 }
 
+// `prompt_key`: "prompt" for a function's task, "instructions" for the Crew's agent (crew.json).
 std::optional<std::string> agent_run_problem(const json& a, Runner runner, const std::string& inputs_json,
-                                             AgentRun& out) {
-  if (!a.is_object()) return std::string("must be an object with at least \"prompt\"");
+                                             AgentRun& out, const std::string& prompt_key = "prompt") {
+  if (!a.is_object()) return "must be an object with at least \"" + prompt_key + "\"";
   const bool claude = runner == Runner::claude;
-  const std::set<std::string> known = claude ? std::set<std::string>{"prompt", "allowed_tools", "permission_mode", "model", "max_turns"}
-                                             : std::set<std::string>{"prompt", "sandbox", "model"};
+  std::set<std::string> known = claude ? std::set<std::string>{"allowed_tools", "permission_mode", "model", "max_turns"}
+                                       : std::set<std::string>{"sandbox", "model"};
+  known.insert(prompt_key);
   for (const auto& [key, value] : a.items()) {
     if (known.count(key) == 0) {
       std::string list;
@@ -91,10 +93,11 @@ std::optional<std::string> agent_run_problem(const json& a, Runner runner, const
       return "unknown key '" + key + "' (known: " + list + ")";
     }
   }
-  if (!a.contains("prompt") || !a["prompt"].is_string() || a["prompt"].get<std::string>().empty())
-    return std::string("\"prompt\" (the task, a non-empty string) is required");
-  out.prompt = a["prompt"].get<std::string>();
-  if (out.prompt.size() > kMaxPromptBytes) return std::string("\"prompt\" is over 64 KiB");
+  if (!a.contains(prompt_key) || !a[prompt_key].is_string() || a[prompt_key].get<std::string>().empty())
+    return "\"" + prompt_key + "\" (" + (prompt_key == "prompt" ? "the task" : "what the agent is for") +
+           ", a non-empty string) is required";
+  out.prompt = a[prompt_key].get<std::string>();
+  if (out.prompt.size() > kMaxPromptBytes) return "\"" + prompt_key + "\" is over 64 KiB";
   if (auto p = placeholder_problem(out.prompt, inputs_json)) return p;
   if (a.contains("model") && !a["model"].is_null()) {
     if (!a["model"].is_string() || a["model"].get<std::string>().empty()) return std::string("\"model\" must be a name or null");
@@ -249,6 +252,47 @@ std::filesystem::path declaration_path(const std::filesystem::path& crew_dir) {
   return crew_dir / ".agentworks" / "functions.json";
 }
 
+std::filesystem::path crew_file_path(const std::filesystem::path& crew_dir) {
+  return crew_dir / ".agentworks" / "crew.json";
+}
+
+void parse_crew_file(const std::string& text, const std::string& shown_path, const AgentAllowance& allowance,
+                     const std::string& crew_name, Declaration& d) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();
+    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
+    refuse(shown_path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + why);
+  }
+  if (!doc.is_object()) refuse(shown_path, 1, "the file must be an object {\"agent\": {...}, \"messaging\": true}");
+  for (const auto& [key, value] : doc.items())
+    if (key != "agent" && key != "messaging")
+      refuse(shown_path, line_of(text, "", key), "unknown key '" + key + "' (known: agent, messaging)");
+  if (doc.contains("messaging")) {
+    if (!doc["messaging"].is_boolean())
+      refuse(shown_path, line_of(text, "", "messaging"), "\"messaging\" must be true or false");
+    d.messaging = doc["messaging"].get<bool>();
+  }
+  if (!doc.contains("agent") || doc["agent"].is_null()) return;
+  const json& agent = doc["agent"];
+  if (!agent.is_object() || agent.size() != 1 || (!agent.contains("claude") && !agent.contains("codex")))
+    refuse(shown_path, line_of(text, "", "agent"),
+           "\"agent\" takes exactly one of claude, codex: {\"claude\": {\"instructions\": \"...\"}}");
+  FunctionDecl a;
+  a.name = kCrewAgentName;
+  a.inputs_json = "{}";
+  a.runner = agent.contains("claude") ? Runner::claude : Runner::codex;
+  const std::string key = runner_name(a.runner);
+  if (auto p = agent_run_problem(agent[key], a.runner, a.inputs_json, a.agent, "instructions"))
+    refuse(shown_path, line_of(text, "", key), "agent." + key + ": " + *p);
+  if (auto breach = allowance_breach(allowance, a, crew_name))
+    refuse(shown_path, line_of(text, "", breach->key), breach->what + "; widen it with " + breach->fix + " or remove it");
+  a.idle_timeout_seconds = kDefaultAgentIdleSeconds;
+  d.agent = std::move(a);
+}
+
 Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentAllowance& allowance,
                              const std::string& crew_name) {
   const auto path = declaration_path(crew_dir);
@@ -263,7 +307,18 @@ Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentA
       refuse(path.string(), 0, "it " + file.reason + " (make it a plain file in the Crew's folder)");
     case RegularFileRead::Outcome::unreadable: refuse(path.string(), 0, "cannot read it: " + file.reason);
   }
-  return parse_declaration(file.text, crew_dir, path.string(), allowance, crew_name);
+  Declaration d = parse_declaration(file.text, crew_dir, path.string(), allowance, crew_name);
+  const auto crew_path = crew_file_path(crew_dir);
+  const RegularFileRead crew_file = read_regular_file(crew_path, kMaxDeclarationBytes);
+  switch (crew_file.outcome) {
+    case RegularFileRead::Outcome::ok: parse_crew_file(crew_file.text, crew_path.string(), allowance, crew_name, d); break;
+    case RegularFileRead::Outcome::missing: break;  // no agent of its own; messaging has nobody to answer
+    case RegularFileRead::Outcome::too_large: refuse(crew_path.string(), 0, "the file is over 1 MiB");
+    case RegularFileRead::Outcome::not_regular:
+      refuse(crew_path.string(), 0, "it " + crew_file.reason + " (make it a plain file in the Crew's folder)");
+    case RegularFileRead::Outcome::unreadable: refuse(crew_path.string(), 0, "cannot read it: " + crew_file.reason);
+  }
+  return d;
 }
 
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
@@ -345,7 +400,9 @@ std::string declaration_to_json(const Declaration& d) {
     if (f.explicit_communication) o["communication"] = std::string("explicit");
     fns.push_back(std::move(o));
   }
-  return json{{"functions", fns}}.dump();
+  json out{{"functions", fns}, {"messaging", d.messaging}};
+  if (d.agent) out["agent"] = run_to_json(*d.agent);
+  return out.dump();
 }
 
 Declaration declaration_from_json(const std::string& text) {
@@ -363,6 +420,15 @@ Declaration declaration_from_json(const std::string& text) {
     fn.allowed_callers = f.at("allowed_callers").get<std::vector<std::string>>();
     fn.explicit_communication = f.contains("communication") && f["communication"].get<std::string>() == "explicit";
     d.functions.push_back(std::move(fn));
+  }
+  d.messaging = doc.value("messaging", true);
+  if (doc.contains("agent")) {
+    FunctionDecl a;
+    a.name = kCrewAgentName;
+    a.inputs_json = "{}";
+    run_from_json(doc["agent"], a);
+    a.idle_timeout_seconds = kDefaultAgentIdleSeconds;
+    d.agent = std::move(a);
   }
   return d;
 }

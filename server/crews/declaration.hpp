@@ -63,14 +63,21 @@ struct AllowedCaller {
 };
 std::optional<AllowedCaller> parse_allowed_caller(const std::string& entry);
 
+inline constexpr const char* kCrewAgentName = "agent";  // the Crew's agent as a FunctionDecl (allowance messages)
+
 struct Declaration {
   std::vector<FunctionDecl> functions;
+  // The Crew's own agent (R-K2), from crew.json: runner claude or codex, agent.prompt its instructions; bounded by
+  // the Crew's allowance exactly like an agent function.
+  std::optional<FunctionDecl> agent;
+  bool messaging = true;  // R-K3: the file's default of the messaging switch
 };
 
-// The declaration file of a Crew folder.
+// The declaration file of a Crew folder, and its optional Crew file (the Crew's agent and messaging switch).
 std::filesystem::path declaration_path(const std::filesystem::path& crew_dir);
+std::filesystem::path crew_file_path(const std::filesystem::path& crew_dir);
 
-// Reads and checks DIR/.agentworks/functions.json. Throws Error(invalid_declaration) with "PATH:LINE: reason".
+// Reads and checks DIR/.agentworks/functions.json, and DIR/.agentworks/crew.json when there is one. Throws Error(invalid_declaration) with "PATH:LINE: reason".
 // An agent function that asks for more than `allowance` (agent_allowance.hpp) is refused the same way; the hint
 // names `crew_name`.
 Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentAllowance& allowance,
@@ -79,6 +86,10 @@ Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentA
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
                               const std::string& shown_path, const AgentAllowance& allowance = {},
                               const std::string& crew_name = "NAME");
+
+// The checks of crew.json's text into `d` (tests; load_declaration reads the file).
+void parse_crew_file(const std::string& text, const std::string& shown_path, const AgentAllowance& allowance,
+                     const std::string& crew_name, Declaration& d);
 
 // The stored form (the crews row) and back; the stored form is always one that parse_declaration accepted.
 std::string declaration_to_json(const Declaration& d);

@@ -102,7 +102,7 @@ void Dispatcher::handle(HttpConnection& conn) {
     std::uint64_t batch = 0;
     try {
       batch = store_.in_request([&] {
-        if (route->auth == Auth::call) {
+        if (route->auth == Auth::call || route->auth == Auth::turn) {
           const Connection nobody;
           const auto query = parse_query(query_text, *route);
           const nlohmann::json body = route->has_body ? parse_request_body(conn.body()) : nlohmann::json::object();

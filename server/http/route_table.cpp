@@ -59,6 +59,8 @@ const std::vector<Route>& routes() {
        "read the Crew's functions.json again (a refused file changes nothing)"},
       {"POST", "/v1/crews/{crew}/allow", Auth::login, true, {}, api::allow_crew,
        "set what the Crew's agent functions may use (refused below the declaration in force)"},
+      {"POST", "/v1/crews/{crew}/messaging", Auth::login, true, {}, api::set_crew_messaging,
+       "switch the Crew's agent messaging on or off, or back to crew.json's value (R-K3)"},
       {"DELETE", "/v1/crews/{crew}", Auth::login, false, {}, api::unregister_crew, "unregister a Crew"},
       {"GET", "/v1/crews/{crew}/functions", Auth::any, false, {}, api::list_functions,
        "the functions of a Crew the caller may call"},
@@ -93,6 +95,10 @@ const std::vector<Route>& routes() {
        "an execution answers a question of a call it made (per-call secret)"},
       {"POST", "/v1/calls/{id}/calls/{call}/cancel", Auth::call, true, {}, api::execution_cancel_call,
        "an execution cancels a call it made (per-call secret)"},
+      {"POST", "/v1/turns/{conversation}/messages", Auth::turn, true, {}, api::send_turn_message,
+       "a Crew's agent speaks in the conversation its turn answers (per-turn secret, R-K2)"},
+      {"POST", "/v1/turns/{conversation}/no-reply", Auth::turn, true, {}, api::decline_turn_reply,
+       "a Crew's agent declines to answer its turn's messages (per-turn secret, R-X2)"},
   };
   return table;
 }

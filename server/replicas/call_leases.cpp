@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "store/calls_store.hpp"
+#include "store/crew_sessions_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -31,6 +32,8 @@ void CallLeases::tick() {
     store_.in_request([&] {
       renew_call_leases(store_);
       lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_leases).size();
+      renew_turn_leases(store_);  // a Crew agent's conversation turns (R-K2) by the same rule
+      interrupt_cut_turns(store_, CutTurns::lapsed_elsewhere);
     });
     if (lapsed > 0) spdlog::warn("{} function call(s) of a replica that stopped are now interrupted", lapsed);
   } catch (const std::exception& e) {

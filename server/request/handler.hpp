@@ -21,6 +21,7 @@ enum class Auth {
   any,    // any live connection (login or child)
   login,  // login connections only; a child gets `forbidden`
   call,   // a function execution's per-call secret (checked by the handler against the call in the path)
+  turn,   // a Crew agent's per-turn secret (checked by the handler against the conversation in the path, R-K2)
 };
 
 struct Ctx {
@@ -31,7 +32,7 @@ struct Ctx {
   const std::map<std::string, std::string>& query;
   const nlohmann::json& body;  // the request object; {} for routes without a body
   const std::optional<std::string>& last_event_id;
-  const std::string& bearer;  // Auth::call routes: the presented secret; empty otherwise
+  const std::string& bearer;  // Auth::call and Auth::turn routes: the presented secret; empty otherwise
 };
 
 using Handler = Response (*)(Ctx&);

@@ -19,11 +19,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kQuestionTool = "mcp__agentworks__request_input";
 // R-X7: an explicit function's voice.
 constexpr const char* kExplicitTools[] = {"send_message", "no_reply"};
 
 std::vector<std::string> call_server_args(const AgentTurn& t) {
+  if (t.conversation) return {"mcp", "serve", "--conversation"};
   if (t.explicit_communication) return {"mcp", "serve", "--call", "--explicit"};
   return {"mcp", "serve", "--call"};
 }
@@ -39,10 +39,25 @@ std::string toml_array(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-const std::vector<std::string>& call_variables() {
-  static const std::vector<std::string> names = {"AGENTWORKS_CALL_ID", "AGENTWORKS_CALL_TOKEN", "AGENTWORKS_SERVER",
-                                                 "AGENTWORKS_SERVER_CA_FILE"};
-  return names;
+const std::vector<std::string>& call_variables(const AgentTurn& t) {
+  static const std::vector<std::string> call = {"AGENTWORKS_CALL_ID", "AGENTWORKS_CALL_TOKEN", "AGENTWORKS_SERVER",
+                                                "AGENTWORKS_SERVER_CA_FILE"};
+  static const std::vector<std::string> conversation = {"AGENTWORKS_CONVERSATION_ID", "AGENTWORKS_TURN_TOKEN",
+                                                        "AGENTWORKS_SERVER", "AGENTWORKS_SERVER_CA_FILE"};
+  return t.conversation ? conversation : call;
+}
+
+// The MCP tools the turn may use without asking: a conversation speaks only (R-K2); a call asks its caller and
+// calls functions (R-D4), and an explicit one speaks too (R-X7).
+std::vector<std::string> server_tools(const AgentTurn& t) {
+  std::vector<std::string> tools;
+  if (!t.conversation) {
+    tools.push_back("request_input");
+    for (const char* tool : kFunctionTools) tools.push_back(tool);
+  }
+  if (t.explicit_communication || t.conversation)
+    for (const char* tool : kExplicitTools) tools.push_back(tool);
+  return tools;
 }
 
 std::vector<std::string> claude_argv(const AgentTurn& t) {
@@ -53,10 +68,8 @@ std::vector<std::string> claude_argv(const AgentTurn& t) {
   const json mcp = {{"mcpServers",
                      {{"agentworks", {{"type", "stdio"}, {"command", t.agentworks_cli}, {"args", call_server_args(t)}}}}}};
   a.insert(a.end(), {"--mcp-config", mcp.dump(), "--strict-mcp-config"});
-  std::string tools = kQuestionTool;
-  for (const char* tool : kFunctionTools) tools += std::string(",mcp__agentworks__") + tool;
-  if (t.explicit_communication)
-    for (const char* tool : kExplicitTools) tools += std::string(",mcp__agentworks__") + tool;
+  std::string tools;
+  for (const auto& tool : server_tools(t)) tools += (tools.empty() ? "mcp__agentworks__" : ",mcp__agentworks__") + tool;
   for (const auto& tool : run.allowed_tools) tools += "," + tool;
   a.insert(a.end(), {"--allowedTools", tools});
   // A question tool nobody can answer would hang the run or waste it: questions go through request_input.
@@ -82,15 +95,11 @@ std::vector<std::string> codex_argv(const AgentTurn& t) {
          toml_array({"*KEY*", "*SECRET*", "*PASSWORD*", "ANTHROPIC_*", "OPENAI_*", "AWS_*", "AZURE_*", "GOOGLE_*"}));
   config("mcp_servers.agentworks.command", toml_string(t.agentworks_cli));
   config("mcp_servers.agentworks.args", toml_array(call_server_args(t)));
-  config("mcp_servers.agentworks.env_vars", toml_array(call_variables()));
+  config("mcp_servers.agentworks.env_vars", toml_array(call_variables(t)));
   config("mcp_servers.agentworks.tool_timeout_sec", std::to_string(t.tool_timeout_seconds));
   // With approval_policy "never" Codex refuses MCP tools that need an approval: the question tool needs none.
-  config("mcp_servers.agentworks.tools.request_input.approval_mode", toml_string("approve"));
-  for (const char* tool : kFunctionTools)
-    config(std::string("mcp_servers.agentworks.tools.") + tool + ".approval_mode", toml_string("approve"));
-  if (t.explicit_communication)
-    for (const char* tool : kExplicitTools)
-      config(std::string("mcp_servers.agentworks.tools.") + tool + ".approval_mode", toml_string("approve"));
+  for (const auto& tool : server_tools(t))
+    config("mcp_servers.agentworks.tools." + tool + ".approval_mode", toml_string("approve"));
   if (run.model) a.insert(a.end(), {"--model", *run.model});
   if (t.resume) a.push_back(t.session);
   a.push_back("-");  // the prompt on stdin

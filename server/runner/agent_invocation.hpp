@@ -21,6 +21,8 @@ struct AgentTurn {
   bool resume = false;          // the correction turn
   int tool_timeout_seconds = 600;
   bool explicit_communication = false;  // R-X7: the call server also serves send_message and no_reply
+  // R-K2: a Crew agent's conversation turn: its MCP server is the conversation's (send_message and no_reply only).
+  bool conversation = false;
 };
 
 std::vector<std::string> agent_argv(const AgentTurn& t);

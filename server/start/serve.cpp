@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "agentworks/error.hpp"
+#include "conversations/crew_conversations.hpp"
 #include "http/batch.hpp"
 #include "http/connection.hpp"
 #include "http/dispatcher.hpp"
@@ -24,6 +25,7 @@
 #include "replicas/replica_feed.hpp"
 #include "wakeups/wakeup_ticker.hpp"
 #include "store/calls_store.hpp"
+#include "store/crew_sessions_store.hpp"
 #include "store/store.hpp"
 #include "store/wal_sync_faults.hpp"
 
@@ -39,6 +41,7 @@ struct HttpServer::Impl {
   std::unique_ptr<Batch> batch;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<functions::CallRunner> runner;
+  std::unique_ptr<conversations::CrewConversations> crew_turns;
   std::unique_ptr<ReplicaFeed> feed;   // PostgreSQL: other replicas' commits
   std::unique_ptr<CallLeases> leases;  // PostgreSQL: the calls this replica runs
   std::unique_ptr<WakeupTicker> wakeups;
@@ -160,7 +163,12 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const ListenAddress& 
                              ":" + std::to_string(s.port);
   if (tls != nullptr) runner_config.server_ca_file = std::filesystem::absolute(tls_cert).string();
   s.runner = std::make_unique<functions::CallRunner>(s.base, store, [&s] { s.batch->schedule(); }, runner_config);
-  s.batch->set_after_commit([&s](const StoreEvents& events) { s.runner->on_committed(events); });
+  s.crew_turns = std::make_unique<conversations::CrewConversations>(s.base, store, [&s] { s.batch->schedule(); },
+                                                                    runner_config);
+  s.batch->set_after_commit([&s](const StoreEvents& events) {
+    s.runner->on_committed(events);
+    s.crew_turns->on_committed(events);
+  });
   if (store.engine() == db::Engine::postgresql) {
     s.feed = std::make_unique<ReplicaFeed>(s.base, store, *s.hub, store.url());
     s.batch->set_message_feed([&s] { s.feed->catch_up(); });
@@ -191,6 +199,17 @@ HttpServer::~HttpServer() {
     }
   }
   s.runner.reset();
+  if (s.crew_turns && s.crew_turns->running() > 0) {
+    // Their trees end with them; their messages read interrupted (R-K2), now or at the next start.
+    s.crew_turns.reset();
+    try {
+      s.store.in_request([&s] { interrupt_cut_turns(s.store, CutTurns::at_replica_start); });
+      s.batch->drain();
+    } catch (const std::exception& e) {
+      spdlog::error("cannot record the interrupted conversation turns (the next start will): {}", e.what());
+    }
+  }
+  s.crew_turns.reset();
   s.wakeups.reset();
   if (s.hub) s.hub->shutdown();
   if (s.sigterm != nullptr) event_free(s.sigterm);

@@ -21,6 +21,7 @@
 #include "start/serve.hpp"
 #include "http/tls_context.hpp"
 #include "store/calls_store.hpp"
+#include "store/crew_sessions_store.hpp"
 #include "store/checkpointer.hpp"
 #include "store/database/postgres_database.hpp"
 #include "store/schema.hpp"
@@ -115,8 +116,13 @@ void interrupt_calls_left_open(Store& store) {
       const auto lapsed = interrupt_open_calls(store, OpenCalls::lapsed_leases);
       ids.insert(ids.end(), lapsed.begin(), lapsed.end());
     }
+    // A Crew agent's conversation turns by the same rule (R-K2): their messages read interrupted.
+    const auto turns = interrupt_cut_turns(store, store.engine() == db::Engine::sqlite ? CutTurns::all : CutTurns::at_replica_start);
     store.commit_batch();
     if (!ids.empty()) spdlog::warn("{} function call(s) were running when the server stopped: now interrupted", ids.size());
+    if (!turns.empty())
+      spdlog::warn("{} Crew conversation turn(s) were running when the server stopped: their messages read "
+                   "interrupted", turns.size());
   } catch (...) {
     store.rollback_batch();
     throw;

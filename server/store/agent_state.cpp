@@ -1,6 +1,7 @@
 #include "store/agent_state.hpp"
 
 #include "agentworks/error.hpp"
+#include "store/crews_store.hpp"
 #include "store/states.hpp"
 #include "store/store.hpp"
 
@@ -23,7 +24,16 @@ AgentState agent_state(Store& store, const Connection& caller, const std::string
   if (!caller.is_login())
     throw Error(ErrorCode::forbidden, "only the person's login sees an agent's conversations, not a chat's connection");
   AgentState out;
-  out.agent = store.require_agent(caller, agent_name);
+  if (agent_name.rfind("crew:", 0) == 0) {  // R-K1: a Crew's own agent, by its Crew's name
+    const auto crew = crew_for_caller(store, caller, agent_name.substr(5));
+    if (!crew || crew->account_id != caller.account_id)
+      throw Error(ErrorCode::not_found, "no Crew '" + agent_name.substr(5) + "' in this account");
+    const auto agent = store.find_crew_agent(crew->crew_id);
+    out.agent = agent ? *agent : Agent{};
+    out.agent.name = "crew:" + crew->name;
+  } else {
+    out.agent = store.require_agent(caller, agent_name);
+  }
   if (const auto attachment_id = store.current_attachment_id(out.agent.agent_id))
     out.receiving = store.attachment_by_id(*attachment_id);
   const std::int64_t before = cursor_value(after);

@@ -11,7 +11,7 @@ namespace agentworks::server {
 namespace {
 
 // The columns read_agent() reads, in its order.
-#define AW_AGENT_COLUMNS "agent_id, account_id, name, purpose, provider, created_at, communication, nudge"
+#define AW_AGENT_COLUMNS "agent_id, account_id, name, purpose, provider, created_at, communication, nudge, crew_id"
 
 Agent read_agent(db::Statement& s) {
   Agent a;
@@ -23,6 +23,7 @@ Agent read_agent(db::Statement& s) {
   a.created_at = s.int64(5);
   if (auto mode = s.opt_text(6)) a.communication = std::move(*mode);
   a.nudge = s.opt_text(7) != std::optional<std::string>("off");
+  a.crew_id = s.opt_text(8);
   return a;
 }
 
@@ -37,7 +38,7 @@ void check_name(const std::string& name) {
 std::optional<Agent> Store::find_agent(const std::string& account_id, const std::string& name) {
   Q q(*this,
       "SELECT " AW_AGENT_COLUMNS " FROM agents"
-      " WHERE account_id = ? AND name_fold = ? AND removed = 0");
+      " WHERE account_id = ? AND name_fold = ? AND removed = 0 AND crew_id IS NULL");
   q->bind(1, account_id).bind(2, fold_name(name));
   if (!q->step()) return std::nullopt;
   return read_agent(*q);
@@ -48,7 +49,7 @@ std::optional<Agent> Store::agent_by_id(const std::string& agent_id, bool includ
              " WHERE agent_id = ?");
   q->bind(1, agent_id);
   if (!q->step()) return std::nullopt;
-  if (!include_removed && q->int64(8) != 0) return std::nullopt;
+  if (!include_removed && q->int64(9) != 0) return std::nullopt;
   return read_agent(*q);
 }
 
@@ -123,7 +124,7 @@ std::pair<Agent, bool> Store::register_agent(const Connection& caller, const std
     q->bind(1, agent.purpose).bind(2, agent.provider).bind(3, agent.agent_id).run();
   } else {
     {
-      Q q(*this, "SELECT COUNT(*) FROM agents WHERE account_id = ? AND removed = 0");
+      Q q(*this, "SELECT COUNT(*) FROM agents WHERE account_id = ? AND removed = 0 AND crew_id IS NULL");
       q->bind(1, caller.account_id);
       q->step();
       if (q->int64(0) >= limits_.max_agents_per_account)
@@ -131,7 +132,7 @@ std::pair<Agent, bool> Store::register_agent(const Connection& caller, const std
                                                   " registered names; unregister one first");
     }
     {
-      Q q(*this, "SELECT COUNT(*) FROM agents WHERE removed = 0");
+      Q q(*this, "SELECT COUNT(*) FROM agents WHERE removed = 0 AND crew_id IS NULL");
       q->step();
       if (q->int64(0) >= limits_.max_agents_total)
         throw Error(ErrorCode::limit_reached, "the server holds its maximum of registered names; unregister one first");
@@ -168,7 +169,7 @@ std::vector<Agent> Store::list_agents(const Connection& caller) {
   std::vector<Agent> out;
   Q q(*this,
       "SELECT " AW_AGENT_COLUMNS " FROM agents"
-      " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
+      " WHERE account_id = ? AND removed = 0 AND crew_id IS NULL ORDER BY name_fold");
   q->bind(1, caller.account_id);
   while (q->step()) out.push_back(read_agent(*q));
   return out;
@@ -208,6 +209,31 @@ std::string Store::unregister_agent(const Connection& caller, const std::string&
     request_events_.revoked_connections.push_back(id);
   }
   return agent.name;
+}
+
+std::optional<Agent> Store::find_crew_agent(const std::string& crew_id) {
+  Q q(*this, "SELECT " AW_AGENT_COLUMNS " FROM agents WHERE crew_id = ? AND removed = 0");
+  q->bind(1, crew_id);
+  if (!q->step()) return std::nullopt;
+  return read_agent(*q);
+}
+
+Agent Store::crew_agent(const std::string& account_id, const std::string& crew_id, const std::string& crew_name) {
+  if (auto found = find_crew_agent(crew_id)) return *found;
+  Agent agent;
+  agent.agent_id = new_id("agt");
+  agent.account_id = account_id;
+  agent.name = "crew:" + crew_name;
+  agent.provider = "crew";
+  agent.created_at = now();
+  agent.crew_id = crew_id;
+  // Folded under the Crew's id, not its name: a later Crew of the same name gets an agent of its own.
+  Q q(*this,
+      "INSERT INTO agents(agent_id, account_id, name, name_fold, purpose, provider, created_at, crew_id)"
+      " VALUES(?,?,?,?,?,?,?,?)");
+  q->bind(1, agent.agent_id).bind(2, account_id).bind(3, agent.name).bind(4, "crew:" + crew_id);
+  q->bind(5, agent.purpose).bind(6, agent.provider).bind(7, agent.created_at).bind(8, crew_id).run();
+  return agent;
 }
 
 }  // namespace agentworks::server

@@ -23,6 +23,7 @@ Crew crew_row(db::Statement& s) {
   c.reloaded_at = s.int64(6);
   c.last_sweep_at = s.int64(7);
   c.allowance_json = s.text(8);
+  if (auto set = s.opt_text(9)) c.messaging_set = *set == "on";
   return c;
 }
 
@@ -74,7 +75,7 @@ Crew register_crew(Store& store, const Connection& caller, const std::string& na
 
 std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
       " WHERE crew_id = ? AND removed = 0");
   q->bind(1, crew_id);
   if (!q->step()) return std::nullopt;
@@ -84,7 +85,7 @@ std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
 std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, const std::string& name_or_id) {
   if (name_or_id.rfind("crw_", 0) == 0) return crew_by_id(store, name_or_id);
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
       " WHERE account_id = ? AND name_fold = ? AND removed = 0");
   q->bind(1, caller.account_id).bind(2, fold_name(name_or_id));
   if (!q->step()) return std::nullopt;
@@ -101,7 +102,7 @@ Crew own_crew(Store& store, const Connection& caller, const std::string& name_or
 std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
   std::vector<Crew> out;
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance FROM crews"
+      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
       " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
   q->bind(1, account_id);
   while (q->step()) out.push_back(crew_row(*q));
@@ -118,9 +119,17 @@ void set_allowance(Store& store, const std::string& crew_id, const std::string& 
   q->bind(1, allowance_json).bind(2, crew_id).run();
 }
 
+void set_messaging(Store& store, const std::string& crew_id, std::optional<bool> messaging) {
+  Q q(store, "UPDATE crews SET messaging = ? WHERE crew_id = ?");
+  q->bind(1, messaging ? std::optional<std::string>(*messaging ? "on" : "off") : std::nullopt).bind(2, crew_id).run();
+}
+
 void remove_crew(Store& store, const std::string& crew_id) {
   if (running_calls(store, crew_id) > 0)
     throw Error(ErrorCode::busy, "this Crew has running calls; wait for them to finish, then unregister it");
+  if (running_turns(store, crew_id) > 0)
+    throw Error(ErrorCode::busy, "this Crew's agent is answering a conversation; wait for its turn to end, then "
+                                 "unregister it");
   Q q(store, "UPDATE crews SET removed = 1 WHERE crew_id = ?");
   q->bind(1, crew_id).run();
 }
@@ -132,6 +141,13 @@ void set_last_sweep(Store& store, const std::string& crew_id, std::int64_t at) {
 
 int running_calls(Store& store, const std::string& crew_id) {
   Q q(store, "SELECT COUNT(*) FROM calls WHERE crew_id = ? AND status IN ('running', 'waiting_input')");
+  q->bind(1, crew_id);
+  q->step();
+  return static_cast<int>(q->int64(0));
+}
+
+int running_turns(Store& store, const std::string& crew_id) {
+  Q q(store, "SELECT COUNT(*) FROM crew_sessions WHERE crew_id = ? AND turn_state = 'running'");
   q->bind(1, crew_id);
   q->step();
   return static_cast<int>(q->int64(0));

@@ -29,5 +29,9 @@ void set_allowance(Store& store, const std::string& crew_id, const std::string& 
 void remove_crew(Store& store, const std::string& crew_id);
 void set_last_sweep(Store& store, const std::string& crew_id, std::int64_t at);
 int running_calls(Store& store, const std::string& crew_id);
+// The conversation turns of its agent running now (R-K2): they hold running slots like calls.
+int running_turns(Store& store, const std::string& crew_id);
+// R-K3: the person's messaging switch; nullopt returns to crew.json's value.
+void set_messaging(Store& store, const std::string& crew_id, std::optional<bool> messaging);
 
 }  // namespace agentworks::server

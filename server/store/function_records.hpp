@@ -19,6 +19,7 @@ struct Crew {
   std::int64_t created_at = 0;
   std::int64_t reloaded_at = 0;
   std::int64_t last_sweep_at = 0;
+  std::optional<bool> messaging_set;  // R-K3: the person's switch; unset: crew.json's value (declaration_json)
 };
 
 struct CallRow {

@@ -58,7 +58,7 @@ namespace {
 
 void check_send_input(const SendInput& in) {
   if (in.target.has_value() == in.inbox_id.has_value())
-    throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\") or inbox_id");
+    throw Error(ErrorCode::bad_request, "give exactly one of target (\"agent:NAME\" or \"crew:NAME\") or inbox_id");
   if (!valid_message_text(in.message))
     throw Error(ErrorCode::invalid_message, kMessageRule);
   if (in.submission_id) check_submission_id(*in.submission_id);
@@ -121,8 +121,11 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
                                Message& m) {
   if (in.target) {
     const std::string& t = *in.target;
-    if (t.rfind("agent:", 0) != 0) throw Error(ErrorCode::bad_request, "target must look like \"agent:NAME\"");
-    const Agent target = require_agent(caller, t.substr(6));
+    if (t.rfind("crew:", 0) == 0 && !in.crew_agent)
+      throw Error(ErrorCode::internal, "a crew: target reached the store without its Crew's admission");
+    if (t.rfind("agent:", 0) != 0 && !in.crew_agent)
+      throw Error(ErrorCode::bad_request, "target must look like \"agent:NAME\" or \"crew:NAME\"");
+    const Agent target = in.crew_agent ? *in.crew_agent : require_agent(caller, t.substr(6));
     Conversation conv = open_conversation_for_send(caller, speaker, target);
     m.direction = "to_agent";
     m.recipient_agent_id = target.agent_id;
@@ -371,6 +374,56 @@ void Store::store_status_line(const Message& about) {
   m.kind = "status";
   store_sent_message(*conv, m);
   request_events_.messages.push_back(m);
+}
+
+std::vector<Message> Store::turn_messages(const std::string& conversation_id, std::int64_t after,
+                                          std::int64_t up_to) {
+  std::vector<Message> out;
+  Q q(*this, AW_MESSAGE_COLUMNS "WHERE conversation_id = ? AND direction = 'to_agent' AND kind IS NULL"
+             " AND inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq");
+  q->bind(1, conversation_id).bind(2, after).bind(3, up_to);
+  while (q->step()) out.push_back(read_message(*q));
+  return out;
+}
+
+Receipt Store::send_as_target(const std::string& conversation_id, const std::string& text) {
+  if (!valid_message_text(text)) throw Error(ErrorCode::invalid_message, kMessageRule);
+  auto found = conversation_by_id(conversation_id);
+  if (!found) throw Error(ErrorCode::not_found, "the conversation is gone");
+  Conversation conv = *found;
+  expire_if_idle(conv);
+  if (conv.state != ConversationState::open) throw Error(ErrorCode::expired, "this conversation expired");
+  const auto speaker = agent_by_id(conv.target_agent_id);
+  if (!speaker) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
+  Message m;
+  m.direction = "to_initiator";
+  if (conv.initiator_agent_id) {
+    const auto initiator = agent_by_id(*conv.initiator_agent_id);
+    if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
+    m.recipient_agent_id = initiator->agent_id;
+    m.recipient_agent_name = initiator->name;
+  }
+  check_rate(conv);
+  make_room_in_inbox(conv);
+  Connection as_agent;  // not a stored connection: the agent speaks through its turn (R-K2)
+  as_agent.connection_id = speaker->crew_id.value_or(speaker->agent_id);
+  as_agent.account_id = conv.account_id;
+  SendInput in;
+  in.message = text;
+  fill_sent_message(as_agent, speaker, conv, in, m);
+  store_sent_message(conv, m);
+  Receipt r{m.message_id, m.conversation_id, m.inbox_id, false};
+  request_events_.messages.push_back(std::move(m));
+  return r;
+}
+
+std::optional<std::string> Store::inbox_crew(const Connection& caller, const std::string& inbox_id) {
+  Q q(*this,
+      "SELECT a.crew_id FROM conversations c JOIN agents a ON a.agent_id = c.target_agent_id"
+      " WHERE c.inbox_id = ? AND c.account_id = ?");
+  q->bind(1, inbox_id).bind(2, caller.account_id);
+  if (!q->step()) return std::nullopt;
+  return q->opt_text(0);
 }
 
 std::vector<Message> Store::messages_after(std::int64_t seq, int limit) {

@@ -38,6 +38,8 @@ struct Agent {
   std::string communication = "explicit";
   // R-X3: whether a silent turn is asked once to answer before its messages read `unanswered`; set by the person.
   bool nudge = true;
+  // R-K1: the hidden agent of a Crew (its own agent, named "crew:NAME"): never listed, never a name to register.
+  std::optional<std::string> crew_id;
 };
 
 struct Conversation {

@@ -137,6 +137,18 @@ CREATE INDEX messages_unanswered ON messages(conversation_id, inbox_seq)
   WHERE kind IS NULL AND (reply_state IS NULL OR reply_state IN ('no_reply', 'unanswered'));
 ALTER TABLE agents ADD COLUMN nudge TEXT;
 )sql",
+    // 6: conversations with a Crew's own agent (R-K1..R-K3): its hidden agent row, the person's messaging switch,
+    // and each conversation's continuing session and turn.
+    R"sql(
+ALTER TABLE agents ADD COLUMN crew_id TEXT;
+ALTER TABLE crews ADD COLUMN messaging TEXT;
+CREATE TABLE crew_sessions(
+  conversation_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, crew_id TEXT NOT NULL, runner TEXT NOT NULL,
+  session_id TEXT, turn_state TEXT NOT NULL, turn_token_hash TEXT, turn_replica TEXT, turn_lease_expires_at BIGINT,
+  seen_seq BIGINT NOT NULL DEFAULT 0, turn_from_seq BIGINT NOT NULL DEFAULT 0, turns BIGINT NOT NULL DEFAULT 0,
+  spoke BIGINT NOT NULL DEFAULT 0, turn_started_at BIGINT, last_turn_at BIGINT, created_at BIGINT NOT NULL);
+CREATE INDEX crew_sessions_crew ON crew_sessions(crew_id, turn_state);
+)sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kMigrationCount == kPostgresSchemaVersion, "one migration per schema version");

@@ -133,6 +133,18 @@ CREATE INDEX IF NOT EXISTS wakeups_agent ON wakeups(agent_id, state, updated_at)
 CREATE INDEX IF NOT EXISTS wakeups_message ON wakeups(message_id) WHERE message_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS wakeup_pauses(account_id TEXT PRIMARY KEY, paused_at INTEGER NOT NULL) WITHOUT ROWID;
 )sql");
+  // Conversations with a Crew's own agent (R-K1..R-K3): its hidden agent row, the person's messaging switch, and
+  // each conversation's continuing session and turn.
+  add_column_if_missing(db, "agents", "crew_id", "TEXT");
+  add_column_if_missing(db, "crews", "messaging", "TEXT");  // NULL: the file's value; 'on' / 'off'
+  db.exec(R"sql(
+CREATE TABLE IF NOT EXISTS crew_sessions(
+  conversation_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, crew_id TEXT NOT NULL, runner TEXT NOT NULL,
+  session_id TEXT, turn_state TEXT NOT NULL, turn_token_hash TEXT, turn_replica TEXT, turn_lease_expires_at INTEGER,
+  seen_seq INTEGER NOT NULL DEFAULT 0, turn_from_seq INTEGER NOT NULL DEFAULT 0, turns INTEGER NOT NULL DEFAULT 0,
+  spoke INTEGER NOT NULL DEFAULT 0, turn_started_at INTEGER, last_turn_at INTEGER, created_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS crew_sessions_crew ON crew_sessions(crew_id, turn_state);
+)sql");
 }
 
 }  // namespace agentworks::server

@@ -127,6 +127,7 @@ std::uint64_t Store::in_request(const std::function<void()>& f) {
   for (auto& x : request_events_.calls_started) events_.calls_started.push_back(std::move(x));
   for (auto& x : request_events_.calls_changed) events_.calls_changed.push_back(std::move(x));
   for (auto& x : request_events_.calls_cancelled) events_.calls_cancelled.push_back(std::move(x));
+  for (auto& x : request_events_.turns_started) events_.turns_started.push_back(std::move(x));
   request_events_ = StoreEvents{};
   return batch_;
 }

@@ -29,9 +29,11 @@ struct StoreEvents {
   std::vector<std::pair<std::string, std::string>> calls_started;
   std::vector<std::string> calls_changed;  // function calls with a new message, event or status: wake waiters
   std::vector<std::string> calls_cancelled;  // asked to end (R-D3): the replica running one kills its tree
+  // Crew conversation turns committed as running (R-K2), with their secrets (never stored): start them now.
+  std::vector<std::pair<std::string, std::string>> turns_started;
   bool empty() const {
     return messages.empty() && fenced.empty() && revoked_connections.empty() && calls_started.empty() &&
-           calls_changed.empty() && calls_cancelled.empty();
+           calls_changed.empty() && calls_cancelled.empty() && turns_started.empty();
   }
 };
 
@@ -41,11 +43,12 @@ struct AgentTalk {
 };
 
 struct SendInput {
-  std::optional<std::string> target;  // "agent:NAME"
+  std::optional<std::string> target;  // "agent:NAME" or "crew:NAME"
   std::optional<std::string> inbox_id;
   std::string message;
   std::optional<std::string> agent_name;
   std::optional<std::string> submission_id;
+  std::optional<Agent> crew_agent;  // R-K1: a "crew:NAME" target, resolved and admitted by crews/crew_talk.hpp
 };
 
 struct ReadInput {
@@ -158,6 +161,9 @@ class Store {
                                         const std::optional<std::string>& provider,
                                         const std::optional<std::vector<std::string>>& allowed_ids);
   std::vector<Agent> list_agents(const Connection& caller);
+  // R-K1: the Crew's hidden agent, the recipient of its conversations; created on the first message.
+  Agent crew_agent(const std::string& account_id, const std::string& crew_id, const std::string& crew_name);
+  std::optional<Agent> find_crew_agent(const std::string& crew_id);  // nullopt: nobody has talked to it yet
   std::vector<std::string> allow_list(const std::string& agent_id);
   std::string unregister_agent(const Connection& caller, const std::string& name);
 
@@ -173,7 +179,14 @@ class Store {
   Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
                       const std::optional<std::string>& via, const std::optional<std::string>& reply_state = {});
   Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
+  std::optional<Conversation> conversation_by_id(const std::string& conversation_id);
   std::optional<Message> message_by_id(const std::string& message_id);
+  // The messages to the conversation's agent with inbox_seq in (after, up_to], oldest first (a Crew turn's, R-K2).
+  std::vector<Message> turn_messages(const std::string& conversation_id, std::int64_t after, std::int64_t up_to);
+  // R-K2: a message from the conversation's own agent (a Crew's, speaking in its turn) to its initiator.
+  Receipt send_as_target(const std::string& conversation_id, const std::string& text);
+  // R-K3: the Crew whose hidden agent receives in `inbox_id` of the caller's account (nullopt: another agent).
+  std::optional<std::string> inbox_crew(const Connection& caller, const std::string& inbox_id);
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
   std::vector<Message> messages_after(std::int64_t seq, int limit);
   std::int64_t last_message_seq();
@@ -201,6 +214,9 @@ class Store {
   }
   void note_call_changed(const std::string& call_id) { request_events_.calls_changed.push_back(call_id); }
   void note_call_cancel(const std::string& call_id) { request_events_.calls_cancelled.push_back(call_id); }
+  void note_turn_started(const std::string& conversation_id, const std::string& token) {
+    request_events_.turns_started.emplace_back(conversation_id, token);
+  }
 
   // Cached prepared statement (sql must be a string literal: the cache is keyed by its address).
   db::Statement& stmt(const char* sql);
@@ -220,7 +236,6 @@ class Store {
                          const Message& m);
   // conversations_store.cpp
   std::optional<Conversation> conversation_by_inbox(const std::string& inbox_id);
-  std::optional<Conversation> conversation_by_id(const std::string& conversation_id);
   // Stores a new open conversation (fresh conversation and inbox ids, created now) from c's parties.
   Conversation insert_conversation(Conversation c);
   Conversation open_conversation_for_send(const Connection& caller, const std::optional<Agent>& speaker,

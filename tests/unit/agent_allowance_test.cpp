@@ -112,7 +112,15 @@ TEST(AgentAllowance, DeclarationBreachNamesTheFirstFunction) {
   const auto breach = declaration_breach(AgentAllowance{}, d, "api");
   ASSERT_TRUE(breach);
   EXPECT_EQ(breach->first, "fix");
-  EXPECT_FALSE(declaration_breach(tools({"Read"}), Declaration{{claude_fn({"Read"})}}, "api"));
+  Declaration read_only;
+  read_only.functions = {claude_fn({"Read"})};
+  EXPECT_FALSE(declaration_breach(tools({"Read"}), read_only, "api"));
+  // The Crew's own agent (crew.json) is bounded by the same allowance (R-K2).
+  read_only.agent = claude_fn({"Bash"});
+  read_only.agent->name = "agent";
+  const auto agent_breach = declaration_breach(tools({"Read"}), read_only, "api");
+  ASSERT_TRUE(agent_breach);
+  EXPECT_EQ(agent_breach->first, "agent");
 }
 
 TEST(AgentAllowance, GivenValuesAreChecked) {

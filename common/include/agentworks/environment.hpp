@@ -27,6 +27,8 @@ enum class Var {
   execution_call_token,
   codex_bin,
   cli_bin,
+  conversation_id,
+  turn_token,
 };
 
 struct VarInfo {

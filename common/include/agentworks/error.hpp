@@ -23,6 +23,7 @@ namespace agentworks {
   X(payload_too_large, 413, exit_usage, "request body over the limit")                                    \
   X(unauthenticated, 401, exit_auth, "missing, unknown or revoked token")                                 \
   X(forbidden, 403, exit_auth, "not allowed for this name, account or connection kind")                   \
+  X(messaging_disabled, 403, exit_auth, "the Crew's messaging is switched off: it takes no messages")     \
   X(not_found, 404, exit_not_found, "unknown route, id or name (or not visible to the caller)")           \
   X(expired, 410, exit_not_found, "inbox expired (metadata only, no bodies)")                             \
   X(conflict, 409, exit_limit, "state conflict (name taken, submission id reused differently)")           \

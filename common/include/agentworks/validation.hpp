@@ -19,6 +19,8 @@ inline constexpr std::size_t kMaxRequestBodyBytes = 256 * 1024;
 
 // R-M4: ASCII letters, digits, '.', '_', '-'; starts with a letter or digit; 1-64 characters.
 bool valid_agent_name(std::string_view name);
+// A message target: "agent:NAME" (an agent) or "crew:NAME" (a Crew's own agent, R-K1), NAME by the name rules.
+bool valid_message_target(std::string_view target);
 
 // Lower-case form used for case-insensitive comparison and storage keys.
 std::string fold_name(std::string_view name);

@@ -203,8 +203,8 @@ void op_reply(Bridge& bridge, const json& req, const Reply& reply, const Attachm
 void op_send(Bridge& bridge, const json& req, const Reply& reply, const AttachmentRow* session) {
   const AttachmentRow row = *session;  // resolved by dispatch() (claims_session)
   const auto target = required_string(req, "target", 256);
-  if (target.rfind("agent:", 0) != 0 || !valid_agent_name(target.substr(6))) {
-    throw Error(ErrorCode::bad_request, "target must be \"agent:NAME\" with a valid agent name");
+  if (!valid_message_target(target)) {
+    throw Error(ErrorCode::bad_request, "target must be \"agent:NAME\" or \"crew:NAME\" with a valid name");
   }
   const auto id = submission_id(req);
   const json body = {

@@ -1,6 +1,7 @@
 #include "state/journal.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "agentworks/validation.hpp"
 
@@ -144,13 +145,17 @@ bool has_column(sql::Db& db, const std::string& table, const std::string& column
 }
 
 // Runs `query` (with ?1 = one message id) for each id in one transaction; returns the rows changed.
-std::int64_t for_each_id(sql::Db& db, const char* query, const std::vector<std::string>& ids) {
+// Runs `query` once per id (?1), in one transaction; `at` binds ?2 when given. Returns the rows changed.
+std::int64_t for_each_id(sql::Db& db, const char* query, const std::vector<std::string>& ids,
+                         std::optional<std::int64_t> at = std::nullopt) {
   std::int64_t changed = 0;
   sql::Transaction tx(db);
   sql::Stmt s(db, query);
   for (const auto& id : ids) {
     s.reset();
-    s.bind(1, id).run();
+    s.bind(1, id);
+    if (at) s.bind(2, *at);
+    s.run();
     changed += db.changes();
   }
   tx.commit();
@@ -575,13 +580,7 @@ std::vector<SilentOffer> Journal::silent_offers(const std::string& attachment_id
 }
 
 void Journal::mark_nudged(const std::vector<std::string>& message_ids, std::int64_t now) {
-  sql::Transaction tx(db_);
-  sql::Stmt s(db_, "UPDATE messages SET nudged_at = ?2 WHERE message_id = ?1 AND nudged_at IS NULL");
-  for (const auto& id : message_ids) {
-    s.reset();
-    s.bind(1, id).bind(2, now).run();
-  }
-  tx.commit();
+  for_each_id(db_, "UPDATE messages SET nudged_at = ?2 WHERE message_id = ?1 AND nudged_at IS NULL", message_ids, now);
 }
 
 void Journal::settle_offers(const std::vector<std::string>& message_ids, bool emitted) {
