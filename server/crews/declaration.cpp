@@ -53,6 +53,17 @@ int line_of(const std::string& text, const std::string& function_name, const std
                                                   "; the declaration in force is unchanged");
 }
 
+// The file's JSON, or the refusal naming the line of the first syntax error.
+json parse_file_text(const std::string& text, const std::string& shown_path) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();
+    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
+    refuse(shown_path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + why);
+  }
+}
+
 // A command is a program on PATH by bare name, or a path inside the project (relative to it) that exists and is
 // executable; an absolute path or one that resolves outside the folder is refused.
 std::optional<std::string> command_problem(const std::string& program, const std::filesystem::path& crew_dir) {
@@ -258,14 +269,7 @@ std::filesystem::path crew_file_path(const std::filesystem::path& crew_dir) {
 
 void parse_crew_file(const std::string& text, const std::string& shown_path, const AgentAllowance& allowance,
                      const std::string& crew_name, Declaration& d) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string why = e.what();
-    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
-    refuse(shown_path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + why);
-  }
+  const json doc = parse_file_text(text, shown_path);
   if (!doc.is_object()) refuse(shown_path, 1, "the file must be an object {\"agent\": {...}, \"messaging\": true}");
   for (const auto& [key, value] : doc.items())
     if (key != "agent" && key != "messaging")
@@ -324,14 +328,7 @@ Declaration load_declaration(const std::filesystem::path& crew_dir, const AgentA
 Declaration parse_declaration(const std::string& text, const std::filesystem::path& crew_dir,
                               const std::string& shown_path, const AgentAllowance& allowance,
                               const std::string& crew_name) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string why = e.what();
-    if (const auto colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
-    refuse(shown_path, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + why);
-  }
+  const json doc = parse_file_text(text, shown_path);
   if (!doc.is_object()) refuse(shown_path, 1, "the file must be an object {\"functions\": [...]}");
   for (const auto& [key, value] : doc.items())
     if (key != "functions") refuse(shown_path, line_of(text, "", key), "unknown key '" + key + "' (known: functions)");

@@ -149,13 +149,7 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
   const auto target = agent_by_id(conv.target_agent_id);
   if (!target) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
   if (speaker && speaker->agent_id == conv.target_agent_id) {
-    m.direction = "to_initiator";
-    if (conv.initiator_agent_id) {
-      const auto initiator = agent_by_id(*conv.initiator_agent_id);
-      if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
-      m.recipient_agent_id = initiator->agent_id;
-      m.recipient_agent_name = initiator->name;
-    }
+    address_to_initiator(conv, m);
     return conv;
   }
   if (!caller.is_login() && !is_party(caller, conv, speaker))
@@ -164,6 +158,16 @@ Conversation Store::route_send(const Connection& caller, const std::optional<Age
   m.recipient_agent_id = target->agent_id;
   m.recipient_agent_name = target->name;
   return conv;
+}
+
+// The target agent's answer goes back to whoever started the conversation (its agent, when it spoke as one).
+void Store::address_to_initiator(const Conversation& conv, Message& m) {
+  m.direction = "to_initiator";
+  if (!conv.initiator_agent_id) return;
+  const auto initiator = agent_by_id(*conv.initiator_agent_id);
+  if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
+  m.recipient_agent_id = initiator->agent_id;
+  m.recipient_agent_name = initiator->name;
 }
 
 void Store::fill_sent_message(const Connection& caller, const std::optional<Agent>& speaker,
@@ -396,13 +400,7 @@ Receipt Store::send_as_target(const std::string& conversation_id, const std::str
   const auto speaker = agent_by_id(conv.target_agent_id);
   if (!speaker) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
   Message m;
-  m.direction = "to_initiator";
-  if (conv.initiator_agent_id) {
-    const auto initiator = agent_by_id(*conv.initiator_agent_id);
-    if (!initiator) throw Error(ErrorCode::not_found, "the initiating agent is no longer registered");
-    m.recipient_agent_id = initiator->agent_id;
-    m.recipient_agent_name = initiator->name;
-  }
+  address_to_initiator(conv, m);
   check_rate(conv);
   make_room_in_inbox(conv);
   Connection as_agent;  // not a stored connection: the agent speaks through its turn (R-K2)

@@ -229,6 +229,7 @@ class Store {
                                             const std::string& fingerprint);
   Conversation route_send(const Connection& caller, const std::optional<Agent>& speaker, const SendInput& in,
                           Message& m);
+  void address_to_initiator(const Conversation& conv, Message& m);
   void fill_sent_message(const Connection& caller, const std::optional<Agent>& speaker, const Conversation& conv,
                          const SendInput& in, Message& m);
   void store_sent_message(const Conversation& conv, Message& m);
