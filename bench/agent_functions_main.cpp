@@ -15,160 +15,39 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <map>
-#include <optional>
-#include <nlohmann/json.hpp>
-#include <random>
-#include <sstream>
 #include <mutex>
-#include <time.h>
-#include <unistd.h>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "agent_process.hpp"
 #include "driver/function_e2e_fixture.hpp"
 #include "latency_stats.hpp"
 #include "testing/piped_process.hpp"
-
-extern char** environ;
 
 namespace agentworks::e2e {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
+using bench::boottime_ns;
+using bench::capture_cli_process;
+using bench::CapturedRun;
+using bench::Clock;
+using bench::exact_env;
+using bench::fresh_uuid;
+using bench::ns;
+using bench::paired;
+using bench::process_start_ns;
+using bench::replace_all;
 
 int g_runs = 20;
-
-std::int64_t ns(Clock::duration d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
-
-// NUL-separated /proc file as strings.
-std::vector<std::string> read_nul_list(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::string> out;
-  std::string item;
-  while (std::getline(in, item, '\0')) out.push_back(item);
-  return out;
-}
-
-pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  char state = 0;
-  long ppid = 0;
-  std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid);
-  return static_cast<pid_t>(ppid);
-}
-
-struct CapturedRun {
-  std::vector<std::string> argv;
-  std::vector<std::string> environment;  // NAME=VALUE
-  std::filesystem::path cwd;
-  pid_t pid = 0;
-};
-
-// The agent CLI process of call `call_id`: among processes whose environment holds AGENTWORKS_CALL_ID=<id> and
-// whose argv names `cli` (claude, or codex / codex.js), the one whose parent is not such a process.
-std::optional<CapturedRun> capture_cli_process(const std::string& call_id, const std::string& cli) {
-  const std::string tag = "AGENTWORKS_CALL_ID=" + call_id;
-  std::map<pid_t, CapturedRun> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    auto environment = read_nul_list(entry.path() / "environ");
-    if (std::find(environment.begin(), environment.end(), tag) == environment.end()) continue;
-    auto argv = read_nul_list(entry.path() / "cmdline");
-    const bool is_cli = std::any_of(argv.begin(), argv.begin() + std::min<std::ptrdiff_t>(2, std::ssize(argv)),
-                                    [&](const std::string& a) {
-                                      const std::string base = std::filesystem::path(a).filename().string();
-                                      return base.rfind(cli, 0) == 0;
-                                    });
-    if (!is_cli) continue;
-    std::error_code ec;
-    const auto cwd = std::filesystem::read_symlink(entry.path() / "cwd", ec);
-    // execve needs a path: `node` (Codex's codex.js runs under /usr/bin/env node) becomes the program itself.
-    const auto exe = std::filesystem::read_symlink(entry.path() / "exe", ec);
-    if (!ec && !argv.empty() && argv[0].find('/') == std::string::npos) argv[0] = exe.string();
-    const auto pid = static_cast<pid_t>(std::stol(name));
-    found[pid] = CapturedRun{std::move(argv), std::move(environment), cwd, pid};
-  }
-  for (const auto& [pid, run] : found) {
-    if (!found.count(parent_of(pid))) return run;
-  }
-  return std::nullopt;
-}
-
-// CLOCK_BOOTTIME now, in ns: the clock of /proc/PID/stat's starttime.
-std::int64_t boottime_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_BOOTTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// When `pid` started (CLOCK_BOOTTIME ns, in clock ticks: 10 ms at CLK_TCK 100), or nullopt.
-std::optional<std::int64_t> process_start_ns(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(close + 2));  // from field 3 (state) on
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i == 22) return static_cast<std::int64_t>(std::stoll(field) * (1'000'000'000 / ::sysconf(_SC_CLK_TCK)));
-  }
-  return std::nullopt;
-}
-
-std::string fresh_uuid() {
-  static std::mt19937_64 rng{std::random_device{}()};
-  const std::uint64_t a = rng(), b = rng();
-  char out[37];
-  std::snprintf(out, sizeof out, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return out;
-}
-
-// Exactly `environment`: every inherited variable removed, then the captured ones set.
-testing::EnvOverrides exact_env(const std::vector<std::string>& environment) {
-  testing::EnvOverrides env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    env[kv.substr(0, kv.find('='))] = std::nullopt;
-  }
-  for (const auto& kv : environment) {
-    const auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 struct Samples {
   std::vector<std::int64_t> start_call, start_direct, end_call, end_direct, exit_direct;
   std::vector<std::int64_t> spawn_call;  // call sent -> the CLI process started (/proc starttime)
 };
-
-// call_i - direct_i for each adjacent pair (the runs alternate, so load swings hit both of a pair alike).
-std::vector<std::int64_t> paired(const std::vector<std::int64_t>& call, const std::vector<std::int64_t>& direct) {
-  std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < std::min(call.size(), direct.size()); ++i) out.push_back(call[i] - direct[i]);
-  return out;
-}
 
 void print_rows(const std::string& cli, const Samples& s) {
   auto row = [](const char* what, const std::vector<std::int64_t>& v) {
@@ -206,7 +85,7 @@ class AgentFunctionsBench : public FunctionE2eTest {
     model_->script_conversation(marker, {MockAnswer::hang("DONE-" + marker)});
     const std::string id = start_call("bench", "task", marker);
     ASSERT_TRUE(wait_hanging(1)) << model_->describe();
-    captured_ = capture_cli_process(id, cli_);
+    captured_ = capture_cli_process("AGENTWORKS_CALL_ID=" + id, cli_);
     model_->release_hangs();
     ASSERT_TRUE(captured_) << "no " << cli_ << " process with AGENTWORKS_CALL_ID=" << id << " found in /proc";
     const auto turns = model_->main_turns_with(marker);
@@ -267,7 +146,9 @@ class AgentFunctionsBench : public FunctionE2eTest {
     model_->on_main_turn([&](const ModelRequest& r) {
       std::lock_guard lock(watch);
       if (cli_started || watched_id.empty() || r.conversation.find(marker) == std::string::npos) return;
-      if (const auto p = capture_cli_process(watched_id, cli_)) cli_started = process_start_ns(p->pid);
+      if (const auto p = capture_cli_process("AGENTWORKS_CALL_ID=" + watched_id, cli_)) {
+        cli_started = process_start_ns(p->pid);
+      }
     });
     struct Unwatch {
       MockModel& model;
