@@ -228,22 +228,10 @@ TEST_F(CodexAgentBench, Overhead) { measure(); }
 }  // namespace agentworks::e2e
 
 int main(int argc, char** argv) {
-  std::string cli = "both";
-  std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      agentworks::e2e::g_runs = std::atoi(argv[++i]);
-    } else if (a == "--cli" && i + 1 < argc) {
-      cli = argv[++i];
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  if (agentworks::e2e::g_runs < 1 || (cli != "both" && cli != "claude" && cli != "codex")) {
-    std::fprintf(stderr, "usage: %s [--runs N>=1] [--cli claude|codex|both]\n", argv[0]);
-    return 2;
-  }
+  std::vector<char*> rest;
+  const auto parsed = agentworks::bench::parse_agent_bench_args(argc, argv, "both", agentworks::e2e::g_runs, rest);
+  if (!parsed) return 2;
+  const std::string cli = *parsed;
   ::setenv("AGENTWORKS_E2E_REQUIRED", "1", 1);  // a missing CLI is a failure here, not a skip
   int rest_argc = static_cast<int>(rest.size());
   ::testing::InitGoogleTest(&rest_argc, rest.data());

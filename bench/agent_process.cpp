@@ -124,4 +124,25 @@ std::vector<std::int64_t> paired(const std::vector<std::int64_t>& a, const std::
   return out;
 }
 
+std::optional<std::string> parse_agent_bench_args(int argc, char** argv, const std::string& default_cli, int& runs,
+                                                  std::vector<char*>& rest) {
+  std::string cli = default_cli;
+  rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      runs = std::atoi(argv[++i]);
+    } else if (a == "--cli" && i + 1 < argc) {
+      cli = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (runs < 1 || (cli != "both" && cli != "claude" && cli != "codex")) {
+    std::fprintf(stderr, "usage: %s [--runs N>=1] [--cli claude|codex|both]\n", argv[0]);
+    return std::nullopt;
+  }
+  return cli;
+}
+
 }  // namespace agentworks::bench

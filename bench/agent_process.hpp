@@ -47,4 +47,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 // a_i - b_i for each adjacent pair (the runs alternate, so load swings hit both of a pair alike).
 std::vector<std::int64_t> paired(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
 
+// The agent benchmarks' command line: --runs N (>= 1) into `runs`, --cli claude|codex|both (else `default_cli`);
+// the other arguments stay in `rest` (GoogleTest's). nullopt after printing the usage: a bad command line.
+std::optional<std::string> parse_agent_bench_args(int argc, char** argv, const std::string& default_cli, int& runs,
+                                                  std::vector<char*>& rest);
+
 }  // namespace agentworks::bench
