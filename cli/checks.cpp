@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "agentworks/error.hpp"
+#include "agentworks/server_client.hpp"
 #include "agentworks/validation.hpp"
 
 namespace agentworks::cli {
@@ -23,6 +24,15 @@ void check_crew_name(std::string_view name) {
                 "invalid Crew name \"" + std::string(name) +
                     "\": use 1-64 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit");
   }
+}
+
+std::string agent_path_segment(std::string_view agent) {
+  if (agent.starts_with("crew:")) {
+    check_crew_name(agent.substr(5));
+    return "crew:" + url_encode(agent.substr(5));
+  }
+  check_agent_name(agent);
+  return url_encode(agent);
 }
 
 std::string message_target(std::string_view target) {

@@ -10,6 +10,9 @@ namespace agentworks::cli {
 void check_agent_name(std::string_view name);          // Error(invalid_name)
 void check_crew_name(std::string_view name);           // Error(invalid_name): Crews follow the agent-name rules
 void check_message_text(std::string_view text);        // Error(invalid_message)
+// `--agent NAME` of the person's views of an agent (state, wakeups), where crew:NAME names a Crew's own agent
+// (R-K1): the name checked, as the URL path segment of /v1/agents/{name}.
+std::string agent_path_segment(std::string_view agent);
 
 // The target of a send (`--target`, the `target` of the full connection's messages tool): NAME means agent:NAME;
 // agent:NAME and crew:NAME (a Crew's own agent, R-K1) get their name checked; another scheme goes to the server as

@@ -24,10 +24,7 @@ class MessagesState final : public Command {
   }
 
   json run(const Context& ctx) override {
-    const bool crew = agent_.rfind("crew:", 0) == 0;  // R-K1: the Crew's agent, by the Crew's name
-    if (crew) check_crew_name(agent_.substr(5)); else check_agent_name(agent_);
-    std::string path = "/v1/agents/" + (crew ? "crew:" + url_encode(agent_.substr(5)) : url_encode(agent_)) +
-                       "/state?limit=" + std::to_string(limit_);
+    std::string path = "/v1/agents/" + agent_path_segment(agent_) + "/state?limit=" + std::to_string(limit_);
     if (!after_.empty()) path += "&after=" + url_encode(after_);
     Config config = require_login(ctx);
     return client_for(config).get(path);

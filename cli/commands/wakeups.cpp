@@ -16,7 +16,7 @@ namespace agentworks::cli {
 using nlohmann::json;
 namespace {
 
-std::string wakeups_path(const std::string& agent) { return "/v1/agents/" + url_encode(agent) + "/wakeups"; }
+std::string wakeups_path(const std::string& agent) { return "/v1/agents/" + agent_path_segment(agent) + "/wakeups"; }
 
 std::string due_text(const json& w) {
   const json due = w.value("due_at", json());
@@ -39,7 +39,6 @@ class WakeupsSchedule final : public Command {
   }
 
   json run(const Context& ctx) override {
-    check_agent_name(agent_);
     if (after_minutes_.has_value() == at_.has_value())
       throw Error(ErrorCode::usage, "give exactly one of --after-minutes N and --at TIME");
     json body{{"note", note_}};
@@ -66,18 +65,18 @@ class WakeupsSchedule final : public Command {
 class WakeupsList final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--agent", agent_, "The agent whose wakeups to list").required();
+    options.option("--agent", agent_, "The agent whose wakeups to list (crew:NAME: a Crew's own agent)").required();
   }
 
   json run(const Context& ctx) override {
-    check_agent_name(agent_);
     Config config = require_login(ctx);
     return client_for(config).get(wakeups_path(agent_));
   }
 
   void print(const json& out) const override {
     const json list = out.value("wakeups", json::array());
-    std::cout << "agent:" << text_or(out, "agent_name", agent_) << ": " << list.size() << " wakeup(s)"
+    const std::string name = text_or(out, "agent_name", agent_);
+    std::cout << (name.rfind("crew:", 0) == 0 ? "" : "agent:") << name << ": " << list.size() << " wakeup(s)"
               << (out.value("paused", false) ? "; wakeups are paused (agentworks wakeups resume)" : "") << "\n";
     for (const json& w : list) print_wakeup(w);
   }
@@ -89,12 +88,11 @@ class WakeupsList final : public Command {
 class WakeupsCancel final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--agent", agent_, "The agent").required();
+    options.option("--agent", agent_, "The agent (crew:NAME: a Crew's own agent)").required();
     options.option("--wakeup-id", wakeup_id_, "The pending wakeup to cancel").required();
   }
 
   json run(const Context& ctx) override {
-    check_agent_name(agent_);
     Config config = require_login(ctx);
     return client_for(config).post(wakeups_path(agent_) + "/" + url_encode(wakeup_id_) + "/cancel", json::object());
   }

@@ -35,10 +35,16 @@ std::string string_argument(const nlohmann::json& args, const char* key);
 nlohmann::json speaking_tools(std::string_view send_message_description, std::string_view no_reply_description);
 inline bool is_speaking_tool(std::string_view name) { return name == "send_message" || name == "no_reply"; }
 
-// Calls a speaking tool: send_message posts {text} to `base`/messages, no_reply posts {reason?} to
+// Calls a speaking tool: send_message posts {text, submission_id?} to `base`/messages, no_reply posts {reason?} to
 // `base`/no-reply, with `client`'s per-run secret. Returns the server's answer; a bad argument or a refusal is
 // thrown as the Error.
 nlohmann::json speak(ServerClient& client, const std::string& base, std::string_view name,
-                     const nlohmann::json& args);
+                     const nlohmann::json& args, const std::string& submission_id = {});
+
+// A function tool's action ("list", "call", "status", "reply", "cancel") through `scope`'s routes with its secret:
+// "/v1/calls/CALL_ID" for an execution (R-D4), "/v1/turns/CONVERSATION_ID" for a Crew agent's turn (R-K2). Unknown
+// arguments are Error(bad_request); the server's answer is returned as it is.
+nlohmann::json run_function_tool(ServerClient client, const std::string& scope, const std::string& action,
+                                 const nlohmann::json& args);
 
 }  // namespace agentworks::cli::mcp

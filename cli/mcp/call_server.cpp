@@ -55,7 +55,7 @@ json tool_list(bool explicit_communication) {
                                                "{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\"}}}"}}}}},
                            {"required", json::array({"question"})},
                            {"additionalProperties", false}}}}});
-  for (auto& t : function_tools(false)) tools.push_back(std::move(t));  // R-D4
+  for (auto& t : function_tools(ToolsFor::execution)) tools.push_back(std::move(t));  // R-D4
   if (explicit_communication)
     for (auto& t : explicit_tools()) tools.push_back(std::move(t));
   return {{"tools", tools}};
@@ -96,55 +96,11 @@ std::string read_arguments(const json& args, std::optional<json>& schema) {
   return args["question"].get<std::string>();
 }
 
-std::optional<long long> int_arg(const json& args, const char* key) {
-  const auto it = args.find(key);
-  if (it == args.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) throw Error(ErrorCode::bad_request, std::string("'") + key + "' must be an integer");
-  return it->get<long long>();
-}
-
-// R-D4: a function tool as the execution: its own routes with its per-call secret (functions_target's scope).
-json run_function_tool(const functions::ExecutionBinding& binding, const std::string& action, const json& args) {
-  static const std::map<std::string, std::set<std::string>> kArgs = {
-      {"list", {"target"}},
-      {"call", {"target", "function", "arguments", "submission_id"}},
-      {"status", {"call_id", "after", "message_limit", "after_event"}},
-      {"reply", {"call_id", "request_id", "answer"}},
-      {"cancel", {"call_id"}}};
-  if (!args.is_object()) throw Error(ErrorCode::bad_request, "the arguments must be an object");
-  for (const auto& [key, value] : args.items())
-    if (!kArgs.at(action).contains(key)) throw Error(ErrorCode::bad_request, "unknown argument '" + key + "'");
-  functions::FunctionsTarget target{
-      functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file),
-      "/v1/calls/" + url_encode(binding.call_id)};
-  if (action == "list")
-    return target.client.get(target.path(functions::crew_path(string_argument(args, "target")) + "/functions"));
-  if (action == "call") {
-    const auto it = args.find("arguments");
-    if (it == args.end() || !it->is_object()) throw Error(ErrorCode::bad_request, "'arguments' must be an object");
-    std::optional<std::string> submission;
-    if (args.contains("submission_id")) submission = string_argument(args, "submission_id");
-    const json body = functions::call_body(string_argument(args, "function"), *it, submission, 0);
-    return target.client.post(target.path(functions::crew_path(string_argument(args, "target")) + "/calls"), body);
-  }
-  const std::string call_id = string_argument(args, "call_id");
-  if (action == "status") {
-    functions::StatusQuery query;
-    query.after = int_arg(args, "after");
-    query.message_limit = int_arg(args, "message_limit");
-    query.after_event = int_arg(args, "after_event");
-    return target.client.get(target.path(functions::status_path(call_id, query)));
-  }
-  if (action == "reply")
-    return target.client.post(target.path(functions::call_path(call_id) + "/replies"),
-                              json{{"request_id", string_argument(args, "request_id")},
-                                   {"answer", string_argument(args, "answer")}});
-  return target.client.post(target.path(functions::call_path(call_id) + "/cancel"), functions::cancel_body(0));
-}
-
 json function_tool(const functions::ExecutionBinding& binding, const std::string& name, const json& args) {
   try {
-    const json answer = run_function_tool(binding, function_action(name), args);
+    const json answer =
+        run_function_tool(functions::client_with_wait(binding.server, binding.token, 0, binding.ca_file),
+                          "/v1/calls/" + url_encode(binding.call_id), function_action(name), args);
     json result = text_result(describe_function_answer(answer), false);
     result["structuredContent"] = answer;
     return result;

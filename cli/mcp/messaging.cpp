@@ -160,7 +160,7 @@ std::string describe_wakeup_answer(const json& a) {
     return text;
   }
   if (str(a, "state") == "cancelled") return "Cancelled: " + wakeup_line(a) + ".";
-  return "Scheduled: " + wakeup_line(a) + ". When it is due, a message starts a turn in this chat; cancel it with "
+  return "Scheduled: " + wakeup_line(a) + ". When it is due, a message starts a turn here; cancel it with "
          "cancel_message_wakeup(wakeup_id), move it with schedule_message_wakeup(wakeup_id, ...).";
 }
 

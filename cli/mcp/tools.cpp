@@ -80,12 +80,16 @@ const char* function_action(const std::string& name) {
   return nullptr;
 }
 
-json function_tools(bool for_chat) {
+json function_tools(ToolsFor who) {
+  const std::string made_by = who == ToolsFor::chat        ? "this chat"
+                              : who == ToolsFor::execution ? "this execution"
+                                                           : "this conversation";
   json tools = json::array();
   const json call_id = string_prop("The call (call_...), as call_function answered it.");
   tools.push_back(tool("list_functions",
                        "List the functions of a Crew (a project whose declared functions run as tracked calls) "
-                       "that the person lets this chat use.",
+                       "that " + std::string(who == ToolsFor::chat ? "the person lets this chat use."
+                                                                    : "this Crew may call."),
                        {{"target", string_prop("The Crew's name (or crw_... id).")}}, {"target"}));
   tools.push_back(tool("call_function",
                        "Call a Crew's function with JSON arguments. Answers at once with call_id and status; the "
@@ -97,7 +101,7 @@ json function_tools(bool for_chat) {
                         {"submission_id", string_prop(kSubmissionHelp)}},
                        {"target", "function", "arguments"}));
   tools.push_back(tool("get_function_call",
-                       "Read a call this chat made: status, progress, messages, events, pending questions, and "
+                       "Read a call " + made_by + " made: status, progress, messages, events, pending questions, and "
                        "once it ended its answer, result or error. Only completed, failed, cancelled or "
                        "interrupted is an outcome.",
                        {{"call_id", call_id},
@@ -107,25 +111,56 @@ json function_tools(bool for_chat) {
                         {"after_event", {{"type", "integer"}, {"minimum", -1}, {"description", "Events after this "
                                                                                               "seq (next_after_event)."}}}},
                        {"call_id"}));
-  tools.push_back(tool("reply_function_call", "Answer a question a call this chat made is asking (pending_inputs).",
+  tools.push_back(tool("reply_function_call", "Answer a question a call " + made_by + " made is asking (pending_inputs).",
                        {{"call_id", call_id},
                         {"request_id", string_prop("The question's request_id (req_...).")},
                         {"answer", string_prop("The answer text.")}},
                        {"call_id", "request_id", "answer"}));
   tools.push_back(tool("cancel_function_call",
-                       "Ask a call this chat made to end: it ends cancelled once its processes are gone; one that "
+                       "Ask a call " + made_by + " made to end: it ends cancelled once its processes are gone; one that "
                        "already ended keeps its outcome.",
                        {{"call_id", call_id}}, {"call_id"}));
-  if (for_chat) {
+  if (who == ToolsFor::chat) {
     json& call = tools[1];
     call["inputSchema"]["properties"]["notify"] = {
         {"type", "boolean"}, {"description", "Tell this chat of the questions and the outcome (default true)."}};
+  } else if (who == ToolsFor::conversation) {
+    tools[1]["description"] = "Call a function of a Crew this Crew may call. Answers at once with call_id and status; "
+                              "the call runs on, and its questions and outcome each start a new turn of this "
+                              "conversation (kind call_question / call_outcome), so you may end this turn meanwhile.";
   } else {
     tools[1]["description"] = "Call a function of a Crew this function's Crew may call. Answers at once with call_id "
                               "and status; follow it with get_function_call until its status is an outcome "
                               "(completed, failed, cancelled or interrupted). Repeating the same call is the same "
                               "call.";
   }
+  return tools;
+}
+
+json wakeup_tools(ToolsFor who) {
+  const bool for_chat = who == ToolsFor::chat;
+  const std::string here = for_chat ? "in this chat" : "in this conversation";
+  const std::string whose = for_chat ? "this chat's agent" : "this conversation";
+  json tools = json::array();
+  tools.push_back(tool(
+      "schedule_message_wakeup",
+      "Ask to be prompted again later " + here + ", e.g. to check on something that takes time. The wakeup is "
+      "kept by the server (it survives restarts); when it is due a message \"Wakeup ... NOTE\" starts a turn " +
+      here + ". Incoming messages do not cancel it. Give after_minutes or at; give wakeup_id to move one you "
+      "scheduled.",
+      {{"after_minutes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 43200},
+                          {"description", "Minutes from now (1-43200, at most 30 days)."}}},
+       {"at", string_prop("An RFC 3339 time with a zone, e.g. 2026-12-24T09:00:00Z, at most 30 days ahead.")},
+       {"note", string_prop("What to do when it comes (1-1,000 characters); it is shown to you then.")},
+       {"wakeup_id", string_prop("Reschedule this pending wakeup (wku_...) instead of adding one.")}},
+      {"note"}));
+  tools.push_back(tool("cancel_message_wakeup", "Cancel a pending wakeup of " + whose + ".",
+                       {{"wakeup_id", string_prop("The wakeup (wku_...), as schedule_message_wakeup answered it.")}},
+                       {"wakeup_id"}));
+  tools.push_back(tool("list_message_wakeups",
+                       "List the wakeups of " + whose + ": the pending ones first (with when they are due), then "
+                       "the last others with their state (due, offered, delivered, cancelled, interrupted).",
+                       json::object(), json::array()));
   return tools;
 }
 
@@ -181,26 +216,8 @@ json tool_list() {
                        "List the other agents of this account you can message: name, purpose, and whether each "
                        "is connected now.",
                        json::object(), json::array()));
-  for (auto& t : function_tools(true)) tools.push_back(std::move(t));
-  tools.push_back(tool(
-      "schedule_message_wakeup",
-      "Ask to be prompted again later in this chat, e.g. to check on something that takes time. The wakeup is "
-      "kept by the server with your agent (it survives restarts); when it is due a message \"Wakeup ... NOTE\" "
-      "starts a turn here. Incoming messages do not cancel it. Give after_minutes or at; give wakeup_id to move "
-      "one you scheduled.",
-      {{"after_minutes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 43200},
-                          {"description", "Minutes from now (1-43200, at most 30 days)."}}},
-       {"at", string_prop("An RFC 3339 time with a zone, e.g. 2026-12-24T09:00:00Z, at most 30 days ahead.")},
-       {"note", string_prop("What to do when it comes (1-1,000 characters); it is shown to you then.")},
-       {"wakeup_id", string_prop("Reschedule this pending wakeup (wku_...) instead of adding one.")}},
-      {"note"}));
-  tools.push_back(tool("cancel_message_wakeup", "Cancel a pending wakeup of this chat's agent.",
-                       {{"wakeup_id", string_prop("The wakeup (wku_...), as schedule_message_wakeup answered it.")}},
-                       {"wakeup_id"}));
-  tools.push_back(tool("list_message_wakeups",
-                       "List this chat's agent's wakeups: the pending ones first (with when they are due), then the "
-                       "last others with their state (due, offered, delivered, cancelled, interrupted).",
-                       json::object(), json::array()));
+  for (auto& t : function_tools(ToolsFor::chat)) tools.push_back(std::move(t));
+  for (auto& t : wakeup_tools(ToolsFor::chat)) tools.push_back(std::move(t));
   return {{"tools", tools}};
 }
 

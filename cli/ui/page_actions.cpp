@@ -25,6 +25,23 @@ std::string string_field(const json& request, const char* name, std::size_t max)
 
 }  // namespace
 
+namespace {
+
+// R-K2: every conversation of the account's Crews with their own agents, as `crews show` lists them (no bodies).
+json crew_conversation_rows(const json& crews) {
+  json rows = json::array();
+  for (const auto& crew : crews.value("crews", json::array())) {
+    for (const auto& conv : crew.value("conversations", json::array())) {
+      json row = conv;
+      row["crew_name"] = crew.value("crew_name", "");
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 std::string PageActions::calls() {
   const auto now = std::chrono::steady_clock::now();
   if (!calls_json_.empty() && now - calls_at_ < kCallsPeriod) return calls_json_;
@@ -32,10 +49,11 @@ std::string PageActions::calls() {
   try {
     Context ctx;
     ctx.config_path = config_path_;
-    const json page = client_for(require_login(ctx)).get("/v1/calls?limit=10");
-    calls = {{"calls", page.value("calls", json::array())}};
+    ServerClient client = client_for(require_login(ctx));
+    const json page = client.get("/v1/calls?limit=10");
+    calls = {{"calls", page.value("calls", json::array())}, {"conversations", crew_conversation_rows(client.get("/v1/crews"))}};
   } catch (const std::exception& e) {
-    calls = {{"calls", json::array()}, {"problem", e.what()}};
+    calls = {{"calls", json::array()}, {"conversations", json::array()}, {"problem", e.what()}};
   }
   calls_json_ = calls.dump();
   calls_at_ = now;

@@ -16,7 +16,8 @@ class PageActions {
   explicit PageActions(std::filesystem::path config_path) : config_path_(std::move(config_path)) {}
 
   // {"bridge":{running,pid,version,problem?}, "attachments":[…], "outbox_queued", "deliveries":[…], "outbox":[…],
-  // "calls":{"calls":[CallSummary…]} or {"problem"}} as compact JSON text. Never throws: a bridge or server that
+  // "calls":{"calls":[CallSummary…], "conversations":[a Crew conversation… with crew_name]} or {"problem"}} as compact
+  // JSON text. Never throws: a bridge or server that
   // does not answer is a state too. Called from the watcher's thread only (it keeps the calls' cache).
   std::string state();
   nlohmann::json detach(const nlohmann::json& request) const;  // {provider, session_id}
@@ -26,7 +27,8 @@ class PageActions {
   nlohmann::json reveal(const nlohmann::json& request) const;
 
  private:
-  // The recent function calls come from the server, not the bridge: asked at most every kCallsPeriod.
+  // The recent function calls and the Crews' conversations come from the server, not the bridge: asked at most
+  // every kCallsPeriod.
   static constexpr std::chrono::seconds kCallsPeriod{3};
   std::string calls();
   // A chat whose stream is down (offline) has its waiting messages on the server: they are counted there (the

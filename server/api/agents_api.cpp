@@ -124,8 +124,9 @@ Response get_agent_state(Ctx& c) {
                  {"session_id", st.receiving->native_session_id}};
   json wakeups = json::array();  // R-W5: the owner sees every wakeup state beside the deliveries
   const std::int64_t t = now();
-  if (st.agent.name.rfind("crew:", 0) != 0)  // a Crew's agent schedules none yet
-    for (const Wakeup& w : list_wakeups(c.store, c.caller, st.agent.name)) wakeups.push_back(wakeup_json(w, t));
+  if (!st.agent.agent_id.empty())  // a Crew's agent nobody has talked to yet has none
+    for (const Wakeup& w : list_wakeups(c.store, c.caller, st.agent.name).wakeups)
+      wakeups.push_back(wakeup_json(w, t));
   return json_reply(200, json{{"agent_name", st.agent.name},
                               {"communication", st.agent.communication},
                               {"wakeups", wakeups},

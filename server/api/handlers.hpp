@@ -68,5 +68,13 @@ Response report_interrupted(Ctx& c);
 Response set_crew_messaging(Ctx& c);
 Response send_turn_message(Ctx& c);
 Response decline_turn_reply(Ctx& c);
+Response schedule_turn_wakeup(Ctx& c);
+Response list_turn_wakeups(Ctx& c);
+Response cancel_turn_wakeup(Ctx& c);
+Response turn_list_functions(Ctx& c);
+Response turn_call_function(Ctx& c);
+Response turn_get_call(Ctx& c);
+Response turn_reply_call(Ctx& c);
+Response turn_cancel_call(Ctx& c);
 
 }  // namespace agentworks::server::api

@@ -25,12 +25,11 @@ Response schedule_wakeup(Ctx& c) {
 }
 
 Response list_wakeups(Ctx& c) {
-  const auto list = list_wakeups(c.store, c.caller, c.params.at(0));
+  const WakeupList list = list_wakeups(c.store, c.caller, c.params.at(0));
   const std::int64_t t = now();
   json items = json::array();
-  for (const auto& w : list) items.push_back(wakeup_json(w, t));
-  const Agent agent = c.store.require_agent(c.caller, c.params.at(0));
-  return json_reply(200, json{{"agent_name", agent.name},
+  for (const auto& w : list.wakeups) items.push_back(wakeup_json(w, t));
+  return json_reply(200, json{{"agent_name", list.agent_name},
                               {"paused", wakeups_paused(c.store, c.caller.account_id)},
                               {"wakeups", items}});
 }

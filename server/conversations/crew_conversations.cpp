@@ -105,7 +105,7 @@ bool CrewConversations::is_crew_agent(const std::string& agent_id) {
 void CrewConversations::on_committed(const StoreEvents& events) {
   std::set<std::string> arrived;
   for (const auto& m : events.messages)
-    if (m.direction == "to_agent" && !m.is_notice() && m.recipient_agent_id && is_crew_agent(*m.recipient_agent_id))
+    if (m.direction == "to_agent" && m.recipient_agent_id && is_crew_agent(*m.recipient_agent_id))
       arrived.insert(m.conversation_id);
   for (const auto& [conversation_id, token] : events.turns_started) start(conversation_id, token);
   // Only what this commit brought: a conversation that waits for a slot is the poll's (a claim's own commit must

@@ -7,6 +7,10 @@ namespace {
 constexpr std::size_t kRecapMessages = 20;
 
 std::string sender_of(const Message& m) {
+  if (m.kind == "wakeup") return "your own wakeup (nobody wrote it; answer in the conversation only if it needs)";
+  if (m.kind == "call_outcome") return "the server: the outcome of your call " + m.call_id.value_or("?");
+  if (m.kind == "call_question")
+    return "the server: your call " + m.call_id.value_or("?") + " asks a question (answer with reply_function_call)";
   if (m.sender_agent_name) return "agent " + *m.sender_agent_name;
   return "a person (connection " + m.sender_conn + ")";
 }
@@ -33,7 +37,8 @@ std::string turn_prompt(const TurnPromptInput& in) {
   for (const Message& m : in.messages) p += "\n[" + m.message_id + " from " + sender_of(m) + "]\n" + m.body + "\n";
   p += "\nOnly what you send with the send_message tool reaches the sender; your own text here is read by nobody. "
        "Answer with send_message (more than one if you need), or call no_reply when on purpose no answer is "
-       "needed. Later messages of this conversation come in later turns of this same session.";
+       "needed. Later messages of this conversation come in later turns of this same session; to look at something "
+       "again later, schedule_message_wakeup prompts a turn here when it is due.";
   return p;
 }
 

@@ -12,7 +12,7 @@
 namespace agentworks::server::functions {
 
 bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f) {
-  const bool chat = !caller.is_login() && !caller.is_execution();
+  const bool chat = !caller.is_login() && !caller.is_execution() && !caller.is_turn();
   const std::string agent = fold_name(caller.agent_name.value_or(""));
   bool owner_names_agents = false;
   for (const auto& entry : f.allowed_callers) {
@@ -41,7 +41,7 @@ bool granted(const FunctionGrant& grant, const Crew& crew) {
 
 // R-D1: the person's grant to the chat's agent must name the Crew (or be `all`).
 Crew with_grant(Store& store, const Connection& caller, const Crew& crew) {
-  if (caller.is_login() || caller.is_execution()) return crew;
+  if (caller.is_login() || caller.is_execution() || caller.is_turn()) return crew;
   const std::string agent = caller.agent_name.value_or("");
   if (granted(function_grant(store, caller.account_id, agent), crew)) return crew;
   throw Error(ErrorCode::forbidden,
@@ -91,6 +91,8 @@ CallRow visible_call(Store& store, const Connection& caller, const std::string& 
     visible = caller.account_id == call->caller_account || caller.account_id == call->crew_account;
   else if (call && caller.is_execution())
     visible = call->parent_call_id == caller.connection_id;  // R-D4: only what the execution started
+  else if (call && caller.is_turn())
+    visible = !call->parent_call_id && call->caller_conn == caller.connection_id;  // what the conversation started
   else if (call)
     visible = caller.agent_id && call->caller_agent_id == caller.agent_id;
   if (!visible) throw Error(ErrorCode::not_found, "no call " + call_id + " that you may read");

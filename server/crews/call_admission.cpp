@@ -41,9 +41,15 @@ std::shared_ptr<const ParsedDeclaration> parsed_declaration(const Crew& crew) {
 
 namespace {
 
-// The agent told of the call's questions and outcome, if any (R-D2).
+// The agent told of the call's questions and outcome, if any (R-D2). A Crew agent's turn is told by default, in
+// its conversation: the outcome starts a turn there (R-K2).
 std::optional<std::string> notify_agent(Store& store, const Connection& caller, const NotifyRequest& notify) {
   using Kind = NotifyRequest::Kind;
+  if (caller.is_turn()) {
+    if (notify.kind == Kind::no) return std::nullopt;
+    if (notify.kind == Kind::unset || notify.kind == Kind::yes) return caller.agent_id;
+    throw Error(ErrorCode::bad_request, "a Crew agent's call notifies its own conversation; give notify true or false");
+  }
   if (caller.is_execution()) {
     if (notify.kind == Kind::unset || notify.kind == Kind::no) return std::nullopt;
     throw Error(ErrorCode::bad_request, "an execution cannot ask for notices: it follows its calls by reading them");
@@ -129,6 +135,7 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
   in.token = "awc_" + random_hex(32);
   if (!caller.is_login()) in.caller_agent_id = caller.agent_id;
   in.notify_agent_id = notify;
+  if (caller.is_turn() && notify) in.notify_conversation_id = caller.connection_id;
   if (parent) {
     in.parent_call_id = parent->call_id;
     in.depth = parent->depth + 1;

@@ -1,5 +1,5 @@
 // Talking to a Crew (R-K1, R-K3): the one place that decides whether a message may go to a Crew's own agent. A
-// "crew:NAME" target becomes the Crew's hidden agent (created on the first message), and every message to that
+// "crew:NAME" target (crew:crw_... for another account's Crew that admits the caller) becomes the Crew's hidden agent (created on the first message), and every message to that
 // agent, a reply in an existing conversation included, is refused while the Crew's messaging is off.
 #pragma once
 

@@ -99,6 +99,24 @@ const std::vector<Route>& routes() {
        "a Crew's agent speaks in the conversation its turn answers (per-turn secret, R-K2)"},
       {"POST", "/v1/turns/{conversation}/no-reply", Auth::turn, true, {}, api::decline_turn_reply,
        "a Crew's agent declines to answer its turn's messages (per-turn secret, R-X2)"},
+      {"POST", "/v1/turns/{conversation}/wakeups", Auth::turn, true, {}, api::schedule_turn_wakeup,
+       "a Crew's agent schedules (or reschedules) a wakeup of the conversation its turn answers (per-turn secret, "
+       "R-W1)"},
+      {"GET", "/v1/turns/{conversation}/wakeups", Auth::turn, false, {}, api::list_turn_wakeups,
+       "a Crew's agent lists the wakeups of its turn's conversation (per-turn secret)"},
+      {"POST", "/v1/turns/{conversation}/wakeups/{id}/cancel", Auth::turn, true, {}, api::cancel_turn_wakeup,
+       "a Crew's agent cancels a pending wakeup of its turn's conversation (per-turn secret)"},
+      {"GET", "/v1/turns/{conversation}/crews/{crew}/functions", Auth::turn, false, {}, api::turn_list_functions,
+       "a Crew's agent lists the functions of a Crew its Crew may call (per-turn secret, R-D4)"},
+      {"POST", "/v1/turns/{conversation}/crews/{crew}/calls", Auth::turn, true, {}, api::turn_call_function,
+       "a Crew's agent calls a function; its notices wake the conversation (per-turn secret, R-D4, R-D2)"},
+      {"GET", "/v1/turns/{conversation}/calls/{call}", Auth::turn, false,
+       {"after", "message_limit", "after_event", "event_limit", "wait_seconds"}, api::turn_get_call,
+       "a Crew's agent reads a call its conversation made (per-turn secret)"},
+      {"POST", "/v1/turns/{conversation}/calls/{call}/replies", Auth::turn, true, {}, api::turn_reply_call,
+       "a Crew's agent answers a question of a call its conversation made (per-turn secret)"},
+      {"POST", "/v1/turns/{conversation}/calls/{call}/cancel", Auth::turn, true, {}, api::turn_cancel_call,
+       "a Crew's agent cancels a call its conversation made (per-turn secret)"},
   };
   return table;
 }

@@ -21,6 +21,9 @@ namespace {
 
 // R-X7: an explicit function's voice.
 constexpr const char* kExplicitTools[] = {"send_message", "no_reply"};
+// A Crew agent's turn may wake its own conversation later (R-K2 with R-W1); it calls functions like an execution.
+constexpr const char* kConversationTools[] = {"schedule_message_wakeup", "cancel_message_wakeup",
+                                              "list_message_wakeups"};
 
 std::vector<std::string> call_server_args(const AgentTurn& t) {
   if (t.conversation) return {"mcp", "serve", "--conversation"};
@@ -51,12 +54,12 @@ const std::vector<std::string>& call_variables(const AgentTurn& t) {
 // calls functions (R-D4), and an explicit one speaks too (R-X7).
 std::vector<std::string> server_tools(const AgentTurn& t) {
   std::vector<std::string> tools;
-  if (!t.conversation) {
-    tools.push_back("request_input");
-    for (const char* tool : kFunctionTools) tools.push_back(tool);
-  }
+  if (!t.conversation) tools.push_back("request_input");
+  for (const char* tool : kFunctionTools) tools.push_back(tool);  // R-D4: an execution's, and a Crew agent's turn
   if (t.explicit_communication || t.conversation)
     for (const char* tool : kExplicitTools) tools.push_back(tool);
+  if (t.conversation)
+    for (const char* tool : kConversationTools) tools.push_back(tool);
   return tools;
 }
 

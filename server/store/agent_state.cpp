@@ -40,9 +40,10 @@ AgentState agent_state(Store& store, const Connection& caller, const std::string
   std::vector<std::pair<std::int64_t, std::string>> page;  // (rowid, inbox_id)
   {
     Q q(store,
-        "SELECT rowid, inbox_id FROM conversations WHERE account_id = ? AND target_agent_id = ?"
+        // The agent is the caller's; its inboxes include those another account started with a Crew's agent (R-K1).
+        "SELECT rowid, inbox_id FROM conversations WHERE target_agent_id = ?"
         " AND (? = 0 OR rowid < ?) ORDER BY rowid DESC LIMIT ?");
-    q->bind(1, caller.account_id).bind(2, out.agent.agent_id).bind(3, before).bind(4, before).bind(5, limit + 1);
+    q->bind(1, out.agent.agent_id).bind(2, before).bind(3, before).bind(4, limit + 1);
     while (q->step()) page.emplace_back(q->int64(0), q->text(1));
   }
   if (static_cast<int>(page.size()) > limit) {
@@ -52,7 +53,7 @@ AgentState agent_state(Store& store, const Connection& caller, const std::string
   for (const auto& [rowid, inbox_id] : page) {
     InboxState inbox;
     try {
-      inbox.conversation = store.inbox_info(caller, inbox_id);
+      inbox.conversation = store.agent_inbox_info(out.agent.agent_id, inbox_id);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::not_found) continue;  // removed past its retention
       throw;

@@ -7,12 +7,14 @@ namespace agentworks::server {
 namespace {
 
 // c.rowid orders the calls by insertion on both engines (SQLite's implicit rowid; PostgreSQL's column of that
-// name, schema version 2). The crew filter matches a crew_id or a folded name; '' matches every Crew.
+// name, schema version 2). The caller's agent is the one the call was made as (a chat's, a Crew agent's turn's),
+// else its connection's. The crew filter matches a crew_id or a folded name; '' matches every Crew.
 #define AW_CALL_SUMMARY_SELECT                                                                                  \
   "SELECT c.rowid, c.call_id, c.crew_id, w.name, c.function, c.status, c.progress, c.caller_account,"          \
   " c.caller_conn, g.name, c.submission_id, c.error_code, c.error_message, c.created_at, c.updated_at,"        \
   " c.finished_at FROM calls c JOIN crews w ON w.crew_id = c.crew_id"                                           \
-  " LEFT JOIN connections k ON k.connection_id = c.caller_conn LEFT JOIN agents g ON g.agent_id = k.agent_id "
+  " LEFT JOIN connections k ON k.connection_id = c.caller_conn"                                                 \
+  " LEFT JOIN agents g ON g.agent_id = COALESCE(c.caller_agent_id, k.agent_id) "
 
 #define AW_CALL_SUMMARY_PAGE \
   " AND c.rowid < ? AND (? = '' OR w.crew_id = ? OR w.name_fold = ?) ORDER BY c.rowid DESC LIMIT ?"

@@ -49,6 +49,7 @@ CallRow call_row(db::Statement& s) {
   c.notify_agent_name = s.opt_text(34);
   c.parent_call_id = s.opt_text(35);
   c.depth = s.int64(36);
+  c.notify_conversation_id = s.opt_text(37);
   return c;
 }
 
@@ -64,7 +65,8 @@ CallInput input_row(db::Statement& s) {
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
   " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
   " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at, c.caller_agent_id, g.name,"        \
-  " c.notify_agent_id, n.name, c.parent_call_id, c.depth FROM calls c JOIN crews w ON w.crew_id = c.crew_id"   \
+  " c.notify_agent_id, n.name, c.parent_call_id, c.depth, c.notify_conversation_id FROM calls c"               \
+  " JOIN crews w ON w.crew_id = c.crew_id"                                                                      \
   " LEFT JOIN agents g ON g.agent_id = c.caller_agent_id LEFT JOIN agents n ON n.agent_id = c.notify_agent_id "
 
 void touch(Store& store, const std::string& call_id) {
@@ -103,11 +105,13 @@ CallRow insert_call(Store& store, const NewCall& in) {
     Q q(store,
         "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
         " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at, caller_agent_id,"
-        " notify_agent_id, parent_call_id, depth) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        " notify_agent_id, parent_call_id, depth, notify_conversation_id)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
     q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
     q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds);
-    q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).bind(16, in.parent_call_id).bind(17, in.depth).run();
+    q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).bind(16, in.parent_call_id).bind(17, in.depth);
+    q->bind(18, in.notify_conversation_id).run();
   }
   add_call_event(store, call_id, "started", "");
   store.note_call_started(call_id, in.token);
@@ -289,7 +293,8 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
   const auto call = call_by_id(store, call_id);
   if (call && call->notify_agent_id)
     store.store_notice(Notice{call->caller_account, *call->notify_agent_id, call_id, "call_outcome",
-                              call_outcome_text(*call), call_id, state_text(call->status), std::nullopt});
+                              call_outcome_text(*call), call_id, state_text(call->status), std::nullopt,
+                              call->notify_conversation_id});
 }
 
 CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
@@ -318,7 +323,8 @@ CallInput add_call_input(Store& store, const std::string& call_id, const std::st
   const auto call = call_by_id(store, call_id);
   if (call && call->notify_agent_id && !call->cancel_requested_at)
     store.store_notice(Notice{call->caller_account, *call->notify_agent_id, call_id, "call_question",
-                              call_question_text(*call, in), call_id, state_text(call->status), std::nullopt});
+                              call_question_text(*call, in), call_id, state_text(call->status), std::nullopt,
+                              call->notify_conversation_id});
   return in;
 }
 

@@ -29,6 +29,7 @@ struct NewCall {
   std::optional<std::string> caller_agent_id;  // a chat's call: its agent (R-D1)
   std::optional<std::string> notify_agent_id;  // told of the call's questions and outcome (R-D2)
   std::optional<std::string> parent_call_id;   // an execution's call (R-D4)
+  std::optional<std::string> notify_conversation_id;  // a Crew agent's call: its notices wake this conversation
   std::int64_t depth = 1;
 };
 

@@ -278,8 +278,14 @@ bool Store::is_party(const Connection& caller, const Conversation& c, const std:
 }
 
 Conversation Store::inbox_info(const Connection& caller, const std::string& inbox_id) {
-  auto c = conversation_by_inbox(inbox_id);
+  const auto c = conversation_by_inbox(inbox_id);
   if (!c || c->account_id != caller.account_id) throw Error(ErrorCode::not_found, "no inbox '" + inbox_id + "'");
+  return agent_inbox_info(c->target_agent_id, inbox_id);
+}
+
+Conversation Store::agent_inbox_info(const std::string& agent_id, const std::string& inbox_id) {
+  auto c = conversation_by_inbox(inbox_id);
+  if (!c || c->target_agent_id != agent_id) throw Error(ErrorCode::not_found, "no inbox '" + inbox_id + "'");
   expire_if_idle(*c);
   if (auto t = agent_by_id(c->target_agent_id, true)) c->target_agent_name = t->name;
   if (c->initiator_agent_id) {
@@ -294,7 +300,12 @@ Message Store::store_notice(const Notice& notice) {
   if (!target) return Message{};  // the agent was unregistered since: nobody to tell
   // The call (or "wakeups") is the conversation's initiator: no connection has its id, so no send continues it.
   std::optional<Conversation> conv;
-  {
+  if (notice.conversation_id) {  // R-K2: a Crew agent's wakeup prompts the conversation it was scheduled in
+    conv = conversation_by_id(*notice.conversation_id);
+    if (!conv || conv->target_agent_id != target->agent_id || expire_if_idle(*conv) ||
+        conv->state != ConversationState::open)
+      return Message{};
+  } else {
     Q q(*this,
         "SELECT conversation_id, inbox_id, account_id, initiator_conn, initiator_agent_id, target_agent_id,"
         " created_at, last_activity, state, expired_at, next_inbox_seq, message_count, rate_window FROM conversations"
@@ -311,7 +322,7 @@ Message Store::store_notice(const Notice& notice) {
   }
   Message m;
   m.message_id = notice.message_id.value_or(new_id("msg"));
-  m.account_id = notice.account_id;
+  m.account_id = conv->account_id;
   m.conversation_id = conv->conversation_id;
   m.inbox_id = conv->inbox_id;
   m.inbox_seq = conv->next_inbox_seq;

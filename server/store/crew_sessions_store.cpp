@@ -3,6 +3,7 @@
 #include "agentworks/sha256.hpp"
 #include "clock.hpp"
 #include "store/store.hpp"
+#include "store/wakeups_store.hpp"
 
 namespace agentworks::server {
 namespace {
@@ -31,8 +32,8 @@ CrewSession read_session(db::Statement& s, int at = 0) {
 // The newest message to the agent of the conversation past `after`, 0 when none waits.
 std::int64_t last_waiting(Store& store, const std::string& conversation_id, std::int64_t after) {
   Q q(store,
-      "SELECT COALESCE(MAX(inbox_seq), 0) FROM messages WHERE conversation_id = ? AND direction = 'to_agent'"
-      " AND kind IS NULL AND inbox_seq > ?");
+      "SELECT COALESCE(MAX(inbox_seq), 0) FROM messages WHERE conversation_id = ? AND " AW_TURN_INPUT
+      " AND inbox_seq > ?");
   q->bind(1, conversation_id).bind(2, after);
   return q->step() ? q->int64(0) : 0;
 }
@@ -76,9 +77,10 @@ std::optional<TurnClaim> claim_turn(Store& store, const Conversation& conv, cons
   {
     Q q(store,
         "UPDATE messages SET state = 'admitted', admitted_at = ?, via = 'crew-agent' WHERE conversation_id = ?"
-        " AND direction = 'to_agent' AND kind IS NULL AND inbox_seq > ? AND inbox_seq <= ? AND state = 'stored'");
+        " AND " AW_TURN_INPUT " AND inbox_seq > ? AND inbox_seq <= ? AND state = 'stored'");
     q->bind(1, at).bind(2, conv.conversation_id).bind(3, session->seen_seq).bind(4, upto).run();
   }
+  note_turn_wakeups(store, conv.conversation_id, session->seen_seq, upto, "offered");
   TurnClaim claim;
   claim.resume = session->turns > 0;
   claim.session = *crew_session(store, conv.conversation_id);
@@ -105,13 +107,14 @@ void end_turn(Store& store, const std::string& conversation_id, const std::strin
   {
     Q q(store,
         "UPDATE messages SET state = 'processed', processed_at = ? WHERE conversation_id = ?"
-        " AND direction = 'to_agent' AND kind IS NULL AND inbox_seq > ? AND inbox_seq <= ? AND state != 'processed'");
+        " AND " AW_TURN_INPUT " AND inbox_seq > ? AND inbox_seq <= ? AND state != 'processed'");
     q->bind(1, at).bind(2, conversation_id).bind(3, session->turn_from_seq).bind(4, session->seen_seq).run();
   }
+  note_turn_wakeups(store, conversation_id, session->turn_from_seq, session->seen_seq, "delivered");
   if (session->spoke) return;
   // R-X3: the turn ended silent; the nudge (its one question) was the runner's.
   for (const Message& m : store.turn_messages(conversation_id, session->turn_from_seq, session->seen_seq)) {
-    if (m.reply_state) continue;
+    if (m.reply_state || m.is_notice()) continue;  // a wakeup has nobody to tell
     Q q(store, "UPDATE messages SET reply_state = 'unanswered' WHERE message_id = ? AND reply_state IS NULL");
     q->bind(1, m.message_id).run();
     if (store.sql_changes() > 0) store.store_status_line(m);
@@ -141,6 +144,7 @@ std::vector<std::string> interrupt_cut_turns(Store& store, CutTurns which) {
         "UPDATE messages SET reply_state = 'interrupted' WHERE conversation_id = ? AND direction = 'to_agent'"
         " AND kind IS NULL AND inbox_seq > ? AND inbox_seq <= ? AND reply_state IS NULL");
     q->bind(1, s.conversation_id).bind(2, s.turn_from_seq).bind(3, s.seen_seq).run();
+    note_turn_wakeups(store, s.conversation_id, s.turn_from_seq, s.seen_seq, "interrupted");  // R-W4
     ids.push_back(s.conversation_id);
   }
   return ids;
@@ -179,7 +183,7 @@ std::vector<std::string> conversations_waiting(Store& store, int limit) {
       " LEFT JOIN crew_sessions s ON s.conversation_id = c.conversation_id"
       " WHERE a.crew_id IS NOT NULL AND a.removed = 0 AND (s.turn_state IS NULL OR s.turn_state = 'idle')"
       " AND EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.conversation_id"
-      " AND m.direction = 'to_agent' AND m.kind IS NULL AND m.inbox_seq > COALESCE(s.seen_seq, 0))"
+      " AND " AW_TURN_INPUT " AND m.inbox_seq > COALESCE(s.seen_seq, 0))"
       " ORDER BY c.last_activity LIMIT ?");
   q->bind(1, limit);
   while (q->step()) out.push_back(q->text(0));
@@ -206,8 +210,7 @@ std::vector<CrewConversationRow> crew_conversations(Store& store, const std::str
   }
   for (auto& row : out) {
     Q q(store,
-        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND direction = 'to_agent' AND kind IS NULL"
-        " AND inbox_seq > ?");
+        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND " AW_TURN_INPUT " AND inbox_seq > ?");
     q->bind(1, row.session.conversation_id).bind(2, row.session.seen_seq);
     row.waiting = q->step() ? q->int64(0) : 0;
   }

@@ -11,6 +11,11 @@
 
 #include "store/records.hpp"
 
+// What a Crew agent's turn takes in (R-K2): the messages to it, the notices of its own wakeups (R-W2) and of the
+// calls it made from the conversation (R-D2); nothing else reaches a Crew agent's conversation. A macro, so that statements stay single literals (the statement cache keys on the address).
+#define AW_TURN_INPUT \
+  "direction = 'to_agent' AND (kind IS NULL OR kind IN ('wakeup', 'call_outcome', 'call_question'))"
+
 namespace agentworks::server {
 
 class Store;

@@ -58,6 +58,7 @@ struct CallRow {
   std::optional<std::string> caller_agent_name;
   std::optional<std::string> notify_agent_id;    // who is told of its questions and outcome (R-D2)
   std::optional<std::string> notify_agent_name;
+  std::optional<std::string> notify_conversation_id;  // a Crew agent's call (R-K2): its notices go into it
   std::optional<std::string> parent_call_id;  // made by that call's execution (R-D4)
   std::int64_t depth = 1;                     // 1 for a call from a person or a chat
   bool open() const { return is_open(status); }

@@ -5,6 +5,7 @@
 #include "agentworks/validation.hpp"
 #include "clock.hpp"
 #include "store/cursor.hpp"
+#include "store/crew_sessions_store.hpp"
 #include "store/store.hpp"
 #include "store/wakeups_store.hpp"
 
@@ -383,15 +384,17 @@ void Store::store_status_line(const Message& about) {
 std::vector<Message> Store::turn_messages(const std::string& conversation_id, std::int64_t after,
                                           std::int64_t up_to) {
   std::vector<Message> out;
-  Q q(*this, AW_MESSAGE_COLUMNS "WHERE conversation_id = ? AND direction = 'to_agent' AND kind IS NULL"
+  Q q(*this, AW_MESSAGE_COLUMNS "WHERE conversation_id = ? AND " AW_TURN_INPUT
              " AND inbox_seq > ? AND inbox_seq <= ? ORDER BY inbox_seq");
   q->bind(1, conversation_id).bind(2, after).bind(3, up_to);
   while (q->step()) out.push_back(read_message(*q));
   return out;
 }
 
-Receipt Store::send_as_target(const std::string& conversation_id, const std::string& text) {
+Receipt Store::send_as_target(const std::string& conversation_id, const std::string& text,
+                              const std::optional<std::string>& submission_id) {
   if (!valid_message_text(text)) throw Error(ErrorCode::invalid_message, kMessageRule);
+  if (submission_id) check_submission_id(*submission_id);
   auto found = conversation_by_id(conversation_id);
   if (!found) throw Error(ErrorCode::not_found, "the conversation is gone");
   Conversation conv = *found;
@@ -399,17 +402,22 @@ Receipt Store::send_as_target(const std::string& conversation_id, const std::str
   if (conv.state != ConversationState::open) throw Error(ErrorCode::expired, "this conversation expired");
   const auto speaker = agent_by_id(conv.target_agent_id);
   if (!speaker) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
-  Message m;
-  address_to_initiator(conv, m);
-  check_rate(conv);
-  make_room_in_inbox(conv);
   Connection as_agent;  // not a stored connection: the agent speaks through its turn (R-K2)
   as_agent.connection_id = speaker->crew_id.value_or(speaker->agent_id);
   as_agent.account_id = conv.account_id;
   SendInput in;
   in.message = text;
+  in.submission_id = submission_id;
+  // R-M2: a retried send of the turn answers its first receipt, never a second message.
+  const std::string fingerprint = sha256_hex(conversation_id + "\n" + speaker->agent_id + "\n" + text);
+  if (auto first = earlier_submission(as_agent, in, fingerprint)) return *first;
+  Message m;
+  address_to_initiator(conv, m);
+  check_rate(conv);
+  make_room_in_inbox(conv);
   fill_sent_message(as_agent, speaker, conv, in, m);
   store_sent_message(conv, m);
+  if (submission_id) record_submission(as_agent, *submission_id, fingerprint, m);
   Receipt r{m.message_id, m.conversation_id, m.inbox_id, false};
   request_events_.messages.push_back(std::move(m));
   return r;

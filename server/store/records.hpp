@@ -24,6 +24,10 @@ struct Connection {
   // Not a stored connection: a function execution acting with its call's secret (R-D4). connection_id is its call,
   // account_id its Crew's owner; it reaches only the calls it made.
   bool is_execution() const { return kind == "execution"; }
+  // Not a stored connection: a Crew agent's conversation turn acting with its turn's secret (R-K2 with R-D4).
+  // connection_id is its conversation, account_id its Crew's owner, agent_id the Crew's agent; it reaches only the
+  // calls made from that conversation.
+  bool is_turn() const { return kind == "turn"; }
 };
 
 struct Agent {
@@ -110,6 +114,7 @@ struct Notice {
   std::optional<std::string> call_id;      // a call's notice: the call
   std::optional<std::string> call_status;  // and its status as the notice was written
   std::optional<std::string> message_id;   // chosen by the writer (a wakeup records it first); else a new one
+  std::optional<std::string> conversation_id;  // into this open conversation of the agent (a Crew agent's wakeup)
 };
 
 struct Attachment {

@@ -149,6 +149,14 @@ CREATE TABLE crew_sessions(
   spoke BIGINT NOT NULL DEFAULT 0, turn_started_at BIGINT, last_turn_at BIGINT, created_at BIGINT NOT NULL);
 CREATE INDEX crew_sessions_crew ON crew_sessions(crew_id, turn_state);
 )sql",
+    // 7: a Crew agent's wakeups and the notices of its calls belong to one conversation (R-K2, R-W1, R-D2); an
+    // agent's inboxes are found by receiver, whichever account started them (another account talks to a Crew's
+    // agent).
+    R"sql(
+ALTER TABLE wakeups ADD COLUMN conversation_id TEXT;
+ALTER TABLE calls ADD COLUMN notify_conversation_id TEXT;
+CREATE INDEX conversations_receiver ON conversations(target_agent_id, rowid);
+)sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kMigrationCount == kPostgresSchemaVersion, "one migration per schema version");

@@ -145,6 +145,11 @@ CREATE TABLE IF NOT EXISTS crew_sessions(
   spoke INTEGER NOT NULL DEFAULT 0, turn_started_at INTEGER, last_turn_at INTEGER, created_at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS crew_sessions_crew ON crew_sessions(crew_id, turn_state);
 )sql");
+  // A Crew agent's wakeups belong to one conversation (R-K2, R-W1); an agent's inboxes are found by receiver,
+  // whichever account started them (another account talks to a Crew's agent).
+  add_column_if_missing(db, "wakeups", "conversation_id", "TEXT");
+  add_column_if_missing(db, "calls", "notify_conversation_id", "TEXT");
+  db.exec("CREATE INDEX IF NOT EXISTS conversations_receiver ON conversations(target_agent_id)");
 }
 
 }  // namespace agentworks::server

@@ -179,12 +179,18 @@ class Store {
   Message receipt_set(const Connection& caller, const std::string& message_id, const std::string& state,
                       const std::optional<std::string>& via, const std::optional<std::string>& reply_state = {});
   Conversation inbox_info(const Connection& caller, const std::string& inbox_id);
+  // An inbox of one of the caller's agents, whichever account started it (another account talks to a Crew's agent,
+  // R-K1); not_found when `agent_id` is not its receiver.
+  Conversation agent_inbox_info(const std::string& agent_id, const std::string& inbox_id);
   std::optional<Conversation> conversation_by_id(const std::string& conversation_id);
+  // Expires c when it has been idle past the limit (R-M9); true when it is (now) expired.
+  bool expire_if_idle(Conversation& c);
   std::optional<Message> message_by_id(const std::string& message_id);
   // The messages to the conversation's agent with inbox_seq in (after, up_to], oldest first (a Crew turn's, R-K2).
   std::vector<Message> turn_messages(const std::string& conversation_id, std::int64_t after, std::int64_t up_to);
   // R-K2: a message from the conversation's own agent (a Crew's, speaking in its turn) to its initiator.
-  Receipt send_as_target(const std::string& conversation_id, const std::string& text);
+  Receipt send_as_target(const std::string& conversation_id, const std::string& text,
+                         const std::optional<std::string>& submission_id = std::nullopt);
   // R-K3: the Crew whose hidden agent receives in `inbox_id` of the caller's account (nullopt: another agent).
   std::optional<std::string> inbox_crew(const Connection& caller, const std::string& inbox_id);
   // Every message after seq, in sequence order (the replica feed reads what other replicas committed).
@@ -241,7 +247,6 @@ class Store {
   Conversation insert_conversation(Conversation c);
   Conversation open_conversation_for_send(const Connection& caller, const std::optional<Agent>& speaker,
                                           const Agent& target);
-  bool expire_if_idle(Conversation& c);
   void expire_conversation(const std::string& conversation_id);
   void sweep_before_new_conversation(const std::string& account_id);
   bool has_pending(const std::string& conversation_id);

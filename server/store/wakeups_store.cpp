@@ -5,6 +5,7 @@
 #include "agentworks/utc_time.hpp"
 #include "agentworks/validation.hpp"
 #include "clock.hpp"
+#include "store/crews_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -13,7 +14,7 @@ namespace {
 // The columns read_wakeup() reads, in its order (a macro: the statement cache is keyed by the literal's address).
 #define AW_WAKEUP_COLUMNS                                                                                        \
   "SELECT w.wakeup_id, w.account_id, w.agent_id, w.note, w.due_at, w.state, w.created_at, w.updated_at,"        \
-  " w.message_id, w.fired_at FROM wakeups w "
+  " w.message_id, w.fired_at, w.conversation_id FROM wakeups w "
 
 Wakeup read_wakeup(db::Statement& q) {
   Wakeup w;
@@ -27,6 +28,7 @@ Wakeup read_wakeup(db::Statement& q) {
   w.updated_at = q.int64(7);
   w.message_id = q.opt_text(8);
   w.fired_at = q.opt_int64(9);
+  w.conversation_id = q.opt_text(10);
   return w;
 }
 
@@ -44,15 +46,26 @@ Agent wakeup_agent(Store& store, const Connection& caller, const std::string& ag
   if (caller.is_execution())
     throw Error(ErrorCode::forbidden, "a function execution cannot schedule wakeups; only an agent's chat or its "
                                       "person can");
+  if (agent_name.rfind("crew:", 0) == 0 && caller.is_login()) {  // R-W5: the person sees a Crew agent's wakeups
+    const auto crew = crew_for_caller(store, caller, agent_name.substr(5));
+    if (!crew || crew->account_id != caller.account_id)
+      throw Error(ErrorCode::not_found, "no Crew '" + agent_name.substr(5) + "' in this account");
+    auto agent = store.find_crew_agent(crew->crew_id);
+    if (!agent)
+      throw Error(ErrorCode::not_found, "Crew '" + crew->name + "' has no wakeups: nobody has talked to its agent yet");
+    agent->name = "crew:" + crew->name;
+    return *agent;
+  }
   Agent agent = store.require_agent(caller, agent_name);
   if (!caller.is_login() && !(caller.agent_id && *caller.agent_id == agent.agent_id))
     throw Error(ErrorCode::forbidden, "a chat schedules wakeups only for its own agent, not for '" + agent.name + "'");
   return agent;
 }
 
-Wakeup owned_wakeup(Store& store, const Agent& agent, const std::string& wakeup_id) {
+Wakeup owned_wakeup(Store& store, const Agent& agent, const std::optional<std::string>& conversation_id,
+                    const std::string& wakeup_id) {
   auto w = wakeup_by_id(store, wakeup_id);
-  if (!w || w->agent_id != agent.agent_id)
+  if (!w || w->agent_id != agent.agent_id || (conversation_id && w->conversation_id != conversation_id))
     throw Error(ErrorCode::not_found, "agent '" + agent.name + "' has no wakeup '" + wakeup_id +
                                           "'; list them with agentworks wakeups list --agent " + agent.name);
   w->agent_name = agent.name;
@@ -101,13 +114,15 @@ std::string visible_state(const Wakeup& w, std::int64_t now) {
   return w.state;
 }
 
-Wakeup schedule_wakeup(Store& store, const Connection& caller, const WakeupRequest& request) {
-  const Agent agent = wakeup_agent(store, caller, request.agent_name);
+namespace {
+
+Wakeup schedule_for(Store& store, const Agent& agent, const std::optional<std::string>& conversation_id,
+                    const WakeupRequest& request, const std::string& scheduled_by) {
   check_note(request.note);
   const std::int64_t t = now();
   const std::int64_t due = due_time(request, t);
   if (request.wakeup_id) {
-    Wakeup w = owned_wakeup(store, agent, *request.wakeup_id);
+    Wakeup w = owned_wakeup(store, agent, conversation_id, *request.wakeup_id);
     if (w.state != "pending")
       throw Error(ErrorCode::conflict, "wakeup " + w.wakeup_id + " is " + visible_state(w, t) +
                                            " and cannot be rescheduled; schedule a new one");
@@ -135,18 +150,18 @@ Wakeup schedule_wakeup(Store& store, const Connection& caller, const WakeupReque
   w.state = "pending";
   w.created_at = t;
   w.updated_at = t;
+  w.conversation_id = conversation_id;
   Q q(store,
       "INSERT INTO wakeups(wakeup_id, account_id, agent_id, note, due_at, state, created_at, updated_at,"
-      " scheduled_by) VALUES(?, ?, ?, ?, ?, 'pending', ?, ?, ?)");
+      " scheduled_by, conversation_id) VALUES(?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)");
   q->bind(1, w.wakeup_id).bind(2, w.account_id).bind(3, w.agent_id).bind(4, w.note).bind(5, w.due_at);
-  q->bind(6, t).bind(7, t).bind(8, caller.connection_id).run();
+  q->bind(6, t).bind(7, t).bind(8, scheduled_by).bind(9, conversation_id).run();
   return w;
 }
 
-Wakeup cancel_wakeup(Store& store, const Connection& caller, const std::string& agent_name,
-                     const std::string& wakeup_id) {
-  const Agent agent = wakeup_agent(store, caller, agent_name);
-  Wakeup w = owned_wakeup(store, agent, wakeup_id);
+Wakeup cancel_for(Store& store, const Agent& agent, const std::optional<std::string>& conversation_id,
+                  const std::string& wakeup_id) {
+  Wakeup w = owned_wakeup(store, agent, conversation_id, wakeup_id);
   if (w.state == "cancelled") return w;
   if (w.state != "pending")
     throw Error(ErrorCode::conflict, "wakeup " + w.wakeup_id + " is " + w.state +
@@ -159,25 +174,79 @@ Wakeup cancel_wakeup(Store& store, const Connection& caller, const std::string& 
   return w;
 }
 
-std::vector<Wakeup> list_wakeups(Store& store, const Connection& caller, const std::string& agent_name) {
-  const Agent agent = wakeup_agent(store, caller, agent_name);
+std::vector<Wakeup> list_for(Store& store, const Agent& agent, const std::optional<std::string>& conversation_id) {
+  const std::string only = conversation_id.value_or("");  // empty: every conversation's
   std::vector<Wakeup> out;
   {
     Q q(store,
-        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state = 'pending'"
+        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state = 'pending' AND (? = '' OR w.conversation_id = ?)"
         " ORDER BY w.due_at, w.wakeup_id");
-    q->bind(1, agent.agent_id);
+    q->bind(1, agent.agent_id).bind(2, only).bind(3, only);
     while (q->step()) out.push_back(read_wakeup(*q));
   }
   {
     Q q(store,
-        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state <> 'pending'"
+        AW_WAKEUP_COLUMNS "WHERE w.agent_id = ? AND w.state <> 'pending' AND (? = '' OR w.conversation_id = ?)"
         " ORDER BY w.updated_at DESC, w.wakeup_id DESC LIMIT 20");
-    q->bind(1, agent.agent_id);
+    q->bind(1, agent.agent_id).bind(2, only).bind(3, only);
     while (q->step()) out.push_back(read_wakeup(*q));
   }
   for (auto& w : out) w.agent_name = agent.name;
   return out;
+}
+
+// The Crew's agent answering the conversation, which must still be open.
+Agent conversation_agent(Store& store, const std::string& conversation_id) {
+  auto conv = store.conversation_by_id(conversation_id);
+  if (conv) store.expire_if_idle(*conv);
+  if (!conv || conv->state != ConversationState::open)
+    throw Error(ErrorCode::expired, "this conversation expired, so nothing can wake it");
+  const auto agent = store.agent_by_id(conv->target_agent_id);
+  if (!agent || !agent->crew_id) throw Error(ErrorCode::not_found, "the conversation's agent is no longer registered");
+  return *agent;
+}
+
+}  // namespace
+
+Wakeup schedule_wakeup(Store& store, const Connection& caller, const WakeupRequest& request) {
+  const Agent agent = wakeup_agent(store, caller, request.agent_name);
+  if (agent.crew_id)
+    throw Error(ErrorCode::forbidden, "a Crew's agent schedules its wakeups from its own turns, for the conversation "
+                                      "it answers; the person lists and cancels them");
+  return schedule_for(store, agent, std::nullopt, request, caller.connection_id);
+}
+
+Wakeup cancel_wakeup(Store& store, const Connection& caller, const std::string& agent_name,
+                     const std::string& wakeup_id) {
+  return cancel_for(store, wakeup_agent(store, caller, agent_name), std::nullopt, wakeup_id);
+}
+
+WakeupList list_wakeups(Store& store, const Connection& caller, const std::string& agent_name) {
+  const Agent agent = wakeup_agent(store, caller, agent_name);
+  return WakeupList{agent.name, list_for(store, agent, std::nullopt)};
+}
+
+Wakeup schedule_conversation_wakeup(Store& store, const std::string& conversation_id, const WakeupRequest& request,
+                                    const std::string& scheduled_by) {
+  return schedule_for(store, conversation_agent(store, conversation_id), conversation_id, request, scheduled_by);
+}
+
+Wakeup cancel_conversation_wakeup(Store& store, const std::string& conversation_id, const std::string& wakeup_id) {
+  return cancel_for(store, conversation_agent(store, conversation_id), conversation_id, wakeup_id);
+}
+
+std::vector<Wakeup> list_conversation_wakeups(Store& store, const std::string& conversation_id) {
+  return list_for(store, conversation_agent(store, conversation_id), conversation_id);
+}
+
+void note_turn_wakeups(Store& store, const std::string& conversation_id, std::int64_t after, std::int64_t up_to,
+                       const std::string& state) {
+  Q q(store,
+      "UPDATE wakeups SET state = ?, updated_at = ? WHERE conversation_id = ? AND state IN ('due', 'offered')"
+      " AND message_id IN (SELECT message_id FROM messages WHERE conversation_id = ? AND kind = 'wakeup'"
+      " AND inbox_seq > ? AND inbox_seq <= ?)");
+  q->bind(1, state).bind(2, now()).bind(3, conversation_id).bind(4, conversation_id).bind(5, after).bind(6, up_to);
+  q->run();
 }
 
 void set_wakeups_paused(Store& store, const Connection& caller, bool paused) {
@@ -226,7 +295,16 @@ int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(cons
       q->bind(1, t).bind(2, w.wakeup_id).run();
       continue;
     }
-    if (!receiving(w.agent_id)) continue;  // R-W4: it waits for its chat and arrives late, once
+    if (w.conversation_id) {  // a Crew agent's (R-K2): the server runs its turns, so it never waits for a chat
+      auto conv = store.conversation_by_id(*w.conversation_id);
+      if (!conv || store.expire_if_idle(*conv) || conv->state != ConversationState::open) {
+        Q q(store, "UPDATE wakeups SET state = 'cancelled', updated_at = ? WHERE wakeup_id = ? AND state = 'pending'");
+        q->bind(1, t).bind(2, w.wakeup_id).run();  // its conversation expired: nothing left to wake
+        continue;
+      }
+    } else if (!receiving(w.agent_id)) {
+      continue;  // R-W4: it waits for its chat and arrives late, once
+    }
     const std::string message_id = new_id("msg");
     {
       // R-W2: the conditional update makes it fire once, whichever replica's tick gets here first.
@@ -238,7 +316,7 @@ int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(cons
     }
     const Message m = store.store_notice(
         Notice{w.account_id, w.agent_id, kWakeupInitiator, "wakeup", wakeup_text(w, t, late_after), std::nullopt,
-               std::nullopt, message_id});
+               std::nullopt, message_id, w.conversation_id});
     if (m.message_id.empty()) continue;
     ++fired;
   }

@@ -36,6 +36,8 @@ struct Wakeup {
   std::int64_t updated_at = 0;
   std::optional<std::string> message_id;  // its notice, once due
   std::optional<std::int64_t> fired_at;
+  // A Crew agent's wakeup prompts a turn in this conversation (R-K2); a chat's goes to its wakeup conversation.
+  std::optional<std::string> conversation_id;
 };
 
 struct WakeupRequest {
@@ -46,14 +48,28 @@ struct WakeupRequest {
   std::optional<std::string> wakeup_id;  // reschedule this pending one
 };
 
-// The agent's own chat (its child connection) or a login connection of its account. `rescheduled` says whether
+// The agent's own chat (its child connection) or a login connection of its account; the person lists and cancels
+// a Crew agent's wakeups as "crew:NAME" but never schedules one (its turns do). `rescheduled` says whether
 // wakeup_id named an existing pending wakeup.
 Wakeup schedule_wakeup(Store& store, const Connection& caller, const WakeupRequest& request);
+// A Crew agent's turn (R-K2 with R-W1): the wakeups of the conversation it answers, the same rules and limits
+// (20 pending per Crew agent). `scheduled_by` names the Crew (the turn has no stored connection).
+Wakeup schedule_conversation_wakeup(Store& store, const std::string& conversation_id, const WakeupRequest& request,
+                                    const std::string& scheduled_by);
+Wakeup cancel_conversation_wakeup(Store& store, const std::string& conversation_id, const std::string& wakeup_id);
+std::vector<Wakeup> list_conversation_wakeups(Store& store, const std::string& conversation_id);
+// A Crew agent's wakeup prompted a turn (offered), the turn ended (delivered) or was cut (interrupted).
+void note_turn_wakeups(Store& store, const std::string& conversation_id, std::int64_t after, std::int64_t up_to,
+                       const std::string& state);
 // Idempotent on a cancelled one; conflict once it is due or later (it already prompted, or will).
 Wakeup cancel_wakeup(Store& store, const Connection& caller, const std::string& agent_name,
                      const std::string& wakeup_id);
+struct WakeupList {
+  std::string agent_name;  // as the agent is named to the person (crew:NAME for a Crew's own agent)
+  std::vector<Wakeup> wakeups;
+};
 // Pending first (soonest first), then the last 20 others, newest first.
-std::vector<Wakeup> list_wakeups(Store& store, const Connection& caller, const std::string& agent_name);
+WakeupList list_wakeups(Store& store, const Connection& caller, const std::string& agent_name);
 
 // The person's hold on every wakeup of their account (login connections only): due ones wait until resumed.
 void set_wakeups_paused(Store& store, const Connection& caller, bool paused);

@@ -6,7 +6,10 @@
 // crash came before Claude wrote the session down, started afresh under the same id with a recap).
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <string>
+
+#include "agentworks/utc_time.hpp"
 
 #include "driver/function_e2e_fixture.hpp"
 
@@ -22,10 +25,12 @@ class CrewConversationE2eTest : public FunctionE2eTest {
  protected:
   explicit CrewConversationE2eTest(std::string cli) : FunctionE2eTest(std::move(cli)) {}
 
-  // Crew "api" whose crew.json declares this CLI as its agent, and one agent function (for the full-Crew case).
+  // Crew "api" whose crew.json declares this CLI as its agent, one agent function (for the full-Crew case) and one
+  // command function its agent calls (R-D4).
   void make_talking_crew() {
     const auto dir = make_crew_dir("api");
-    write_functions(dir, json::array({agent_function("review", nullptr)}));
+    write_functions(dir, json::array({agent_function("review", nullptr), function_decl("build_status")}));
+    write_script(dir, "tools/build_status.sh", "echo BUILD-GREEN-42");
     const json agent = cli_ == "codex"
                            ? json{{"codex", {{"instructions", "You answer questions about the api project."},
                                              {"sandbox", "workspace-write"}}}}
@@ -76,6 +81,8 @@ class CrewConversationE2eTest : public FunctionE2eTest {
   void scenario_messages_during_a_turn_wait_for_the_next();
   void scenario_full_crew_delays();
   void scenario_kill_mid_turn();
+  void scenario_wakeup_prompts_the_conversation();
+  void scenario_a_call_outcome_prompts_the_conversation();
 };
 
 void CrewConversationE2eTest::scenario_answers_then_resumes() {
@@ -171,6 +178,72 @@ void CrewConversationE2eTest::scenario_kill_mid_turn() {
   EXPECT_EQ(reply_state(r1.at("message_id")), "interrupted");
 }
 
+// R-K2 with R-W1, R-W2: the Crew's agent schedules a wakeup from its turn; when it is due, a new turn of the same
+// session starts in that conversation with the wakeup's note (nobody wrote a message), and it answers there. The
+// person sees the wakeup as the Crew agent's, delivered once its turn ended.
+void CrewConversationE2eTest::scenario_wakeup_prompts_the_conversation() {
+  const std::string q1 = "LATER-" + cli_ + ": tell me when the nightly build is green";
+  const std::string note = "WAKE-NOTE-" + cli_ + ": look at the nightly build";
+  const ScriptedToolCall schedule = {"schedule_message_wakeup", [note](const ModelRequest&) {
+                                       const auto in_seconds = static_cast<std::int64_t>(std::time(nullptr)) + 6;
+                                       return json{{"at", utc_text(in_seconds)}, {"note", note}}.dump();
+                                     }};
+  model_->script_conversation(q1, {MockAnswer::tool(schedule), MockAnswer::tool(send_message("I WILL CHECK LATER")),
+                                   MockAnswer::reply("scheduled"),
+                                   MockAnswer::tool(send_message("THE BUILD IS GREEN")), MockAnswer::reply("done")});
+  make_talking_crew();
+  const json r1 = ask(q1);
+  wait_answer(r1.at("inbox_id"), "I WILL CHECK LATER");
+  wait_answer(r1.at("inbox_id"), "THE BUILD IS GREEN");
+  // Only the wakeup's turn names it so (the scheduling turn's tool result echoes the note too).
+  const auto woken = model_->wait_for_user_text("your own wakeup", 5s);
+  ASSERT_TRUE(woken) << model_->describe();
+  const auto& first_woken = *woken;
+  EXPECT_NE(first_woken.last_user.find(note), std::string::npos) << first_woken.last_user;
+  EXPECT_NE(first_woken.conversation.find(q1), std::string::npos) << "the same session: " << first_woken.conversation;
+  json listed;
+  ASSERT_TRUE(testing::wait_until(
+      [&] {
+        listed = cli_ok(owner(), {"wakeups", "list", "--agent", "crew:api"});
+        return listed.at("wakeups").size() == 1 && listed.at("wakeups")[0].value("state", "") == "delivered";
+      },
+      30s))
+      << listed.dump(2);
+  EXPECT_EQ(listed.at("wakeups")[0].value("note", ""), note);
+  EXPECT_EQ(crew_conversation().value("turns", 0), 2) << crew_conversation().dump();
+}
+
+// R-K2 with R-D4, R-D2: the Crew's agent calls a function from its turn and ends the turn; the call's outcome
+// starts a new turn of the same session in that conversation, where it reads the result and answers. The call is
+// the conversation's: the person sees the Crew's agent as its caller.
+void CrewConversationE2eTest::scenario_a_call_outcome_prompts_the_conversation() {
+  const std::string q1 = "CALLING-" + cli_ + ": is the build green?";
+  const ScriptedToolCall call = {"call_function", [](const ModelRequest&) {
+                                   return json{{"target", "api"}, {"function", "build_status"},
+                                               {"arguments", json::object()}}.dump();
+                                 }};
+  model_->script_conversation(q1, {MockAnswer::tool(call), MockAnswer::tool(send_message("ASKED THE BUILD")),
+                                   MockAnswer::reply("waiting for the outcome"),
+                                   MockAnswer::tool(send_message("THE BUILD SAYS GREEN")), MockAnswer::reply("done")});
+  make_talking_crew();
+  const json r1 = ask(q1);
+  wait_answer(r1.at("inbox_id"), "ASKED THE BUILD");
+  wait_answer(r1.at("inbox_id"), "THE BUILD SAYS GREEN");
+  const auto woken = model_->wait_for_user_text("the outcome of your call", 5s);
+  ASSERT_TRUE(woken) << model_->describe();
+  EXPECT_NE(woken->last_user.find("BUILD-GREEN-42"), std::string::npos) << "the outcome carries the answer: "
+                                                                         << woken->last_user;
+  EXPECT_NE(woken->conversation.find(q1), std::string::npos) << "the same session: " << woken->conversation;
+  const json calls = http_json(owner_http(), "GET", "/v1/calls?limit=10", std::nullopt, 200);
+  json made;
+  for (const json& c : calls.at("calls"))
+    if (c.value("function", "") == "build_status") made = c;
+  ASSERT_FALSE(made.is_null()) << calls.dump(2);
+  EXPECT_EQ(made.at("status"), "completed") << made.dump();
+  EXPECT_EQ(made.at("caller").value("agent_name", ""), "crew:api") << made.dump();
+  EXPECT_EQ(crew_conversation().value("turns", 0), 2) << crew_conversation().dump();
+}
+
 class CrewConversationClaudeE2eTest : public CrewConversationE2eTest {
  protected:
   CrewConversationClaudeE2eTest() : CrewConversationE2eTest("claude") {}
@@ -190,6 +263,14 @@ TEST_F(CrewConversationClaudeE2eTest, AFullCrewDelaysATurnNeverRefusesIt_RK2) { 
 TEST_F(CrewConversationClaudeE2eTest, AKillMidTurnLeavesItInterruptedAndTheNextContinues_RK2) {
   scenario_kill_mid_turn();
 }
+TEST_F(CrewConversationClaudeE2eTest, AWakeupOfItsAgentPromptsTheSameConversation_RK2_RW1_RW2) {
+  scenario_wakeup_prompts_the_conversation();
+}
+
+TEST_F(CrewConversationClaudeE2eTest, ACallOutcomePromptsTheSameConversation_RK2_RD4_RD2) {
+  scenario_a_call_outcome_prompts_the_conversation();
+}
+
 TEST_F(CrewConversationCodexE2eTest, TheCrewsAgentAnswersThenResumesItsSession_RK1_RK2) {
   scenario_answers_then_resumes();
 }
@@ -199,6 +280,14 @@ TEST_F(CrewConversationCodexE2eTest, MessagesDuringATurnGoToTheNextTurnTogether_
 TEST_F(CrewConversationCodexE2eTest, AFullCrewDelaysATurnNeverRefusesIt_RK2) { scenario_full_crew_delays(); }
 TEST_F(CrewConversationCodexE2eTest, AKillMidTurnLeavesItInterruptedAndTheNextContinues_RK2) {
   scenario_kill_mid_turn();
+}
+
+TEST_F(CrewConversationCodexE2eTest, AWakeupOfItsAgentPromptsTheSameConversation_RK2_RW1_RW2) {
+  scenario_wakeup_prompts_the_conversation();
+}
+
+TEST_F(CrewConversationCodexE2eTest, ACallOutcomePromptsTheSameConversation_RK2_RD4_RD2) {
+  scenario_a_call_outcome_prompts_the_conversation();
 }
 
 }  // namespace

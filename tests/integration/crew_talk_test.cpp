@@ -22,10 +22,14 @@ class CrewTalk : public CrewTest {
     start_server({}, {{"AGENTWORKS_CLAUDE_BIN", home_.path("no-claude").string()},
                       {"AGENTWORKS_CODEX_BIN", home_.path("no-codex").string()}});
   }
-  // Crew `name` with one command function and, unless `crew_file` is empty, that .agentworks/crew.json text.
-  HttpResponse make_talking_crew(const std::string& name, const std::string& crew_file) {
+  // Crew `name` with one command function (callable by `allowed_callers`, when given) and, unless `crew_file` is
+  // empty, that .agentworks/crew.json text.
+  HttpResponse make_talking_crew(const std::string& name, const std::string& crew_file,
+                                 const json& allowed_callers = nullptr) {
     const fs::path dir = make_crew_dir(name);
-    write_functions(dir, json::array({function_decl("hello")}));
+    json hello = function_decl("hello");
+    if (!allowed_callers.is_null()) hello["allowed_callers"] = allowed_callers;
+    write_functions(dir, json::array({hello}));
     write_script(dir, "tools/hello.sh", "echo hello");
     if (!crew_file.empty()) write_text(dir / ".agentworks" / "crew.json", crew_file);
     return register_crew(owner_http(), name, dir);
@@ -146,6 +150,16 @@ TEST_F(CrewTalk, ACrewMessageGetsAPlainReceiptAndItsAgentStaysHidden_RK1) {
   EXPECT_EQ(unanswered, 2) << state.dump(2);
   const json via_cli = cli_ok(owner(), {"messages", "state", "--agent", "crew:api"});
   EXPECT_EQ(via_cli.at("inboxes").size(), 1u) << via_cli.dump(2);
+
+  // R-W5: the person lists (and may cancel) the Crew agent's wakeups, but only its turns schedule them.
+  const json wakeups = cli_ok(owner(), {"wakeups", "list", "--agent", "crew:api"});
+  EXPECT_EQ(wakeups.at("agent_name"), "crew:api") << wakeups.dump();
+  EXPECT_TRUE(wakeups.at("wakeups").empty()) << wakeups.dump();
+  const HttpResponse scheduled = owner_http().post("/v1/agents/crew:api/wakeups",
+                                                   json{{"after_minutes", 5}, {"note", "from the person"}}.dump());
+  EXPECT_EQ(scheduled.status, 403) << describe(scheduled);
+  EXPECT_NE(message_of(scheduled).find("its own turns"), std::string::npos) << message_of(scheduled);
+  EXPECT_EQ(state.at("wakeups").size(), 0u) << state.dump(2);
 }
 
 TEST_F(CrewTalk, MessagingOffRefusesEveryMessageToTheCrewAndNothingElse_RK3) {
@@ -183,6 +197,45 @@ TEST_F(CrewTalk, MessagingOffRefusesEveryMessageToTheCrewAndNothingElse_RK3) {
   const HttpResponse quiet = send({{"target", "crew:quiet"}, {"message", "hello?"}});
   EXPECT_EQ(code_of(quiet), "messaging_disabled") << describe(quiet);
   EXPECT_NE(message_of(quiet).find("crew.json"), std::string::npos) << message_of(quiet);
+}
+
+// R-K1 with R-F4: another account talks to a Crew by its id (crew:crw_...) only when the Crew admits it to a
+// function; a third account is told not_found, exactly as for a Crew that does not exist. The conversation is the
+// caller's: it reads its inbox, and the owner's state view of the Crew's agent shows the delivery, never a body.
+TEST_F(CrewTalk, AnotherAccountTalksToACrewThatAdmitsIt_RK1) {
+  Identity partner = add_account("partner");
+  Identity stranger = add_account("stranger");
+  const HttpResponse made = make_talking_crew("api", claude_agent(), json::array({account_id_of(partner.http)}));
+  ASSERT_EQ(made.status, 201) << describe(made);
+  const std::string crew_id = parse_json(made.body).at("crew_id");
+
+  const HttpResponse by_name = partner.http.post("/v1/messages", json{{"target", "crew:api"}, {"message", "hi"}}.dump());
+  EXPECT_EQ(by_name.status, 404) << "names resolve in the caller's own account: " << describe(by_name);
+  const HttpResponse sent =
+      partner.http.post("/v1/messages", json{{"target", "crew:" + crew_id}, {"message", "Is v2 out?"}}.dump());
+  ASSERT_EQ(sent.status, 201) << describe(sent);
+  const json receipt = parse_json(sent.body);
+  EXPECT_FALSE(receipt.contains("call_id")) << receipt.dump();
+  const json read = http_json(partner.http, "GET", "/v1/messages?inbox_id=" + receipt.at("inbox_id").get<std::string>(),
+                              std::nullopt, 200);
+  ASSERT_FALSE(read.at("messages").empty()) << read.dump(2);
+  EXPECT_EQ(read.at("messages")[0].at("message"), "Is v2 out?");
+
+  const HttpResponse refused =
+      stranger.http.post("/v1/messages", json{{"target", "crew:" + crew_id}, {"message", "let me in"}}.dump());
+  EXPECT_EQ(refused.status, 404) << describe(refused);
+  EXPECT_EQ(message_of(refused).find(crew_dir("api").string()), std::string::npos) << "no path of the owner's";
+
+  const json state = http_json(owner_http(), "GET", "/v1/agents/crew:api/state", std::nullopt, 200);
+  ASSERT_EQ(state.at("inboxes").size(), 1u) << state.dump(2);
+  EXPECT_EQ(state.dump().find("Is v2 out?"), std::string::npos) << "the state view never shows a body";
+
+  // R-K3: the owner's switch holds for the partner's conversation too, and the refusal names nothing of the owner's.
+  ASSERT_EQ(set_messaging("api", false).status, 200);
+  const HttpResponse reply = partner.http.post(
+      "/v1/messages", json{{"inbox_id", receipt.at("inbox_id")}, {"message", "And v3?"}}.dump());
+  EXPECT_EQ(code_of(reply), "messaging_disabled") << describe(reply);
+  EXPECT_EQ(message_of(reply).find("crews set"), std::string::npos) << message_of(reply);
 }
 
 }  // namespace

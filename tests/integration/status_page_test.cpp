@@ -193,5 +193,32 @@ TEST_F(StatusPageCallsTest, ListsTheRecentCallsAndTheirStatusLive) {
   EXPECT_NE(detail.find(broken.at("error").at("code").get<std::string>() + ": "), std::string::npos) << detail;
 }
 
+// R-K2: the Crews' conversations with their own agents show on the page, as `crews show` lists them: whom the
+// agent talks with, its turn, and what waits (no agent CLI here, so the turn cannot start and reads idle).
+TEST_F(StatusPageCallsTest, ListsTheCrewConversations_RK2) {
+  const auto missing = browser_missing();
+  ASSERT_TRUE(missing.empty()) << missing;
+  start_server({}, {{"AGENTWORKS_CLAUDE_BIN", home_.path("no-claude").string()}});
+  const auto dir = make_crew_dir("api");
+  write_functions(dir, json::array({function_decl("hello")}));
+  write_script(dir, "tools/hello.sh", "echo hello");
+  write_text(dir / ".agentworks" / "crew.json", R"({"agent": {"claude": {"instructions": "Answer about the api."}}})");
+  ASSERT_EQ(register_crew(owner_http(), "api", dir).status, 201);
+  register_agent(owner(), "worker");
+  const json receipt = http_json(owner_http(), "POST", "/v1/messages",
+                                 json{{"target", "crew:api"}, {"message", "hello?"}, {"agent_name", "worker"}}.dump(),
+                                 201);
+  page_ = std::make_unique<StatusPageProcess>(home_);
+  browser_ = std::make_unique<BrowserDriver>(home_.env(), home_.path("browser.err"));
+  browser_->navigate(page_->url());
+  const std::string row =
+      "document.querySelector('#conversations tr[data-inbox=\"" + receipt.at("inbox_id").get<std::string>() + "\"]')";
+  browser_->wait("!!" + row);
+  EXPECT_EQ(browser_->eval(row + ".children[0].textContent"), "api");
+  EXPECT_EQ(browser_->eval(row + ".children[2].textContent"), "worker");
+  browser_->wait(row + ".children[3].textContent === 'idle'");
+  EXPECT_EQ(browser_->eval("document.querySelector('p.empty[data-for=conversations]').hidden"), true);
+}
+
 }  // namespace
 }  // namespace agentworks::testing

@@ -369,7 +369,7 @@ TEST(ConversationServer, WithoutItsEnvironmentItRefusesToStartNamingTheVariable_
   clear_turn_environment();
 }
 
-TEST(ConversationServer, ListsItsTwoToolsOverStdio_RK2) {
+TEST(ConversationServer, ListsItsSpeakingAndWakeupToolsOverStdio_RK2) {
   set_turn_environment("http://127.0.0.1:1");
   const auto answers = converse_with_turn_server(
       {turn_rpc(1, "initialize", {{"protocolVersion", "2025-06-18"}}), turn_rpc(2, "tools/list"),
@@ -383,12 +383,21 @@ TEST(ConversationServer, ListsItsTwoToolsOverStdio_RK2) {
   EXPECT_NE(instructions.find("only way to answer is the send_message tool"), std::string::npos) << instructions;
   EXPECT_NE(instructions.find("no_reply"), std::string::npos) << instructions;
   const json tools = answers[1]["result"]["tools"];
-  ASSERT_EQ(tools.size(), 2u) << tools.dump();
+  ASSERT_EQ(tools.size(), 10u) << tools.dump();
   EXPECT_EQ(tools[0]["name"], "send_message");
   EXPECT_NE(tools[0]["description"].get<std::string>().find("reads only what you send"), std::string::npos);
   EXPECT_EQ(tools[0]["inputSchema"]["required"], json::array({"text"}));
   EXPECT_EQ(tools[1]["name"], "no_reply");
   EXPECT_NE(tools[1]["description"].get<std::string>().find("need no answer from you"), std::string::npos);
+  EXPECT_EQ(tools[2]["name"], "schedule_message_wakeup");
+  EXPECT_NE(tools[2]["description"].get<std::string>().find("in this conversation"), std::string::npos);
+  EXPECT_EQ(tools[3]["name"], "cancel_message_wakeup");
+  EXPECT_EQ(tools[4]["name"], "list_message_wakeups");
+  EXPECT_EQ(tools[6]["name"], "call_function");
+  EXPECT_NE(tools[6]["description"].get<std::string>().find("start a new turn of this conversation"),
+            std::string::npos)
+      << tools[6].dump();
+  EXPECT_FALSE(tools[6]["inputSchema"]["properties"].contains("notify")) << "its conversation is always told";
   EXPECT_EQ(answers[2]["error"]["code"], -32602) << "a call's tools are not a conversation's";
 }
 
@@ -418,9 +427,70 @@ TEST(ConversationServer, SpeaksThroughTheTurnRoutesWithTheTurnSecret_RK2) {
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 3u) << "a bad argument never reaches the server";
   EXPECT_EQ(requests[0].path, "/v1/turns/cnv_7/messages");
-  EXPECT_EQ(requests[0].body, json({{"text", "Here are the docs."}}));
+  EXPECT_EQ(requests[0].body.value("text", ""), "Here are the docs.");
+  EXPECT_EQ(requests[0].body.value("submission_id", "").rfind("sub_", 0), 0u) << requests[0].body.dump();
   EXPECT_EQ(requests[1].path, "/v1/turns/cnv_7/no-reply");
   EXPECT_EQ(requests[1].body, json({{"reason", "thanks only"}}));
+  for (const auto& r : requests) EXPECT_EQ(r.authorization, "Bearer turn-secret");
+}
+
+// R-M2 with R-X6: a send whose outcome is unknown is retried once under the same submission id, so the server
+// stores it at most once; still unknown, the agent is told it may already be visible and not to repeat it.
+TEST(ConversationServer, AnUnknownSendIsRetriedOnceUnderOneSubmissionId_RK2_RX6) {
+  const json unavailable = {{"error", {{"code", "unavailable"}, {"message", "the store did not answer"}}}};
+  CannedServer server(CannedServer::Answers{{503, unavailable},
+                                            {201, {{"message_id", "msg_9"}, {"inbox_id", "inb_7"}}},
+                                            {503, unavailable},
+                                            {503, unavailable}});
+  set_turn_environment(server.url());
+  const auto answers = converse_with_turn_server(
+      {turn_rpc(1, "tools/call", {{"name", "send_message"}, {"arguments", {{"text", "First."}}}}),
+       turn_rpc(2, "tools/call", {{"name", "send_message"}, {"arguments", {{"text", "Second."}}}})});
+  clear_turn_environment();
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_FALSE(answers[0]["result"]["isError"].get<bool>()) << answers[0].dump();
+  EXPECT_TRUE(answers[1]["result"]["isError"].get<bool>()) << answers[1].dump();
+  const std::string text = answers[1]["result"]["content"][0]["text"].get<std::string>();
+  EXPECT_NE(text.find("may already be visible"), std::string::npos) << text;
+  EXPECT_NE(text.find("could double it"), std::string::npos) << text;
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].body.at("submission_id"), requests[1].body.at("submission_id")) << "the retry is the same send";
+  EXPECT_EQ(requests[2].body.at("submission_id"), requests[3].body.at("submission_id"));
+  EXPECT_NE(requests[0].body.at("submission_id"), requests[2].body.at("submission_id")) << "a new send, a new id";
+  EXPECT_NE(text.find(requests[2].body.at("submission_id").get<std::string>()), std::string::npos) << text;
+}
+
+// R-W1 for a Crew's agent: its wakeup tools go to its conversation's turn routes with the turn's secret.
+TEST(ConversationServer, ItsWakeupsGoThroughTheTurnRoutes_RK2_RW1) {
+  const json wakeup = {{"wakeup_id", "wku_1"}, {"state", "pending"}, {"due_at", 1798000000}, {"note", "check CI"}};
+  json cancelled = wakeup;
+  cancelled["state"] = "cancelled";
+  CannedServer server(CannedServer::Answers{
+      {200, wakeup}, {200, {{"agent_name", "crew:api"}, {"paused", false}, {"wakeups", json::array({wakeup})}}},
+      {200, cancelled}});
+  set_turn_environment(server.url());
+  const auto answers = converse_with_turn_server(
+      {turn_rpc(1, "tools/call",
+                {{"name", "schedule_message_wakeup"}, {"arguments", {{"after_minutes", 30}, {"note", "check CI"}}}}),
+       turn_rpc(2, "tools/call", {{"name", "list_message_wakeups"}, {"arguments", json::object()}}),
+       turn_rpc(3, "tools/call", {{"name", "cancel_message_wakeup"}, {"arguments", {{"wakeup_id", "wku_1"}}}}),
+       turn_rpc(4, "tools/call", {{"name", "schedule_message_wakeup"}, {"arguments", {{"agent_name", "x"}}}})});
+  clear_turn_environment();
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_NE(answers[0]["result"]["content"][0]["text"].get<std::string>().find("Scheduled: wku_1"), std::string::npos)
+      << answers[0].dump();
+  EXPECT_NE(answers[1]["result"]["content"][0]["text"].get<std::string>().find("crew:api: 1"), std::string::npos)
+      << answers[1].dump();
+  EXPECT_NE(answers[2]["result"]["content"][0]["text"].get<std::string>().find("Cancelled"), std::string::npos);
+  EXPECT_TRUE(answers[3]["result"]["isError"].get<bool>()) << "no agent can be named: the turn's conversation only";
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].path, "/v1/turns/cnv_7/wakeups");
+  EXPECT_EQ(requests[0].body, json({{"after_minutes", 30}, {"note", "check CI"}}));
+  EXPECT_EQ(requests[1].path, "/v1/turns/cnv_7/wakeups");
+  EXPECT_EQ(requests[2].path, "/v1/turns/cnv_7/wakeups/wku_1/cancel");
   for (const auto& r : requests) EXPECT_EQ(r.authorization, "Bearer turn-secret");
 }
 

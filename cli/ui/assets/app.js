@@ -193,6 +193,20 @@ function renderCalls(calls) {
   problem.hidden = !calls.problem;
 }
 
+// A Crew's conversations with its own agent: whom it talks with, whether a turn runs, what waits for the next one.
+function renderConversations(rows) {
+  const body = document.querySelector("#conversations tbody");
+  body.replaceChildren();
+  for (const c of rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.inbox = c.inbox_id;
+    const withWhom = c.initiator && c.initiator.agent_name ? c.initiator.agent_name : "you";
+    tr.append(cell(c.crew_name), cell(c.inbox_id), cell(withWhom), cell(c.turn, `state state-${c.turn}`),
+              cell(c.turns, "num"), cell(time(c.last_turn_at)), cell(c.waiting, "num"));
+    body.appendChild(tr);
+  }
+}
+
 function render(state) {
   const bridge = document.getElementById("bridge");
   bridge.textContent = state.bridge.running
@@ -202,14 +216,19 @@ function render(state) {
   renderDeliveries(state.deliveries);
   renderOutbox(state.outbox);
   renderCalls(state.calls);
+  const conversations = state.calls.conversations || [];
+  renderConversations(conversations);
   const counts = { attachments: state.attachments.length, deliveries: state.deliveries.length,
-                   outbox: state.outbox.length, calls: state.calls.calls.length };
+                   outbox: state.outbox.length, calls: state.calls.calls.length,
+                   conversations: conversations.length };
   // An empty table says so only once the state is known, and not beside a problem that explains it.
   for (const p of document.querySelectorAll("p.empty")) {
-    p.hidden = counts[p.dataset.for] > 0 || (p.dataset.for === "calls" && !!state.calls.problem);
+    const fromServer = p.dataset.for === "calls" || p.dataset.for === "conversations";
+    p.hidden = counts[p.dataset.for] > 0 || (fromServer && !!state.calls.problem);
   }
   let waiting = 0;
   for (const a of state.attachments) if (typeof a.pending === "number") waiting += a.pending;
+  for (const c of conversations) waiting += c.waiting || 0;  // messages for a Crew's agent's next turn
   const running = state.calls.calls.filter((c) => c.status === "running" || c.status === "waiting_input").length;
   document.getElementById("waiting").textContent =
     `${waiting} message${waiting === 1 ? "" : "s"} waiting · ${running} call${running === 1 ? "" : "s"} open`;
