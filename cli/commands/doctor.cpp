@@ -3,6 +3,7 @@
 // when nothing failed (warnings allowed); otherwise the exit code of the first failed check's kind
 // (docs/protocol.md, "Exit codes"): 6 when the server or the bridge cannot be reached, 3 for a revoked login or a
 // refused socket, 1 for anything else.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -34,6 +35,40 @@ std::vector<doctor::Finding> run_one(const doctor::CheckEntry& check, doctor::St
   }
 }
 
+struct Ran {
+  const doctor::CheckEntry* check;
+  std::vector<doctor::Finding> findings;
+};
+
+// Without --provider, a provider the person does not have here (not installed, and nothing of agentworks set up for
+// it: all its findings are warnings) is named once instead of a warning per check. A provider with anything set
+// up keeps its lines: a broken hook must show whether or not its CLI is installed.
+std::vector<Provider> unused_providers(const std::vector<Ran>& ran) {
+  std::vector<Provider> unused;
+  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor}) {
+    bool only_warnings = true;
+    for (const auto& r : ran)
+      if (r.check->provider == p)
+        for (const auto& f : r.findings) only_warnings = only_warnings && f.status == doctor::Status::warn;
+    if (only_warnings && !doctor::provider_installed(p)) unused.push_back(p);
+  }
+  return unused;
+}
+
+doctor::Finding unused_line(const std::vector<Provider>& unused) {
+  std::string names;
+  for (const Provider p : unused) {
+    const auto& info = provider_info(p);
+    names += (names.empty() ? "" : ", ") + std::string(info.display_name) +
+             (info.executable.empty() ? " (no ~/.cursor)" : " (no `" + std::string(info.executable) + "` on PATH)");
+  }
+  const bool none = unused.size() == 3;
+  return {none ? doctor::Status::warn : doctor::Status::ok,
+          "not set up here: " + names + "; their checks are skipped (agentworks doctor --provider " +
+              std::string(provider_info(unused.front()).name) + " runs them anyway)",
+          none ? "install Claude Code, Codex or Cursor, then agentworks attach PROVIDER" : ""};
+}
+
 class Doctor final : public Command {
  public:
   void define(Options& options) override {
@@ -48,19 +83,33 @@ class Doctor final : public Command {
     inputs.project = project_directory(project_);
     if (!provider_.empty()) inputs.provider = provider_from_name(provider_);
     doctor::State state(inputs);
-    json checks = json::array();
-    int exit_status = exit_ok;
+    std::vector<Ran> ran;
     for (const auto& check : doctor::check_table()) {
       if (check.provider && inputs.provider && *check.provider != *inputs.provider) continue;
-      for (auto& finding : run_one(check, state)) {
-        if (finding.status != doctor::Status::ok && finding.fix.empty()) finding.fix = std::string(check.fix);
-        if (finding.status == doctor::Status::ok) finding.fix.clear();
-        if (finding.status == doctor::Status::fail && exit_status == exit_ok) exit_status = exit_code_of(check.name);
-        checks.push_back({{"name", std::string(check.name)},
-                          {"status", std::string(doctor::status_name(finding.status))},
-                          {"found", finding.found},
-                          {"fix", finding.fix.empty() ? json(nullptr) : json(finding.fix)}});
+      ran.push_back(Ran{&check, run_one(check, state)});
+    }
+    const std::vector<Provider> unused = inputs.provider ? std::vector<Provider>{} : unused_providers(ran);
+    json checks = json::array();
+    int exit_status = exit_ok;
+    bool named_unused = false;
+    auto report = [&](std::string_view name, std::string_view usual_fix, doctor::Finding finding) {
+      if (finding.status != doctor::Status::ok && finding.fix.empty()) finding.fix = std::string(usual_fix);
+      if (finding.status == doctor::Status::ok) finding.fix.clear();
+      if (finding.status == doctor::Status::fail && exit_status == exit_ok) exit_status = exit_code_of(name);
+      checks.push_back({{"name", std::string(name)},
+                        {"status", std::string(doctor::status_name(finding.status))},
+                        {"found", finding.found},
+                        {"fix", finding.fix.empty() ? json(nullptr) : json(finding.fix)}});
+    };
+    for (auto& r : ran) {
+      const bool skipped = r.check->provider &&
+                           std::find(unused.begin(), unused.end(), *r.check->provider) != unused.end();
+      if (skipped) {
+        if (!named_unused) report("providers", "", unused_line(unused));
+        named_unused = true;
+        continue;
       }
+      for (auto& finding : r.findings) report(r.check->name, r.check->fix, std::move(finding));
     }
     return json{{"ok", exit_status == exit_ok}, {"exit_code", exit_status}, {"project", inputs.project.string()},
                 {"checks", checks}};

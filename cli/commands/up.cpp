@@ -51,6 +51,21 @@ int port_in(const std::string& url) {
   }
 }
 
+// The port of the embedded server this login last used, so that a restarted one keeps the address attached chats
+// know (`up --port 0` once picked it); the default port when there is no such login.
+int port_to_use(const std::filesystem::path& config_path) {
+  try {
+    const auto previous = load_config(config_path);
+    if (previous && previous->embedded && previous->server_url.rfind("http://127.0.0.1:", 0) == 0) {
+      const int port = port_in(previous->server_url);
+      if (port > 0 && port <= 65535) return port;
+    }
+  } catch (const Error&) {
+    // unreadable: `up` replaces it with a new login anyway
+  }
+  return kDefaultPort;
+}
+
 // Whether the server unit fits this `up`: installed, on loopback with a fixed port, on our data directory.
 struct ServerUnitPlan {
   bool usable = false;
@@ -108,7 +123,8 @@ ServerRecord spawn_server_process(const std::filesystem::path& data, int port) {
   if (!loopback_port_free(port)) {
     throw Error(ErrorCode::conflict, "port " + std::to_string(port) +
                                          " on 127.0.0.1 is already in use by another program; choose another "
-                                         "with `agentworks up --port N` (0 picks a free port)");
+                                         "with `agentworks up --port N` (0 picks a free port; attached chats then "
+                                         "need `/agentworks attach` again to learn the new address)");
   }
   SpawnedServer spawned = spawn_server(find_server_binary(), data, port, server_log_path(), kStartTimeout);
   ServerRecord record{spawned.pid, spawned.url, port_in(spawned.url), static_cast<std::int64_t>(std::time(nullptr))};
@@ -145,12 +161,14 @@ BridgeStart start_bridge_unit() {
 class Up final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--port", port_, "Loopback port for the embedded server (default 7787; 0 picks a free one)");
+    options.option("--port", port_,
+                   "Loopback port for the embedded server (default: the one it last used, else 7787; 0 picks a "
+                   "free one)");
   }
 
   json run(const Context& ctx) override {
     if (port_ && (*port_ < 0 || *port_ > 65535)) throw Error(ErrorCode::bad_request, "--port must be 0-65535");
-    const int port = port_.value_or(kDefaultPort);
+    const int port = port_ ? *port_ : port_to_use(ctx.config_path);
     const auto data = paths::server_data_dir();
     make_private_dirs(data);
     FileLock lock(data / "up.lock");  // two concurrent `up`s start one server

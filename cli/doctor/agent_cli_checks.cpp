@@ -7,6 +7,7 @@
 #include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/native_versions.hpp"
+#include "agentworks/paths.hpp"
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
 #include "install/run_program.hpp"
@@ -55,6 +56,14 @@ std::optional<Finding> version_problem(const Run& run, const std::string& progra
 }
 
 }  // namespace
+
+bool provider_installed(Provider provider) {
+  if (provider == Provider::cursor) {
+    std::error_code ec;
+    return fs::is_directory(paths::home_dir() / ".cursor", ec);
+  }
+  return agent_binary(provider).has_value();
+}
 
 std::vector<Finding> check_claude_cli(State& /*state*/) {
   const auto claude = agent_binary(Provider::claude);

@@ -52,6 +52,10 @@ std::vector<Finding> check_codex_cli(State& state);
 std::vector<Finding> check_journal_integrity(State& state);
 std::vector<Finding> check_journal_quota(State& state);
 
+// Whether the person has this provider here: its CLI found (claude: $AGENTWORKS_CLAUDE_BIN or PATH; codex: PATH),
+// or for Cursor, which agentworks never runs, its settings folder ~/.cursor.
+bool provider_installed(Provider provider);
+
 inline std::vector<Finding> one(Status status, std::string found, std::string fix = {}) {
   return {Finding{status, std::move(found), std::move(fix)}};
 }

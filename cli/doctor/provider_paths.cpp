@@ -14,6 +14,12 @@ fs::path from_variable_or(const char* variable, const fs::path& fallback) {
   return value != nullptr && *value != '\0' ? fs::absolute(value) : fallback;
 }
 
+// The project's file, then the person's, once: in the home folder itself (project = $HOME) they are one file.
+std::vector<fs::path> project_then_own(const fs::path& in_project, const fs::path& own) {
+  if (in_project.lexically_normal() == own.lexically_normal()) return {own};
+  return {in_project, own};
+}
+
 }  // namespace
 
 fs::path codex_home() {
@@ -27,15 +33,15 @@ fs::path claude_user_dir() {
 fs::path claude_marketplace_dir() { return paths::data_dir() / "claude-marketplace"; }
 
 std::vector<fs::path> codex_hooks_files(const fs::path& project) {
-  return {project / ".codex" / "hooks.json", codex_home() / "hooks.json"};
+  return project_then_own(project / ".codex" / "hooks.json", codex_home() / "hooks.json");
 }
 
 std::vector<fs::path> codex_mcp_configs(const fs::path& project) {
-  return {project / ".codex" / "config.toml", codex_home() / "config.toml"};
+  return project_then_own(project / ".codex" / "config.toml", codex_home() / "config.toml");
 }
 
 std::vector<fs::path> cursor_hooks_files(const fs::path& project) {
-  return {project / ".cursor" / "hooks.json", paths::home_dir() / ".cursor" / "hooks.json"};
+  return project_then_own(project / ".cursor" / "hooks.json", paths::home_dir() / ".cursor" / "hooks.json");
 }
 
 std::vector<fs::path> claude_settings_files(const fs::path& project) {

@@ -7,6 +7,7 @@
 
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
+#include "embedded/process.hpp"
 #include "output.hpp"
 
 namespace agentworks::cli::doctor {
@@ -23,6 +24,24 @@ constexpr std::time_t kCertificateWarningSeconds = 14 * 86400;
 
 std::string server_of(State& state) { return state.login() ? state.login()->server_url : std::string("-"); }
 
+// The command that brings a server back that does not answer. The embedded one restarts on the port it used, so
+// attached chats keep its address; when another program holds that port, only a new port works.
+std::string restart_fix(State& state) {
+  const std::string url = server_of(state);
+  if (!state.login()->embedded) return "start the agentworks server at " + url + " (or log in to another one)";
+  const auto colon = url.rfind(':');
+  int port = 0;
+  try {
+    port = colon == std::string::npos ? 0 : std::stoi(url.substr(colon + 1));
+  } catch (const std::exception&) {
+    port = 0;
+  }
+  if (port > 0 && !loopback_port_free(port))
+    return "agentworks up --port 0 (port " + std::to_string(port) + " is held by another program; attached chats "
+           "then need `/agentworks attach` again)";
+  return "agentworks up (starts the embedded server again at " + url + ")";
+}
+
 }  // namespace
 
 std::vector<Finding> check_server(State& state) {
@@ -34,8 +53,7 @@ std::vector<Finding> check_server(State& state) {
       return one(Status::fail, h.error, "agentworks login --server " + server_of(state) +
                                             " --ca-file CA.pem --token-stdin");
     }
-    return one(Status::fail, h.error, "agentworks up (for the embedded server), or start the server at " +
-                                          server_of(state));
+    return one(Status::fail, h.error, restart_fix(state));
   }
   if (h.status != 200 || !h.body.is_object() || !h.body.contains("version")) {
     return one(Status::fail, server_of(state) + " answered GET /v1/health with HTTP " + std::to_string(h.status) +

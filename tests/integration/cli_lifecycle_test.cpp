@@ -107,11 +107,28 @@ TEST_F(CliLifecycle, UpStatusDown) {
   EXPECT_EQ(down_again.exit_code, 0) << down_again.describe();
   EXPECT_EQ(down_again.json().at("stopped"), false);
 
-  // `up` again brings the same data back.
-  const CliResult up2 = cli.json({"up", "--port", "0"}, std::nullopt, std::chrono::seconds(40));
+  // `up` again, without --port, brings the same data back on the port it last used: the address attached chats
+  // know stays right.
+  const CliResult up2 = cli.json({"up"}, std::nullopt, std::chrono::seconds(40));
   ASSERT_EQ(up2.exit_code, 0) << up2.describe();
   started_pid = up2.json().at("pid").get<pid_t>();
+  EXPECT_EQ(up2.json().at("server_url"), url) << up2.describe();
   EXPECT_EQ(texts_of(read_mailbox(cli, "reviewer")), std::vector<std::string>{"embedded"});
+
+  // A server that died is found dead by doctor, whose fix is the `up` that restarts it at the same address.
+  ::kill(started_pid, SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return !process_alive(started_pid); }));
+  started_pid = 0;
+  const CliResult dead = cli.json({"doctor"}, std::nullopt, std::chrono::seconds(30));
+  const json dead_report = dead.json();  // named: the loop must not iterate a dead temporary
+  std::string fix;
+  for (const auto& c : dead_report.at("checks"))
+    if (c.at("name") == "server") fix = c.at("fix").get<std::string>();
+  EXPECT_EQ(fix, "agentworks up (starts the embedded server again at " + url + ")") << dead.describe();
+  const CliResult up3 = cli.json({"up"}, std::nullopt, std::chrono::seconds(40));
+  ASSERT_EQ(up3.exit_code, 0) << up3.describe();
+  started_pid = up3.json().at("pid").get<pid_t>();
+  EXPECT_EQ(up3.json().at("server_url"), url) << up3.describe();
   const CliResult down2 = cli.json({"down"}, std::nullopt, std::chrono::seconds(30));
   EXPECT_EQ(down2.exit_code, 0) << down2.describe();
   if (down2.exit_code == 0) started_pid = 0;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <set>
 #include <thread>
 #include <ctime>
@@ -222,16 +223,23 @@ TEST_F(Doctor, MissingHooksFailWithTheAttachCommandThatFixesThem) {
   const json missing = line(before, "hooks.cursor");
   EXPECT_EQ(missing.at("status"), "fail") << missing.dump();
   EXPECT_EQ(missing.at("fix"), "agentworks attach cursor --project " + project_.string());
-  const json report = before.json();
-  for (const auto& c : report.at("checks")) {  // only the named provider's checks
+  const json named = before.json();
+  for (const auto& c : named.at("checks")) {  // only the named provider's checks
     EXPECT_EQ(c.at("name").get<std::string>().find("claude"), std::string::npos) << c.dump();
     EXPECT_EQ(c.at("name").get<std::string>().find("codex"), std::string::npos) << c.dump();
   }
 
-  // Without --provider a provider without hooks is only a warning.
+  // Without --provider a provider without hooks is only a warning; one not set up here at all (Cursor: no
+  // ~/.cursor, nothing attached) is named once instead of a warning per check.
   const CliResult all = doctor();
-  EXPECT_EQ(line(all, "hooks.cursor").at("status"), "warn") << all.describe();
   EXPECT_EQ(line(all, "hooks.claude").at("status"), "warn") << all.describe();
+  const json unused = line(all, "providers");
+  EXPECT_EQ(unused.at("status"), "ok") << unused.dump();
+  EXPECT_NE(unused.at("found").get<std::string>().find("Cursor"), std::string::npos) << unused.dump();
+  EXPECT_NE(unused.at("found").get<std::string>().find("--provider cursor"), std::string::npos) << unused.dump();
+  const json report = all.json();  // named: the loop must not iterate a dead temporary
+  for (const auto& c : report.at("checks"))
+    EXPECT_NE(c.at("name"), "hooks.cursor") << "skipped, not warned: " << c.dump();
 
   attach("cursor");
   const CliResult after = doctor({"--provider", "cursor"});
@@ -410,6 +418,41 @@ TEST_F(Doctor, BadArgumentsAreUsageErrors) {
   const CliResult r = cli_->json({"doctor", "--project", home_.path("missing").string()});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_EQ(r.error_code(), "usage");
+}
+
+// A fresh machine with no agent CLI: one warning names them all (not one per check), and with the project in the
+// home folder each provider's files are listed once, not twice.
+TEST_F(Doctor, ProvidersNotSetUpAreNamedOnceAndTheHomeProjectIsListedOnce) {
+  start_bridge();
+  const char* path = std::getenv("PATH");
+  const std::string plain_path = path != nullptr ? path : "/usr/bin:/bin";
+  std::stringstream dirs(plain_path);
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    for (const char* cli : {"claude", "codex"})
+      if (!dir.empty() && fs::exists(fs::path(dir) / cli)) GTEST_SKIP() << cli << " is on this machine's PATH";
+  const Cli bare(merge_env(env_, {{"PATH", plain_path}}));
+  const CliResult r = doctor({}, &bare);
+  const json providers = line(r, "providers");
+  EXPECT_EQ(providers.at("status"), "warn") << r.describe();
+  for (const char* name : {"Claude Code", "Codex", "Cursor"})
+    EXPECT_NE(providers.at("found").get<std::string>().find(name), std::string::npos) << providers.dump();
+  int provider_lines = 0;
+  const json report = r.json();
+  for (const auto& c : report.at("checks")) {
+    const std::string name = c.at("name").get<std::string>();
+    provider_lines += name.find("claude") != std::string::npos || name.find("codex") != std::string::npos ||
+                              name.find("cursor") != std::string::npos
+                          ? 1
+                          : 0;
+  }
+  EXPECT_EQ(provider_lines, 0) << r.describe();
+
+  const fs::path home = fs::canonical(home_.home());
+  const CliResult in_home = bare.json({"doctor", "--provider", "codex", "--project", home.string()});
+  const std::string hooks = line(in_home, "hooks.codex").at("found").get<std::string>();
+  const std::string file = (home / ".codex" / "hooks.json").string();
+  EXPECT_NE(hooks.find(file), std::string::npos) << hooks;
+  EXPECT_EQ(hooks.find(file), hooks.rfind(file)) << "listed twice: " << hooks;
 }
 
 }  // namespace
