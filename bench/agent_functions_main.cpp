@@ -1,4 +1,4 @@
-// Agent runner benchmark (issue 16): what the platform adds around one agent execution against the mock model,
+// Agent runner benchmark: what the platform adds around one agent execution against the mock model,
 // with the real Claude Code 2.1.332 / Codex 0.171.0 of the e2e tests (tests/e2e/node_modules), offline.
 //   (a) start: POST /v1/crews/{crew}/calls sent -> the CLI's first main-turn model request, minus the floor: the
 //       same CLI started directly (same argv, same environment, same cwd, the prompt on stdin) -> its first request;

@@ -1,4 +1,4 @@
-// SIGKILL cycle benchmark (issue 12.3): a real server and bridge in a temp HOME; each cycle sends messages with
+// SIGKILL cycle benchmark: a real server and bridge in a temp HOME; each cycle sends messages with
 // the CLI (every send with a submission id), takes them through the bridge socket, and SIGKILLs the bridge, the
 // server or both at a random moment, then restarts them. After every kill the killed process's SQLite file
 // passes PRAGMA integrity_check. At the end, with both clean: every submission is accepted (a send whose answer

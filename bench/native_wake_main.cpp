@@ -1,4 +1,4 @@
-// Native wake benchmark (issues 6 and 7): from `agentworks messages send` (the real CLI process, started by
+// Native wake benchmark: from `agentworks messages send` (the real CLI process, started by
 // E2eTest::send_from_terminal) to the mock model receiving the main-turn request that carries the message id,
 // for an idle attached chat of
 //   - Claude Code 2.1.332 in stream-json mode, woken through its session inbox (route "claude-inbox"), and
@@ -254,7 +254,7 @@ class ClaudeNativeWakeBench : public NativeWakeBench {
   std::unique_ptr<ClaudeStream> chat_;
 };
 
-// Issue 6: target p50 under 300 ms.
+// target p50 under 300 ms.
 TEST_F(ClaudeNativeWakeBench, SendToModelRequestThroughClaudeInbox) {
   chat_ = std::make_unique<ClaudeStream>(env_, project_, home_.path("claude-logs"));
   ASSERT_TRUE(chat_->send("/agentworks attach bench \"Bench\""));
@@ -406,7 +406,7 @@ class CodexNativeWakeBench : public NativeWakeBench {
   bool daemon_ = false;
 };
 
-// Issue 7: target p50 under 1 s. `codex` as a person starts it: the TUI with its app-server daemon, which runs
+// target p50 under 1 s. `codex` as a person starts it: the TUI with its app-server daemon, which runs
 // the hooks and takes `codex queue` items at once.
 TEST_F(CodexNativeWakeBench, SendToModelRequestThroughCodexQueue) { run(true); }
 

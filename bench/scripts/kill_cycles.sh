@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGKILL cycles (issue 12.3): builds the benchmark and the programs (default preset) and runs
+# SIGKILL cycles: builds the benchmark and the programs (default preset) and runs
 # agentworks-bench-kill-cycles. Usage: bench/scripts/kill_cycles.sh [CYCLES] [MAX_SECONDS] [extra options...]
 # (default 1000 cycles, at most 3600 s). Exits non-zero on any lost or doubled message, an integrity_check
 # failure, or when it measured nothing.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replicas on PostgreSQL (issue 17): agentworks-bench-load with 100 receivers, one after another in one go, on
+# Replicas on PostgreSQL: agentworks-bench-load with 100 receivers, one after another in one go, on
 # SQLite (1 server) and on PostgreSQL with 1, 2 and 3 replicas; prints sends/s, send -> SSE p50/p99 and each
 # PostgreSQL row's ratio to the SQLite row. Usage: bench/scripts/replicas.sh [SECONDS] [extra bench options...]
 # (default 10 s per run). AGENTWORKS_BUILD picks the build tree (default build/default), AGENTWORKS_SERVER the

@@ -105,7 +105,7 @@ class ClaudeToolApprovalE2eTest : public E2eTest {
   testing::EnvOverrides env_;
 };
 
-// Issue 13.6: without --allow-tools, print mode (no one to ask; folder trusted) refuses the plugin's tool: the result is Claude
+// without --allow-tools, print mode (no one to ask; folder trusted) refuses the plugin's tool: the result is Claude
 // Code's refusal, the agentworks server never ran it.
 TEST_F(ClaudeToolApprovalE2eTest, WithoutAllowToolsPrintModeRefusesTheCall_RH10) {
   install_for("claude", env_);
@@ -116,7 +116,7 @@ TEST_F(ClaudeToolApprovalE2eTest, WithoutAllowToolsPrintModeRefusesTheCall_RH10)
   EXPECT_NE(result->output.find("permission"), std::string::npos) << result->output;
 }
 
-// Issue 13.6: `attach claude --allow-tools` writes allow rules under the names Claude Code 2.1.332 really uses:
+// `attach claude --allow-tools` writes allow rules under the names Claude Code 2.1.332 really uses:
 // the call reaches the agentworks MCP server (this chat is not attached, so the server's answer says so).
 TEST_F(ClaudeToolApprovalE2eTest, AllowToolsRulesLetTheCallReachTheServer_RH10) {
   install_for("claude", env_, {"--allow-tools"});

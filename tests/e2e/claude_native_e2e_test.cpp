@@ -1,4 +1,4 @@
-// Native push into Claude Code's own session inbox (issue 6) with the real Claude Code 2.1.332 against the mock
+// Native push into Claude Code's own session inbox with the real Claude Code 2.1.332 against the mock
 // model: a message sent from the terminal wakes an idle chat with no prompt typed, a busy chat gets it after its
 // turn, the Stop hook never offers it again, a chat that exited gets it through the hook of its resumed session,
 // and Claude Code 2.1.197 (no inbox) keeps the Stop hook with the reason shown. docs/native-routes.md has the
@@ -123,7 +123,7 @@ class ClaudeNativeE2eTest : public E2eTest {
   std::unique_ptr<TmuxSession> tui_;
 };
 
-// R-C1, R-C4, R-C5 (issue 13.1 for Claude Code): installed with `--allow-tools` in a trusted folder, the woken
+// R-C1, R-C4, R-C5 (for Claude Code): installed with `--allow-tools` in a trusted folder, the woken
 // turn acknowledges and replies through the plugin's MCP server (deferred tools called by name): the receipt is
 // processed, the reply reaches the sender, and no tool result says "not attached" or asks for permission.
 TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_RC4_RC5) {

@@ -1,4 +1,4 @@
-// The agentworks messaging MCP tools inside the real Codex 0.171.0 TUI (issue 13, items 1, 2, 6), on an environment
+// The agentworks messaging MCP tools inside the real Codex 0.171.0 TUI, on an environment
 // as hostile as a desktop: XDG_RUNTIME_DIR set, a live foreign bridge socket at $XDG_RUNTIME_DIR/agentworks/
 // bridge.sock (TempHome) and at /tmp/agentworks-<uid>/bridge.sock when that path is free (both fail the test when
 // anything connects). Codex starts MCP servers with a stripped environment (no XDG_RUNTIME_DIR), so the server

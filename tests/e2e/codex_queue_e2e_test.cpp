@@ -1,4 +1,4 @@
-// Codex's native queue route (issue 7) with the real Codex 0.171.0 TUI in tmux, the agentworks hooks installed by
+// Codex's native queue route with the real Codex 0.171.0 TUI in tmux, the agentworks hooks installed by
 // `agentworks attach codex --yes` and trusted: the person attaches by typing, then a message sent from the terminal
 // goes into the session through `codex queue` with nothing typed. Facts behind it: docs/native-routes.md.
 // - An idle session is woken (R-N2 offer + admission, R-H1 arrival), a busy one gets the message as its next turn
@@ -163,7 +163,7 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
   EXPECT_EQ(turns_with("Please review PR 11 via the queue").size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("codex", session, 0));
   EXPECT_EQ(str(delivery_of("reviewer"), "route"), "codex-queue");
-  // Issue 18: the TUI's daemon took it directly (thread/queue/add over its socket), without a `codex queue` run.
+  // the TUI's daemon took it directly (thread/queue/add over its socket), without a `codex queue` run.
   EXPECT_NE(str(delivery_of("reviewer"), "last").find("app server"), std::string::npos)
       << delivery_of("reviewer").dump();
 }

@@ -1,4 +1,4 @@
-// Functions run by Codex 0.171.0 (codex exec --json) against the mock model, through a real agentworks-server (issue 16):
+// Functions run by Codex 0.171.0 (codex exec --json) against the mock model, through a real agentworks-server:
 // result through the shell tool, the one correction turn in the same session, API errors, request_input, the idle
 // timeout, kill -9 and the per-Crew limit. The scenarios are shared with the other CLI's tests
 // (driver/function_e2e_scenarios.cpp); docs/e2e.md "Agent runners" lists what each proves.

@@ -1,4 +1,4 @@
-// Issue 12.2, full disk for real: a small tmpfs under the server's store and under the bridge's journal.
+// full disk for real: a small tmpfs under the server's store and under the bridge's journal.
 // The server answers sends with the retryable `unavailable` (503), never `500 internal`, reports nothing as
 // accepted that it did not store, and takes the same sends again by itself once space returns. The bridge stops
 // with its FATAL line and loses nothing: after space returns and it restarts, every message is offered once.
@@ -24,8 +24,8 @@ const std::string kBody(8000, 'm');  // several WAL pages per message, so the fu
 
 class ServerDiskFull : public ServerFaultTest {};
 
-// Issue 12.2 ("a full disk answers 500 internal instead of a retryable unavailable"), R-M1.
-TEST_F(ServerDiskFull, SendsAnswerUnavailableAndRecoverWhenSpaceReturns_Issue12_2_RM1) {
+// A full disk answers a retryable unavailable, never 500 internal (R-M1).
+TEST_F(ServerDiskFull, SendsAnswerUnavailableAndRecoverWhenSpaceReturns_RM1) {
   std::string why;
   auto disk = SmallTmpfs::mount(home_.path("server-data"), kTmpfsBytes, why);
   if (!disk) GTEST_SKIP() << why;
@@ -85,8 +85,8 @@ TEST_F(ServerDiskFull, SendsAnswerUnavailableAndRecoverWhenSpaceReturns_Issue12_
 
 class BridgeDiskFull : public BridgeTest {};
 
-// Issue 12.2, invariant 10 (journal full-disk errors stop the bridge), R-B5/R-B6: nothing lost, nothing twice.
-TEST_F(BridgeDiskFull, JournalOnAFullDiskStopsWithFatalAndLosesNothing_Issue12_2) {
+// invariant 10 (journal full-disk errors stop the bridge), R-B5/R-B6: nothing lost, nothing twice.
+TEST_F(BridgeDiskFull, JournalOnAFullDiskStopsWithFatalAndLosesNothing) {
   std::string why;
   auto disk = SmallTmpfs::mount(home_.state_home(), kTmpfsBytes, why);
   if (!disk) GTEST_SKIP() << why;

@@ -1,4 +1,4 @@
-// Issue 12.2, failing storage calls injected with libfiu's POSIX preload into the real processes: fdatasync
+// failing storage calls injected with libfiu's POSIX preload into the real processes: fdatasync
 // (the commit's durability point) and pwrite (the WAL write) fail with EIO or ENOSPC while the process runs.
 // The server refuses with `unavailable` and never reports a send accepted that it did not store; the bridge stops
 // with its FATAL line, never hands out a message whose offer it could not persist, and loses nothing.
@@ -25,9 +25,9 @@ struct Injected {
 
 class ServerFiu : public ServerFaultTest, public ::testing::WithParamInterface<Injected> {};
 
-// Issue 12.2, R-M1: a failing fdatasync or pwrite under the store answers `unavailable`; once it stops failing the
+// R-M1: a failing fdatasync or pwrite under the store answers `unavailable`; once it stops failing the
 // same server accepts the refused submissions; after a crash exactly the accepted ones are stored, once each.
-TEST_P(ServerFiu, FailingStorageCallAnswersUnavailableAndStoresOnlyWhatItAccepted_Issue12_2_RM1) {
+TEST_P(ServerFiu, FailingStorageCallAnswersUnavailableAndStoresOnlyWhatItAccepted_RM1) {
   std::string why;
   const auto fifo = home_.path("fiu");
   const auto env = fiu_env(fifo, why);
@@ -101,9 +101,9 @@ class BridgeFiu : public BridgeTest {
   }
 };
 
-// Issue 12.2, invariant 1 and 10, R-B5: the take's offer cannot be persisted (pwrite fails): the bridge stops with
+// invariant 1 and 10, R-B5: the take's offer cannot be persisted (pwrite fails): the bridge stops with
 // FATAL and the take hands out nothing; the next bridge offers those messages, once.
-TEST_F(BridgeFiu, TakeWhoseOfferCannotBePersistedHandsOutNothing_Issue12_2_RB5) {
+TEST_F(BridgeFiu, TakeWhoseOfferCannotBePersistedHandsOutNothing_RB5) {
   std::string why;
   const auto env = env_or_skip(why);
   if (!env) GTEST_SKIP() << why;
@@ -143,9 +143,9 @@ TEST_F(BridgeFiu, TakeWhoseOfferCannotBePersistedHandsOutNothing_Issue12_2_RB5) 
   EXPECT_EQ(j.integrity(), "ok");
 }
 
-// Issue 12.2, invariant 10, R-B6: caching a received message fails at fdatasync: FATAL, and after a restart the
+// invariant 10, R-B6: caching a received message fails at fdatasync: FATAL, and after a restart the
 // bridge catches up from its watermark and offers the message once.
-TEST_F(BridgeFiu, ReceiveWhoseCacheCannotBeSyncedStopsAndLosesNothing_Issue12_2_RB6) {
+TEST_F(BridgeFiu, ReceiveWhoseCacheCannotBeSyncedStopsAndLosesNothing_RB6) {
   std::string why;
   const auto env = env_or_skip(why);
   if (!env) GTEST_SKIP() << why;

@@ -1,4 +1,4 @@
-// Issue 15, R-F6 and R-F1 under crashes: a real agentworks-server is killed with SIGKILL at a random moment while
+// R-F6 and R-F1 under crashes: a real agentworks-server is killed with SIGKILL at a random moment while
 // two threads fire function calls, each with its own submission_id. Every round checks that the executions died
 // with their server (no keeper of that server, no process working in the Crew folder), that after a restart on
 // the same data each submission_id recovers exactly one call (the accepted one when its answer arrived, never
@@ -214,10 +214,10 @@ class FunctionsKillTest : public ::testing::Test {
   std::unique_ptr<HttpClient> http_;
 };
 
-// Issue 15, R-F6 (an execution dies with its server, even on kill -9; a call running then reads `interrupted` and is
+// R-F6 (an execution dies with its server, even on kill -9; a call running then reads `interrupted` and is
 // never started again by itself) and R-F1 (a submission_id recovers its call after a lost answer: one call_id, never
 // `conflict`, never a second run).
-TEST_F(FunctionsKillTest, KillNineAtRandomMomentsNeverRunsACallTwice_Issue15_R_F6_R_F1) {
+TEST_F(FunctionsKillTest, KillNineAtRandomMomentsNeverRunsACallTwice_R_F6_R_F1) {
   const std::uint32_t seed = seed_of_run();
   std::cout << "FunctionsKillTest seed " << seed << " (AGENTWORKS_FAULT_SEED=" << seed << " draws the same delays)\n";
   RecordProperty("seed", std::to_string(seed));

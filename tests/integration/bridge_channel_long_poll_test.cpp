@@ -1,6 +1,6 @@
 // The Claude channel's long poll (docs/protocol.md "The channel's long poll"): a `channel_take` with wait_ms is
 // parked in the real bridge and answered when the attachment's stream caches a message, with no poll anywhere on
-// the path (issue 18), offered once (R-B5), never to a client that has gone, and ended by a detach. R-C3.
+// the path, offered once (R-B5), never to a client that has gone, and ended by a detach. R-C3.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// Crash test of the bridge's offer journal (issue 3, "Tests and measurements"): a real agentworks-bridge is killed
+// Crash test of the bridge's offer journal ("Tests and measurements"): a real agentworks-bridge is killed
 // with SIGKILL again and again while messages flow into it from the server and while a chat takes them, at random
 // moments and at the named failpoints `bridge.after_offer_commit` and `bridge.before_take_reply`.
 // After every cycle and at the end:
@@ -260,11 +260,11 @@ TEST_F(BridgeCrashTest, AWakeupWhoseOfferACrashCutReadsInterrupted_RW4) {
       << wakeup().dump();
 }
 
-// Issue 12.7, R-B5, R-B6: a SIGKILL between the offer's commit and its answer (both failpoints) loses the batch
+// R-B5, R-B6: a SIGKILL between the offer's commit and its answer (both failpoints) loses the batch
 // to the chat, and the rule stays: it is never offered again. But the bridge is truthful about it: after the
 // restart, status (bridge op and `agentworks status --agents`) counts those offers with their ids and the read
 // command, the next delivery to that chat lists them once, and reading them through the bridge clears them.
-TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6_Issue12_7) {
+TEST_F(BridgeCrashTest, KilledBetweenOfferAndAnswerIsToldToTheChat_RB5_RB6) {
   int n = 0;
   for (const char* point : {"bridge.after_offer_commit", "bridge.before_take_reply"}) {
     SCOPED_TRACE(point);

@@ -99,7 +99,7 @@ TEST_F(BridgeDeliveryTest, CatchUpAfterDowntimeOldestFirst_RB3) {
   EXPECT_EQ(ids.size(), 25u);
 }
 
-// R-B3, issue 18: two streams catching up at once, each backlog many stream chunks long. The chunks are cached one
+// R-B3: two streams catching up at once, each backlog many stream chunks long. The chunks are cached one
 // per loop turn (a stream that finds the turn's unit taken pauses its transfer and is resumed later), so the
 // bridge answers requests throughout; every byte held by a pause comes back once: each message cached once, in
 // order, none lost.

@@ -119,12 +119,12 @@ TEST_F(BridgeFaultTest, QuotaAndCleanupKeepTheWatermark_RB9_RB11_RB12) {
   EXPECT_EQ(journal_scalar(journal_path(), "PRAGMA integrity_check"), "ok");
 }
 
-// Issue 12.3, R-B9, R-B11, R-B12: far more messages than the quota arrive and none is acknowledged. The journal
+// R-B9, R-B11, R-B12: far more messages than the quota arrive and none is acknowledged. The journal
 // reclaims handed-out metadata, never a pending row, and never moves the watermark past a message it did not
 // journal: status (bridge op and `agentworks status --agents`) shows how many wait on the server and how to read
 // them, the chat's delivery text says so too, and delivering until done hands out every message exactly once,
 // in order, across a bridge restart while full.
-TEST_F(BridgeFaultTest, FullJournalHoldsBackAndEventuallyDeliversEverythingOnce_RB9_RB11_RB12_Issue12_3) {
+TEST_F(BridgeFaultTest, FullJournalHoldsBackAndEventuallyDeliversEverythingOnce_RB9_RB11_RB12) {
   const EnvOverrides env = {{"AGENTWORKS_BRIDGE_MAX_MESSAGES_PER_SESSION", "4"}};
   start_bridge(env);
   attach("sess-full");

@@ -232,7 +232,7 @@ TEST_F(BridgeHookOpsTest, OfferedMessageNeverRedeliveredAcrossRestart_RB5) {
   ASSERT_TRUE(wait_until([&] { return stream_connected("s4"); }, std::chrono::seconds(20)));
   const json after = deliver("s4");
   EXPECT_TRUE(after["message_ids"].empty());  // never offered again
-  // Issue 12.7: but the chat is told, by id, that it may not have arrived.
+  // but the chat is told, by id, that it may not have arrived.
   EXPECT_NE(after.value("text", "").find("may not have arrived"), std::string::npos) << after.dump();
   EXPECT_NE(after.value("text", "").find(id), std::string::npos);
   EXPECT_EQ(after.value("text", "").find("exactly once\n"), std::string::npos);
@@ -286,7 +286,7 @@ TEST_F(BridgeHookOpsTest, SecondSessionTakesTheNameStatusAndDetach_RH7_RH8) {
             0u);
   const std::string waiting = send("waiting for whoever holds the name");
   ASSERT_TRUE(wait_pending("old", 1));
-  // Issue 13.3: the old session is connected, so the name moves only with `take`; without it nothing changes.
+  // the old session is connected, so the name moves only with `take`; without it nothing changes.
   const json asked = attach("new", "reviewer");
   EXPECT_EQ(asked["take_needed"], true) << asked.dump();
   EXPECT_EQ(asked["held_by"]["session_id"], "old");
@@ -375,10 +375,10 @@ TEST_F(BridgeHookOpsTest, JournalOfTheFirstSchemaOpens) {
   EXPECT_EQ(j.rows("SELECT count(provider_pid) FROM attachments")[0][0], "0");
 }
 
-// Issue 12.7, R-B5, R-B6: the hook went away before its answer was written (a killed or timed-out hook). The
+// R-B5, R-B6: the hook went away before its answer was written (a killed or timed-out hook). The
 // offer stays offered and is never offered again, but it counts as possibly lost, and the chat's next delivery
 // lists it with the read command.
-TEST_F(BridgeHookOpsTest, ClientGoneBeforeTheAnswerMakesTheOfferPossiblyLost_Issue12_7) {
+TEST_F(BridgeHookOpsTest, ClientGoneBeforeTheAnswerMakesTheOfferPossiblyLost) {
   start_bridge();
   attach_connected("sess-gone");
   const std::string id = send("gone before the answer");
@@ -408,9 +408,9 @@ TEST_F(BridgeHookOpsTest, ClientGoneBeforeTheAnswerMakesTheOfferPossiblyLost_Iss
   EXPECT_EQ(status_of("sess-gone")["possibly_lost"], 0);
 }
 
-// Issue 12.6: an attach whose config path is a FIFO (or a directory) is refused with a clear bad_request at once;
+// an attach whose config path is a FIFO (or a directory) is refused with a clear bad_request at once;
 // opening it never blocks the bridge's only loop, which still answers `status`. Nothing is attached.
-TEST_F(BridgeHookOpsTest, AttachWithAFifoConfigIsRefusedAndTheBridgeKeepsAnswering_Issue12_6) {
+TEST_F(BridgeHookOpsTest, AttachWithAFifoConfigIsRefusedAndTheBridgeKeepsAnswering) {
   start_bridge();
   const auto fifo = home_.path("config.fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);

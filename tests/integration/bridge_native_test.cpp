@@ -1,4 +1,4 @@
-// Native push (issues 6 and 7) through the real bridge and server, with stand-in provider processes
+// Native push through the real bridge and server, with stand-in provider processes
 // (fake_provider/main.cpp): a fake Claude session inbox (registration, key file, socket) and a fake `codex`
 // executable bound through /proc/PID/exe. What is proven here: the exact binding (R-N1), offer before write and
 // the outcome rules (R-N2, R-B14, R-B16), fail-closed checks (R-N3), the person's switches, bursts becoming
@@ -117,7 +117,7 @@ class BridgeNativeTest : public BridgeTest {
     return call({{"op", "deliver"}, {"provider", provider}, {"session_id", session}, {"process", process},
                  {"provider_home", home.string()}});
   }
-  // Issue 12.7: an offer that may not have arrived is never handed out again, but the Stop hook's next delivery
+  // an offer that may not have arrived is never handed out again, but the Stop hook's next delivery
   // tells the chat once, by id (never the body); the one after is quiet.
   void expect_told_once(const std::string& provider, const std::string& session, const json& process,
                         const std::string& id, const std::string& body) {
@@ -142,7 +142,7 @@ class BridgeNativeTest : public BridgeTest {
   fs::path claude_record_;
 };
 
-// Issue 7, R-N2: `codex queue` exit 0 is native queue admission: one queued item with the delivered text, the
+// R-N2: `codex queue` exit 0 is native queue admission: one queued item with the delivered text, the
 // receipt says admitted via codex-queue (never processed), and the Stop hook does not deliver it again.
 TEST_F(BridgeNativeTest, CodexQueueAdmitsAndStopHookDoesNotRedeliver_RN2) {
   const auto proc = start_codex();
@@ -206,7 +206,7 @@ TEST_F(BridgeNativeTest, CodexAmbiguousKeepsOfferedAndNotifies_RN2_RB14) {
   EXPECT_NE(delivery_of(kThread).value("last", "").find("uncertain"), std::string::npos);
 }
 
-// R-N3, issue 7: a Codex without the queue command, or of a version not checked, keeps the Stop hook.
+// R-N3: a Codex without the queue command, or of a version not checked, keeps the Stop hook.
 TEST_F(BridgeNativeTest, CodexWithoutQueueOrUnknownVersionFallsBack_RN3) {
   const auto proc = start_codex();
   std::ofstream(codex_home_ / "no-queue") << "";
@@ -226,7 +226,7 @@ TEST_F(BridgeNativeTest, CodexWithoutQueueOrUnknownVersionFallsBack_RN3) {
   EXPECT_FALSE(fs::exists(codex_home_ / "queued.jsonl"));
 }
 
-// Issue 7: --native-remote must be unix:///ABSOLUTE; a bad one is refused and nothing is attached.
+// --native-remote must be unix:///ABSOLUTE; a bad one is refused and nothing is attached.
 TEST_F(BridgeNativeTest, CodexRemoteMustBeAbsoluteUnixSocket) {
   const auto proc = start_codex();
   json req = {{"op", "command"}, {"provider", "codex"}, {"session_id", kThread}, {"verb", "attach"},
@@ -244,7 +244,7 @@ TEST_F(BridgeNativeTest, CodexRemoteMustBeAbsoluteUnixSocket) {
   EXPECT_EQ(json_lines(codex_home_ / "queued.jsonl")[0]["remote"], "unix:///run/codex/app.sock");
 }
 
-// Issue 6, R-N2, R-B16: the frame goes to the exact session with priority "next" and the delivered text; the
+// R-N2, R-B16: the frame goes to the exact session with priority "next" and the delivered text; the
 // message stays offered (a write is an offer, never admitted), and the Stop hook does not deliver it again.
 TEST_F(BridgeNativeTest, ClaudeInboxGetsOneNextFrame_RN2_RB16_RN4) {
   const std::string session = "c1a0de00-0000-4000-8000-000000000001";
@@ -343,7 +343,7 @@ TEST_F(BridgeNativeTest, ClaudeNoAnswerIsAmbiguous_RN2_RB14) {
   expect_told_once("claude", session, proc, id, "SECRET-BODY");
 }
 
-// Issue 6: a restarted Claude process of the same session is bound anew at its next hook event (never carried
+// a restarted Claude process of the same session is bound anew at its next hook event (never carried
 // over); the old registration is never written to again.
 TEST_F(BridgeNativeTest, ClaudeRestartRebindsAtNextHookEvent_RN1) {
   const std::string session = "c1a0de00-0000-4000-8000-000000000005";
@@ -366,7 +366,7 @@ TEST_F(BridgeNativeTest, ClaudeRestartRebindsAtNextHookEvent_RN1) {
   EXPECT_TRUE(json_lines(home_.path("first-frames.jsonl")).empty());
 }
 
-// Issue 6: a bridge (re)start binds the routes of attached sessions whose process still runs, and messages that
+// a bridge (re)start binds the routes of attached sessions whose process still runs, and messages that
 // arrived while it was down are pushed.
 TEST_F(BridgeNativeTest, BridgeStartBindsAndPushesWhatArrivedMeanwhile) {
   const std::string session = "c1a0de00-0000-4000-8000-000000000008";
@@ -408,7 +408,7 @@ TEST_F(BridgeNativeTest, KilledBetweenOfferAndWriteNeverPushesAgain_RN2_RB6) {
   EXPECT_EQ(frames.find(id), std::string::npos);
 }
 
-// Issue 6: a flood becomes fewer, larger frames within Claude's inbound limits, and every message is in exactly
+// a flood becomes fewer, larger frames within Claude's inbound limits, and every message is in exactly
 // one frame. The flood is made independent of how fast the test sends: 30 messages wait on the server while the
 // bridge is down and arrive together when it catches up. Pushes gather for 25 ms, carry up to 20 messages each
 // and are bounded by the token bucket (8 at once, one more per 2 s): the catch-up takes a handful of frames, not 30.
@@ -441,7 +441,7 @@ TEST_F(BridgeNativeTest, ClaudeFloodBecomesFewFrames) {
   EXPECT_LT(json_lines(claude_record_).size(), 12u);
 }
 
-// Issue 6: the person turns native push off per attachment (attach --no-native) or in the config.
+// the person turns native push off per attachment (attach --no-native) or in the config.
 TEST_F(BridgeNativeTest, PersonTurnsNativeOff) {
   const std::string session = "c1a0de00-0000-4000-8000-000000000007";
   const auto proc = start_claude(session);

@@ -1,4 +1,4 @@
-// The bridge's durable outbox while the server is down (R-B2, invariant 3; issue 12.2), with a real
+// The bridge's durable outbox while the server is down (R-B2, invariant 3), with a real
 // agentworks-server, agentworks-bridge and CLI in a temp HOME: every accepted ack, reply and send is answered
 // `queued` with its submission id long before a client gives up (the CLI waits 30 s), not only the first one;
 // once the server is back each is delivered exactly once, also when the caller retried with the same id while it
@@ -99,11 +99,11 @@ class BridgeOutboxTest : public BridgeTest {
   static constexpr const char* kSession = "sess-outbox";
 };
 
-// R-B2, issue 12.2: with the server stopped, five sends, two replies and an ack in a row are each answered
+// R-B2: with the server stopped, five sends, two replies and an ack in a row are each answered
 // `queued` with a distinct submission id (the caller's or one the bridge minted); a retry with the same id while
 // queued is `queued` again, the same id with another body is `conflict`; after the server returns each is
 // delivered exactly once and a retry then answers `sent` without storing anything.
-TEST_F(BridgeOutboxTest, EveryRequestIsAnsweredQueuedWhileTheServerIsDown_RB2_Issue12_2) {
+TEST_F(BridgeOutboxTest, EveryRequestIsAnsweredQueuedWhileTheServerIsDown_RB2) {
   const json question = incoming("question before the outage");
   kill_server();
 
@@ -156,10 +156,10 @@ TEST_F(BridgeOutboxTest, EveryRequestIsAnsweredQueuedWhileTheServerIsDown_RB2_Is
   EXPECT_EQ(count_in_worker_mailbox("outage send 2"), 1);
 }
 
-// R-B2, issue 12.2: a server that accepts connections but never answers holds the first attempt until the HTTP
+// R-B2: a server that accepts connections but never answers holds the first attempt until the HTTP
 // timeout; the caller of that item and every caller behind it are still answered `queued` with their ids within
 // the bridge's answer bound, and all are delivered once the real server is back.
-TEST_F(BridgeOutboxTest, HungServerStillAnswersEveryCallerQueued_RB2_Issue12_2) {
+TEST_F(BridgeOutboxTest, HungServerStillAnswersEveryCallerQueued_RB2) {
   const int port = server_->port();
   kill_server();
   std::set<std::string> ids;
@@ -177,10 +177,10 @@ TEST_F(BridgeOutboxTest, HungServerStillAnswersEveryCallerQueued_RB2_Issue12_2) 
   for (int i = 0; i < 3; ++i) EXPECT_EQ(count_in_worker_mailbox("hung " + std::to_string(i)), 1) << i;
 }
 
-// R-B2, R-C7, issue 12.2: `agentworks bridge message send|reply|ack` mint a submission id when none is given and
+// R-B2, R-C7: `agentworks bridge message send|reply|ack` mint a submission id when none is given and
 // print it (human and --json); each is answered `queued` while the server is down, a second invocation with
 // --submission-id of the first stores nothing new, and after the outage each is delivered exactly once.
-TEST_F(BridgeOutboxTest, CliPrintsItsSubmissionIdAndARetryWithItIsStoredOnce_RB2_Issue12_2) {
+TEST_F(BridgeOutboxTest, CliPrintsItsSubmissionIdAndARetryWithItIsStoredOnce_RB2) {
   const json question = incoming("question for the CLI");
   kill_server();
   Cli cli(home_.env());

@@ -1,4 +1,4 @@
-// Issue 12.1 and 13.1: every agentworks program finds the same bridge whatever environment its host passes, and
+// Every agentworks program finds the same bridge whatever environment its host passes, and
 // none talks to a socket another local user planted. Clients check the socket's directory (this user's, 0700,
 // not a symlink) and the listener's uid before they send a byte. The tests that play another user need root
 // (CI runs as root); the others run as anyone.
@@ -106,7 +106,7 @@ class SocketTrust : public ::testing::Test {
   TempHome home_;
 };
 
-// Issue 12.1: another user created the bridge's directory first and listens in it.
+// another user created the bridge's directory first and listens in it.
 TEST_F(SocketTrust, DirectoryPlantedByAnotherUserIsRefusedByEveryClient) {
   need_root();
   const fs::path dir = home_.bridge_dir();
@@ -119,7 +119,7 @@ TEST_F(SocketTrust, DirectoryPlantedByAnotherUserIsRefusedByEveryClient) {
   expect_every_client_refuses(home_, impostor, "owned by uid 65534");
 }
 
-// Issue 12.1: the directory is the person's, but the process behind the socket runs as another user.
+// the directory is the person's, but the process behind the socket runs as another user.
 TEST_F(SocketTrust, ListenerRunningAsAnotherUserIsRefused) {
   need_root();
   const fs::path dir = home_.bridge_dir();
@@ -180,7 +180,7 @@ TEST_F(SocketTrust, SymlinkedDirectoryIsRefused) {
   EXPECT_EQ(impostor.received(), "");
 }
 
-// Issue 13.1: a host that strips the environment (Codex starts MCP servers with HOME, PATH and a few more only)
+// a host that strips the environment (Codex starts MCP servers with HOME, PATH and a few more only)
 // or sets XDG_RUNTIME_DIR differently still reaches the one bridge of this user.
 TEST_F(SocketTrust, EveryEnvironmentFindsTheSameBridge) {
   BridgeProcess bridge(home_);
@@ -200,7 +200,7 @@ TEST_F(SocketTrust, EveryEnvironmentFindsTheSameBridge) {
   }
 }
 
-// Issue 12.1: the old fallback under /tmp, which any user could create first, is never used.
+// the old fallback under /tmp, which any user could create first, is never used.
 TEST_F(SocketTrust, OldTmpFallbackIsNeverUsed) {
   const fs::path old = fs::path("/tmp") / ("agentworks-" + std::to_string(::getuid())) / "bridge.sock";
   if (fs::exists(old.parent_path())) GTEST_SKIP() << old.parent_path() << " exists on this machine; not touching it";

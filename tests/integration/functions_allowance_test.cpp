@@ -1,4 +1,4 @@
-// What a Crew's agent functions may use (R-F1, issue 16 "Declaring"): a declaration that asks for a tool set or
+// What a Crew's agent functions may use (R-F1 "Declaring"): a declaration that asks for a tool set or
 // sandbox wider than the person allowed for that Crew is refused at register/reload, naming the line, and the
 // declaration in force stays; the allowance is set at register or with `crews allow`, and cannot be narrowed below
 // the declaration in force. These tests only register, reload and show: no agent function is called.

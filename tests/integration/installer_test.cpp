@@ -433,7 +433,7 @@ TEST_F(TerminalDetachTest, DetachNeedsConfirmationThenDetachesThatSessionOnly_RH
   EXPECT_EQ(missing_session.exit_code, 2) << missing_session.describe();
 }
 
-// R-H10 (issue 13.2): `attach codex` puts the messaging MCP server into the project's .codex/config.toml (the file
+// R-H10: `attach codex` puts the messaging MCP server into the project's .codex/config.toml (the file
 // Codex 0.171.0 reads in a trusted project) as one marked block after what is there, the same file on a second
 // run, and uninstall leaves the rest of the file byte for byte.
 TEST_F(InstallerTest, CodexInstallAddsMcpServerBlockIdempotentlyAndUninstallRestoresTheFile_RH10) {
@@ -473,7 +473,7 @@ TEST_F(InstallerTest, CodexInstallAddsMcpServerBlockIdempotentlyAndUninstallRest
   EXPECT_FALSE(fs::exists(config));
 }
 
-// R-H10 (issue 13.6): --allow-tools adds approval_mode = "approve" (the one Codex 0.171.0 mode that skips the
+// R-H10: --allow-tools adds approval_mode = "approve" (the one Codex 0.171.0 mode that skips the
 // question, also under approval_policy = "never") for exactly the plugin's messaging and function tools, globally in
 // $CODEX_HOME/config.toml; a reinstall without it takes them out again; uninstall removes the block.
 TEST_F(InstallerTest, CodexAllowToolsApprovesExactlyTheFiveMessagingTools_RH10) {
@@ -523,7 +523,7 @@ TEST_F(InstallerTest, CodexConfigWithItsOwnAgentworksServerIsRefusedAndUnchanged
   EXPECT_FALSE(fs::exists(project_ / ".codex" / "hooks.json"));
 }
 
-// R-H10 (issue 13.6): `attach claude --allow-tools` adds the plugin's tool names to permissions.allow of the
+// R-H10: `attach claude --allow-tools` adds the plugin's tool names to permissions.allow of the
 // project's .claude/settings.json next to the person's own rules, once; uninstall removes exactly those five.
 TEST_F(InstallerTest, ClaudeAllowToolsAddsExactlyTheFiveRulesAndUninstallRemovesThem_RH10) {
   const fs::path bin = home_.path("fakebin");

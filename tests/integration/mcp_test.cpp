@@ -541,10 +541,10 @@ TEST_F(McpTest, ClaudeChannelPushesEachMessageOnce_RC3_RC4_RB5) {
   EXPECT_EQ(d.notifications().size(), 2u);
 }
 
-// R-B2, issue 12.2: with the server down every messaging tool call is answered "queued" (not only the first),
+// R-B2: with the server down every messaging tool call is answered "queued" (not only the first),
 // and each result carries a submission_id: minted by the tool layer when the model gives none, so passing it back
 // on a retry never stores the message twice. The schema documents the argument on all three outbox tools.
-TEST_F(McpTest, ToolsReturnASubmissionIdAndARetryWithItIsStoredOnce_RB2_Issue12_2) {
+TEST_F(McpTest, ToolsReturnASubmissionIdAndARetryWithItIsStoredOnce_RB2) {
   McpDriver& d = driver();
   const json listed = d.ok({{"op", "list"}});
   for (const auto& t : listed["tools"]) {

@@ -1,4 +1,4 @@
-// Issue 12.6: what the server and the bridge keep on disk stays private whatever the umask and whatever a person
+// what the server and the bridge keep on disk stays private whatever the umask and whatever a person
 // or a tool did to the files: a --data directory others may write to is refused, one others may read is
 // tightened, a loosened owner.token is tightened at the next start, and the bridge's log is born 0600 even
 // under umask 000 (R-B9: the cache is private).

@@ -1,4 +1,4 @@
-// Function calls with several replicas on one PostgreSQL store (issue 17, R-F6): a call is run by the replica that
+// Function calls with several replicas on one PostgreSQL store (R-F6): a call is run by the replica that
 // committed it, under a lease; another replica starting leaves it alone, and when its replica dies the call is
 // interrupted once the lease lapses, never run again. Runs in the pg.* registration only.
 #include <gtest/gtest.h>

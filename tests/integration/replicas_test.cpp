@@ -1,4 +1,4 @@
-// Several agentworks-server replicas on one PostgreSQL database (issue 17): whichever replica a client talks to,
+// Several agentworks-server replicas on one PostgreSQL database: whichever replica a client talks to,
 // it sees what another committed. Runs in the pg.* registration only (it needs AGENTWORKS_TEST_STORE=postgresql).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Who gets what from the local status page (`agentworks ui`, issue 19): nothing without the one-time link or the
+// Who gets what from the local status page (`agentworks ui`): nothing without the one-time link or the
 // session cookie it was traded for, nothing for another uid's process, nothing through a foreign Host, no action
 // without the page's own header and a JSON body; and a fuzz of bad tokens, paths, methods and bytes that never
 // yields data or breaks the page for its owner.

@@ -1,4 +1,4 @@
-// The local status page (`agentworks ui`, issue 19) in a real browser: Debian's headless Chromium driven over the
+// The local status page (`agentworks ui`) in a real browser: Debian's headless Chromium driven over the
 // DevTools protocol (tests/browser/cdp_driver.mjs) against real server, bridge and CLI processes in a temp HOME.
 // The page's attachments table matches `status --agents --json`, a sent message changes the row's counts without
 // a reload, a message's text shows only when asked for, detach asks first and goes through the bridge, and the

@@ -1,4 +1,4 @@
-// Issue 13 (3, 4, 8, 9) through the real processes: agentworks-hook fed recorded provider payloads, a real
+// Taking over a name through the real processes: agentworks-hook fed recorded provider payloads, a real
 // agentworks-bridge and agentworks-server in a temp HOME, and the real `agentworks` CLI.
 // - A typed attach of a name another connected chat holds changes nothing and says who holds it; `--take` moves
 //   it, says who was detached; the losing chat is told at its next turn end and in its status (R-H4, R-H7).
@@ -55,7 +55,7 @@ class TakeoverTest : public BridgeTest {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// R-H4, R-H7 (issue 13.3): a Claude chat typing `/agentworks attach cxagent` while a connected Codex chat holds
+// R-H4, R-H7: a Claude chat typing `/agentworks attach cxagent` while a connected Codex chat holds
 // it is told who holds it and how to take it; nothing moves. With --take the name moves, the answer says which
 // chat was detached, and the Codex chat's next turn end tells its person (not its model) who took the name.
 TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_RH4_RH7) {
@@ -105,7 +105,7 @@ TEST_F(TakeoverTest, TakingANameHeldByAConnectedChatNeedsTakeAndTellsBothChats_R
   EXPECT_TRUE(has(back, "The name was held by a connected Claude chat")) << back;
 }
 
-// R-H7 (issue 13.3): a name held by an offline chat moves without --take, and the answer says whose it was;
+// R-H7: a name held by an offline chat moves without --take, and the answer says whose it was;
 // re-attaching a chat under another name says its old name was released.
 TEST_F(TakeoverTest, OfflineHolderAndReleasedOldNameAreNamedInTheAnswer_RH7) {
   ASSERT_TRUE(has(type("claude", "old-chat", "/agentworks attach reviewer"), "Attached this chat as reviewer"));
@@ -125,7 +125,7 @@ TEST_F(TakeoverTest, OfflineHolderAndReleasedOldNameAreNamedInTheAnswer_RH7) {
   EXPECT_FALSE(has(renamed, "The name was held by")) << renamed;
 }
 
-// R-H11 (issue 13.9): `/agentworks resume` in a chat that never attached names the offline names of this
+// R-H11: `/agentworks resume` in a chat that never attached names the offline names of this
 // project's chats and the exact command that attaches one here; a chat of another project hears of none.
 TEST_F(TakeoverTest, ResumeInABrandNewChatNamesThisProjectsOfflineNames_RH11) {
   const std::string project = home_.path("proj").string();
@@ -148,7 +148,7 @@ TEST_F(TakeoverTest, ResumeInABrandNewChatNamesThisProjectsOfflineNames_RH11) {
   EXPECT_TRUE(has(type("claude", "brand-new", "/agentworks attach planner", project), "Attached this chat as planner"));
 }
 
-// R-H8 (issue 13.4, 13.8): an offline chat's waiting messages are counted on the server, in the table (with
+// R-H8: an offline chat's waiting messages are counted on the server, in the table (with
 // headers) and in --json; with the server down the count is "unknown while offline", never 0.
 TEST_F(TakeoverTest, StatusAgentsCountsOfflineWaitingOnTheServerWithHeaders_RH8) {
   ASSERT_TRUE(has(type("claude", "away", "/agentworks attach napper"), "Attached this chat as napper"));
@@ -182,7 +182,7 @@ TEST_F(TakeoverTest, StatusAgentsCountsOfflineWaitingOnTheServerWithHeaders_RH8)
   EXPECT_TRUE(has(down_table.out, "offline/stopped  unknown while offline  0  ")) << down_table.out;
 }
 
-// Issue 13.8: after `agentworks down`, `agentworks status` says how to bring the server back, not "try
+// after `agentworks down`, `agentworks status` says how to bring the server back, not "try
 // `agentworks status`".
 TEST(StatusAfterDownTest, SaysToRunUpNotStatus) {
   TempHome home;

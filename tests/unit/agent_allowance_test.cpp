@@ -1,4 +1,4 @@
-// What a Crew's agent functions may use (issue 16, R-F1): the coverage rule for Claude tools, the sandbox order for
+// What a Crew's agent functions may use (R-F1): the coverage rule for Claude tools, the sandbox order for
 // Codex, the checks on given values, and the refusal a declaration gets when it asks for more (with its line).
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 namespace agentworks::bridge {
 namespace {
 
-TEST(HeldBack, PausesCountsDistinctAndSettlesOnReplay_RB9_Issue12_3) {
+TEST(HeldBack, PausesCountsDistinctAndSettlesOnReplay_RB9) {
   HeldBack h;
   h.received("att_1", 1, ReceiveResult::cached);
   EXPECT_FALSE(h.paused("att_1"));

@@ -193,7 +193,7 @@ TEST_F(JournalTest, AcknowledgedMessageIsNeverOffered_RB10) {
   EXPECT_FALSE(j.set_delivery("msg_1", MessageState::offered, 1005));
 }
 
-// R-B9, R-B11, R-B12, issue 12.3: at most N messages per session. Under pressure the metadata of handed-out
+// R-B9, R-B11, R-B12: at most N messages per session. Under pressure the metadata of handed-out
 // messages goes, processed first, then admitted, then offered, oldest first; a pending row never. With no room
 // the message is not journaled and the watermark stays before it, so the stream fetches it again later.
 TEST_F(JournalTest, QuotaReclaimsHandedOutOldestFirstAndHoldsTheRest_RB9_RB11_RB12) {
@@ -249,9 +249,9 @@ TEST_F(JournalTest, TotalBytesQuota_RB9) {
   EXPECT_EQ(j.record_received(row(), msg(3, std::string(60, 'c')), 1002), ReceiveResult::over_quota);
 }
 
-// Issue 18, R-B5: settling an offer skips the flush (a lost settle only repeats a notice), and only that commit:
+// R-B5: settling an offer skips the flush (a lost settle only repeats a notice), and only that commit:
 // the journal's connection is back at synchronous=FULL afterwards, whether the settle succeeded or failed.
-TEST_F(JournalTest, SettleSkipsTheFlushButLeavesEveryOtherCommitFlushed_Issue18) {
+TEST_F(JournalTest, SettleSkipsTheFlushButLeavesEveryOtherCommitFlushed) {
   Journal j(db_path());
   const auto sync_level = [&j] {
     sql::Stmt s(j.db(), "PRAGMA synchronous");
@@ -271,10 +271,10 @@ TEST_F(JournalTest, SettleSkipsTheFlushButLeavesEveryOtherCommitFlushed_Issue18)
   EXPECT_EQ(sync_level(), 2) << "a failed settle left the connection relaxed";
 }
 
-// Issue 12.7, R-B5, R-B6: an offer is `pending` until its hand-out is settled; one that may not have arrived
+// R-B5, R-B6: an offer is `pending` until its hand-out is settled; one that may not have arrived
 // (not written, or still pending when the bridge restarted) is possibly lost: listed once, counted until it is
 // acknowledged, read or cleaned up. It is never offered again.
-TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned_Issue12_7) {
+TEST_F(JournalTest, PossiblyLostOffersAreTrackedUntilReadAckedOrCleaned) {
   {
     Journal j(db_path());
     j.upsert_attachment(row());

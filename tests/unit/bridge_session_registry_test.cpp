@@ -1,4 +1,4 @@
-// The bridge's session registry stays bounded (issue 12.6): registrations of processes that have ended are
+// The bridge's session registry stays bounded: registrations of processes that have ended are
 // dropped a few at a time as new ones arrive, and a cap evicts the least recently reported; a live process keeps
 // its registration and a re-report refreshes it.
 #include "state/session_registry.hpp"
@@ -15,7 +15,7 @@ namespace {
 process::ProcessKey proc(long pid) { return {pid, "start" + std::to_string(pid)}; }
 SessionKey session(long n) { return {"claude", "sess-" + std::to_string(n)}; }
 
-TEST(SessionRegistry, DropsEndedProcessesOnInsert_Issue12_6) {
+TEST(SessionRegistry, DropsEndedProcessesOnInsert) {
   std::set<long> alive;
   SessionRegistry r([&alive](const process::ProcessKey& k) { return alive.count(k.pid) != 0; }, 100000);
   alive.insert(1);
@@ -34,7 +34,7 @@ TEST(SessionRegistry, DropsEndedProcessesOnInsert_Issue12_6) {
   EXPECT_FALSE(r.session_for(process::ProcessKey{1, "other"}));
 }
 
-TEST(SessionRegistry, CapEvictsTheLeastRecentlyReported_Issue12_6) {
+TEST(SessionRegistry, CapEvictsTheLeastRecentlyReported) {
   SessionRegistry r([](const process::ProcessKey&) { return true; }, 3);
   r.record(proc(1), session(1));
   r.record(proc(2), session(2));

@@ -1,4 +1,4 @@
-// The journal's state enums (issue 14): the names are the journal's column values and the wire's strings, byte for
+// The journal's state enums: the names are the journal's column values and the wire's strings, byte for
 // byte, and a state column holding an unknown value reads as corruption, never as some other state.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// The Claude session inbox adapter (issue 6) against registration and key files laid out as Claude Code 2.1.332
+// The Claude session inbox adapter against registration and key files laid out as Claude Code 2.1.332
 // writes them (docs/native-routes.md, "Claude session inbox") and real Unix sockets in a temp dir.
 // R-N1: only the exact registration (pid, procStart, sessionId) binds; never another session's file.
 // R-N3: unknown protocol or version, foreign/loose/symlinked files, a changed process -> route off with a reason.

@@ -1,4 +1,4 @@
-// The Codex queue adapter (issue 7) against fake `codex` programs: shell scripts written to a temp dir that log
+// The Codex queue adapter against fake `codex` programs: shell scripts written to a temp dir that log
 // their argv and CODEX_HOME and answer like Codex 0.171.0 does (docs/native-routes.md, "Codex queue").
 // R-N2: exit 0 -> accepted, a definite refusal -> refused, anything else -> ambiguous, never rerun.
 // R-N3: only a known version with the queue command turns the route on.

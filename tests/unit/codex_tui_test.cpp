@@ -1,4 +1,4 @@
-// Which process shows a Codex chat (issue 13.5) and the watch on its end. With Codex's daemon the hooks run in the
+// Which process shows a Codex chat and the watch on its end. With Codex's daemon the hooks run in the
 // daemon, which outlives its TUI by about a minute and runs queued items headless meanwhile: the route is bound to
 // the one Codex TUI using the daemon's CODEX_HOME (R-N1), never guessed among several (R-N3), and the end of that
 // process is seen at once (R-H11: the attachment goes offline).

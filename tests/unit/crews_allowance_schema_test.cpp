@@ -1,4 +1,4 @@
-// A data directory from before Crew allowances (issue 16, R-F1): opening it adds the crews.allowance column, and
+// A data directory from before Crew allowances (R-F1): opening it adds the crews.allowance column, and
 // its Crews read as the default allowance.
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -209,10 +209,10 @@ DeliveryNotices notices(std::int64_t held, std::size_t lost) {
   return n;
 }
 
-// Issue 12.3 (R-B9) and 12.7 (R-B5, R-B6): the text says how many messages wait on the server because the cache
+// R-B9, R-B5, R-B6: the text says how many messages wait on the server because the cache
 // is full and which earlier offers may not have arrived, each with the read command; the ids it lists are
 // reported back (they are listed once).
-TEST(DeliveryText, NoticesHeldBackAndPossiblyLost_Issue12_3_Issue12_7) {
+TEST(DeliveryText, NoticesHeldBackAndPossiblyLost) {
   DeliveryContext c = ctx(false);
   c.notices = notices(7, 2);
   const auto out = format_delivery({msg("msg_a", "hello")}, c);
@@ -241,7 +241,7 @@ TEST(DeliveryText, NoticesHeldBackAndPossiblyLost_Issue12_3_Issue12_7) {
 
 // At most 20 ids are listed (the rest counted); at the smallest budget with the instructions the text still
 // fits, the notice shrinks instead, and ids it does not list are not reported as listed.
-TEST(DeliveryText, NoticesShrinkToTheBudget_Issue12_7) {
+TEST(DeliveryText, NoticesShrinkToTheBudget) {
   DeliveryContext c = ctx(false);
   c.notices = notices(0, 30);
   c.notices.possibly_lost.resize(20);  // the journal hands at most 20

@@ -175,7 +175,7 @@ TEST(HookEvents, TypedAttachSendsCommand_RH4_RH5_RH13) {
   EXPECT_EQ(r["process"]["pid"], 4242);
 }
 
-// Issues 6 and 7: the provider's home (CLAUDE_CONFIG_DIR / CODEX_HOME) and the person's native switches reach the
+// The provider's home (CLAUDE_CONFIG_DIR / CODEX_HOME) and the person's native switches reach the
 // bridge with the typed attach; without a home variable nothing is sent (the bridge uses the default).
 TEST(HookEvents, AttachCarriesProviderHomeAndNativeSwitches) {
   FakeBridge bridge;

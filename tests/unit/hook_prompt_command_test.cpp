@@ -57,7 +57,7 @@ TEST(HookPromptCommand, OtherVerbsTakeNoArguments) {
   EXPECT_TRUE(is_usage(parse_prompt("/agentworks detach everything", Provider::cursor)));
 }
 
-// Issues 6 and 7: the person's native-push switches on attach, anywhere after the verb.
+// The person's native-push switches on attach, anywhere after the verb.
 TEST(HookPromptCommand, AttachNativeOptions) {
   PromptCommand off = attach_named("reviewer", "Review PRs");
   off.no_native = true;
@@ -208,7 +208,7 @@ TEST(HookPromptCommand, UsageNamesTheProvidersForm) {
   EXPECT_NE(claude.find("/agentworks attach --confirm"), std::string::npos);
 }
 
-// Issue 13.3: `--take` moves a name another connected chat holds; it needs the name.
+// `--take` moves a name another connected chat holds; it needs the name.
 TEST(HookPromptCommand, AttachTakeNeedsTheName_RH5) {
   PromptCommand take = attach_named("cxagent");
   take.take = true;

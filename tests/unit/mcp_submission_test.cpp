@@ -1,4 +1,4 @@
-// The submission id of the messaging tools and `agentworks bridge message` (R-B2, issue 12.2): minted once per
+// The submission id of the messaging tools and `agentworks bridge message` (R-B2): minted once per
 // call when the caller gives none, and reused unchanged when the call retries a request that got no answer, so
 // the bridge stores it once; other failures are not retried.
 #include <gtest/gtest.h>
@@ -35,7 +35,7 @@ struct FakeBridge {
 
 void no_answer() { throw aw::bridge_client::NoAnswer(aw::ErrorCode::unreachable, "the bridge did not answer in time"); }
 
-TEST(McpSubmissionId, MintedOncePerOutboxCallAndKeptWhenGiven_RB2_Issue12_2) {
+TEST(McpSubmissionId, MintedOncePerOutboxCallAndKeptWhenGiven_RB2) {
   for (const std::string op : {"ack", "reply", "send"}) {
     json a = {{"message", "x"}};
     json b = {{"message", "x"}};
@@ -55,7 +55,7 @@ TEST(McpSubmissionId, MintedOncePerOutboxCallAndKeptWhenGiven_RB2_Issue12_2) {
   }
 }
 
-TEST(McpSubmissionId, AckToolAcceptsASubmissionId_RB2_Issue12_2) {
+TEST(McpSubmissionId, AckToolAcceptsASubmissionId_RB2) {
   json fields;
   const json args = {{"message_id", "msg_1"}, {"delivery", "admitted"}, {"submission_id", "ack-1"}};
   EXPECT_EQ(mcp::prepare_tool_call("agent_message_ack", args, fields), "ack");
@@ -70,7 +70,7 @@ TEST(McpSubmissionId, AckToolAcceptsASubmissionId_RB2_Issue12_2) {
   }
 }
 
-TEST(McpSubmissionId, ARequestWithoutAnswerIsRetriedOnceWithTheSameId_RB2_Issue12_2) {
+TEST(McpSubmissionId, ARequestWithoutAnswerIsRetriedOnceWithTheSameId_RB2) {
   FakeBridge bridge;
   bridge.failures = 1;
   bridge.fail = no_answer;
@@ -83,7 +83,7 @@ TEST(McpSubmissionId, ARequestWithoutAnswerIsRetriedOnceWithTheSameId_RB2_Issue1
   EXPECT_EQ(answer["submission_id"], id);
 }
 
-TEST(McpSubmissionId, BusyIsRetriedAndASecondFailureNamesTheId_RB2_Issue12_2) {
+TEST(McpSubmissionId, BusyIsRetriedAndASecondFailureNamesTheId_RB2) {
   FakeBridge busy;
   busy.failures = 1;
   busy.fail = [] { throw aw::Error(aw::ErrorCode::busy, "the bridge is overloaded"); };
@@ -122,7 +122,7 @@ TEST(McpSubmissionId, AnUnknownSendSaysWhatIsNotKnown_RX6) {
   }
 }
 
-TEST(McpSubmissionId, AnsweredErrorsAndNonOutboxOpsAreNotRetried_RB2_Issue12_2) {
+TEST(McpSubmissionId, AnsweredErrorsAndNonOutboxOpsAreNotRetried_RB2) {
   // The bridge itself answered (e.g. the server lookup of a reply failed): nothing was queued; no retry.
   FakeBridge answered;
   answered.failures = 1;

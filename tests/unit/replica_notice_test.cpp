@@ -1,4 +1,4 @@
-// The NOTIFY payload replicas send each other (issue 17): ids only, every payload under the limit, and a
+// The NOTIFY payload replicas send each other: ids only, every payload under the limit, and a
 // payload parses back to what was committed.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // When the server asks for the next WAL flush while one runs (server/http/flush_policy.hpp): at once while a flush
 // is cheaper than the loop's work for the requests waiting, after the answers while it costs more, and after the
-// answers before anything was measured. Issue 18: group commit in both sync regimes.
+// answers before anything was measured. Group commit in both sync regimes.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,7 +12,7 @@ namespace {
 
 using std::chrono::microseconds;
 
-TEST(FlushPolicyTest, WaitsForTheAnswersUntilBothCostsAreMeasured_Issue18) {
+TEST(FlushPolicyTest, WaitsForTheAnswersUntilBothCostsAreMeasured) {
   FlushPolicy policy;
   EXPECT_FALSE(policy.ask_at_once(8));
   policy.flush_finished(microseconds(100));
@@ -22,7 +22,7 @@ TEST(FlushPolicyTest, WaitsForTheAnswersUntilBothCostsAreMeasured_Issue18) {
   EXPECT_FALSE(other.ask_at_once(8)) << "the flush's cost is not known yet";
 }
 
-TEST(FlushPolicyTest, FastDiskAsksAtOnceSlowDiskWaits_Issue18) {
+TEST(FlushPolicyTest, FastDiskAsksAtOnceSlowDiskWaits) {
   // 8 writers, 120 µs of loop CPU each: a round's work is 960 µs.
   FlushPolicy fast;
   FlushPolicy slow;
@@ -40,7 +40,7 @@ TEST(FlushPolicyTest, FastDiskAsksAtOnceSlowDiskWaits_Issue18) {
   EXPECT_FALSE(fast.ask_at_once(0));
 }
 
-TEST(FlushPolicyTest, FollowsADiskThatSlowsDownAndRecovers_Issue18) {
+TEST(FlushPolicyTest, FollowsADiskThatSlowsDownAndRecovers) {
   FlushPolicy policy;
   for (int i = 0; i < 50; ++i) {
     policy.batch_committed(4, microseconds(400));
@@ -63,7 +63,7 @@ TEST(FlushPolicyTest, FollowsADiskThatSlowsDownAndRecovers_Issue18) {
   EXPECT_TRUE(policy.ask_at_once(8));
 }
 
-TEST(FlushPolicyTest, IgnoresEmptyOrClocklessBatches_Issue18) {
+TEST(FlushPolicyTest, IgnoresEmptyOrClocklessBatches) {
   FlushPolicy policy;
   policy.batch_committed(0, microseconds(5000));
   policy.batch_committed(3, microseconds(0));

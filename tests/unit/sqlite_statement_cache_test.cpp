@@ -1,7 +1,7 @@
 // The SQLite wrapper keeps statements prepared between uses (common/include/agentworks/sqlite.hpp): a Stmt with
 // SQL text seen before reuses the prepared statement, and nothing of its last use shows: no bindings, no open
 // read. Two Stmts with the same text at once are independent, and SQL built at run time cannot grow the cache
-// without end. Issue 18: the bridge prepared every statement of a take anew.
+// without end (the bridge once prepared every statement of a take anew).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -48,7 +48,7 @@ class StatementCacheTest : public ::testing::Test {
   std::string path_;
 };
 
-TEST_F(StatementCacheTest, TheSameTextIsPreparedOnce_Issue18) {
+TEST_F(StatementCacheTest, TheSameTextIsPreparedOnce) {
   Db db(path_);
   fill(db);
   const int before = prepared(db);
@@ -61,7 +61,7 @@ TEST_F(StatementCacheTest, TheSameTextIsPreparedOnce_Issue18) {
   EXPECT_EQ(prepared(db), before + 1);
 }
 
-TEST_F(StatementCacheTest, AReusedStatementKeepsNoBindingAndNoOpenRead_Issue18) {
+TEST_F(StatementCacheTest, AReusedStatementKeepsNoBindingAndNoOpenRead) {
   Db db(path_);
   fill(db);
   {
@@ -88,7 +88,7 @@ TEST_F(StatementCacheTest, AReusedStatementKeepsNoBindingAndNoOpenRead_Issue18) 
   EXPECT_EQ(log, 0);
 }
 
-TEST_F(StatementCacheTest, TwoStatementsWithTheSameTextAtOnceAreIndependent_Issue18) {
+TEST_F(StatementCacheTest, TwoStatementsWithTheSameTextAtOnceAreIndependent) {
   Db db(path_);
   fill(db);
   Stmt outer(db, "SELECT id FROM t ORDER BY id");
@@ -102,7 +102,7 @@ TEST_F(StatementCacheTest, TwoStatementsWithTheSameTextAtOnceAreIndependent_Issu
   EXPECT_EQ(pairs, "1:5 2:5 3:5 4:5 5:5 ");
 }
 
-TEST_F(StatementCacheTest, SqlBuiltAtRunTimeDoesNotGrowTheCacheWithoutEnd_Issue18) {
+TEST_F(StatementCacheTest, SqlBuiltAtRunTimeDoesNotGrowTheCacheWithoutEnd) {
   Db db(path_);
   fill(db);
   for (int i = 0; i < 1000; ++i) {
@@ -113,7 +113,7 @@ TEST_F(StatementCacheTest, SqlBuiltAtRunTimeDoesNotGrowTheCacheWithoutEnd_Issue1
   EXPECT_LE(prepared(db), 300);
 }
 
-TEST_F(StatementCacheTest, AFailedPrepareThrowsAndLeavesTheCacheUsable_Issue18) {
+TEST_F(StatementCacheTest, AFailedPrepareThrowsAndLeavesTheCacheUsable) {
   Db db(path_);
   fill(db);
   EXPECT_THROW(Stmt(db, "SELECT nope FROM t"), SqliteError);
@@ -123,7 +123,7 @@ TEST_F(StatementCacheTest, AFailedPrepareThrowsAndLeavesTheCacheUsable_Issue18) 
   EXPECT_EQ(s.int64(0), 5);
 }
 
-TEST_F(StatementCacheTest, TransactionsRollBackAndCommitThroughCachedStatements_Issue18) {
+TEST_F(StatementCacheTest, TransactionsRollBackAndCommitThroughCachedStatements) {
   Db db(path_);
   fill(db);
   {

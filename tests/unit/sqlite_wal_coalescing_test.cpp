@@ -1,7 +1,7 @@
 // WAL writes gathered into one write call per commit (common/include/agentworks/sqlite_wal_coalescing.hpp):
 // a commit of many pages costs a few write calls, not two per page; another connection on the default VFS reads
 // every commit the moment it returns (so nothing a commit published was still held back); a database reopened
-// after the writer went away without a checkpoint recovers every commit from the WAL file. Issue 18: the server's
+// after the writer went away without a checkpoint recovers every commit from the WAL file. The server's
 // system calls per message.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -50,7 +50,7 @@ class WalWriteCoalescingTest : public ::testing::Test {
   std::string path_;
 };
 
-TEST_F(WalWriteCoalescingTest, ACommitOfManyPagesIsAFewWriteCalls_Issue18) {
+TEST_F(WalWriteCoalescingTest, ACommitOfManyPagesIsAFewWriteCalls) {
   Db writer(path_);
   writer.exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;"
               "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t(body)");
@@ -67,7 +67,7 @@ TEST_F(WalWriteCoalescingTest, ACommitOfManyPagesIsAFewWriteCalls_Issue18) {
   EXPECT_LE(written * 40, asked) << "asked " << asked << ", written " << written;
 }
 
-TEST_F(WalWriteCoalescingTest, AnotherConnectionReadsEveryCommitAtOnce_Issue18) {
+TEST_F(WalWriteCoalescingTest, AnotherConnectionReadsEveryCommitAtOnce) {
   Db writer(path_);
   writer.exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;"
               "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX t_body ON t(body)");
@@ -81,7 +81,7 @@ TEST_F(WalWriteCoalescingTest, AnotherConnectionReadsEveryCommitAtOnce_Issue18) 
   EXPECT_EQ(check.text(0), "ok");
 }
 
-TEST_F(WalWriteCoalescingTest, AWriterKilledAfterItsCommitsLeavesThemAllInTheWal_Issue18) {
+TEST_F(WalWriteCoalescingTest, AWriterKilledAfterItsCommitsLeavesThemAllInTheWal) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

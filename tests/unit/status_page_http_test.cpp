@@ -1,4 +1,4 @@
-// The status page's pure parts (cli/ui/, issue 19): the request head parser, query and cookie values, the
+// The status page's pure parts (cli/ui/): the request head parser, query and cookie values, the
 // loopback peer lookup in the kernel's socket tables, and the one-time token.
 #include <gtest/gtest.h>
 

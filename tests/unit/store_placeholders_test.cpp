@@ -1,4 +1,4 @@
-// The store's `?` placeholders become PostgreSQL's `$N`, outside quoted text only (issue 17: one set of
+// The store's `?` placeholders become PostgreSQL's `$N`, outside quoted text only (one set of
 // statements for both engines).
 #include <gtest/gtest.h>
 
