@@ -2,7 +2,7 @@
 # Checks a built agentworks .deb the way a person's machine would meet it: its metadata, every file in place
 # after extraction into an empty root, the programs running from that root (--version), the man pages and
 # completions readable, the systemd user units valid (`systemd-analyze verify` on the extracted root), and
-# lintian (each tag it may report is explained in packaging/debian/lintian-explained.txt).
+# lintian (each tag it may report is explained in packaging/debian/lintian-explained.txt; no hardening tag at all).
 # Usage: packaging/check-package.sh PATH/agentworks_VERSION_ARCH.deb
 set -euo pipefail
 deb=${1:?usage: packaging/check-package.sh PACKAGE.deb}
@@ -60,6 +60,10 @@ if command -v lintian >/dev/null; then
     grep -q "^$tag:" "$here/debian/lintian-explained.txt" || fail "lintian reports '$tag', which packaging/debian/lintian-explained.txt does not explain"
   done
   echo "lintian: $(echo "$tags" | grep -c . || true) explained tag(s)"
+  # The hardening tags are informational in lintian, so they are asked for by name: each program is built with
+  # Debian's hardening flags (cmake/hardening.cmake), and a tag here means a flag went missing.
+  hardening=$(lintian -I --no-tag-display-limit "$deb" 2>&1 | grep -E '^I: .* hardening-' || true)
+  [ -z "$hardening" ] || fail "a program lacks Debian's hardening flags (cmake/hardening.cmake): $hardening"
 else
   fail "lintian is missing (packaging/install-deps.sh --tests installs it)"
 fi
