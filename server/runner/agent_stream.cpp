@@ -37,6 +37,43 @@ std::string usage_text(const json& usage, const json& cost) {
   return s;
 }
 
+// What an agent is doing, said for a person reading a call's progress: the agentworks tools and the CLIs' common
+// tools by what they do, any other MCP tool by its name and server, never a raw "mcp__server__tool".
+std::string doing(const std::string& server, const std::string& tool) {
+  static const std::unordered_map<std::string, std::string> kAgentworks = {
+      {"request_input", "asking its caller a question"},
+      {"send_message", "sending a message"},
+      {"no_reply", "declining to answer"},
+      {"list_functions", "looking up functions"},
+      {"call_function", "calling a function"},
+      {"get_function_call", "following a function call"},
+      {"reply_function_call", "answering a function call's question"},
+      {"cancel_function_call", "cancelling a function call"},
+      {"schedule_message_wakeup", "scheduling a wakeup"},
+      {"cancel_message_wakeup", "cancelling a wakeup"},
+      {"list_message_wakeups", "looking at its wakeups"}};
+  static const std::unordered_map<std::string, std::string> kBuiltIn = {
+      {"Bash", "running a shell command"}, {"Read", "reading a file"},        {"Edit", "editing a file"},
+      {"MultiEdit", "editing a file"},     {"Write", "writing a file"},       {"NotebookEdit", "editing a notebook"},
+      {"Grep", "searching the files"},     {"Glob", "searching the files"},   {"LS", "listing a folder"},
+      {"WebFetch", "reading a web page"},  {"WebSearch", "searching the web"}, {"Task", "running a subagent"},
+      {"TodoWrite", "planning"}};
+  if (server == "agentworks")
+    if (const auto it = kAgentworks.find(tool); it != kAgentworks.end()) return it->second;
+  if (!server.empty()) return "using " + tool + " (from " + server + ")";
+  if (const auto it = kBuiltIn.find(tool); it != kBuiltIn.end()) return it->second;
+  return "using " + tool;
+}
+
+// Claude's name of a tool: "mcp__SERVER__TOOL" for an MCP server's, else the built-in's own name.
+std::string claude_doing(const std::string& name) {
+  if (name.rfind("mcp__", 0) == 0) {
+    const auto split = name.find("__", 5);
+    if (split != std::string::npos) return doing(name.substr(5, split - 5), name.substr(split + 2));
+  }
+  return doing("", name);
+}
+
 // A todo list as one plan message: "[x] done item; [ ] open item".
 std::string plan_text(const json& items, const char* text_key, const char* done_key) {
   std::string s;
@@ -111,7 +148,7 @@ class ClaudeStream final : public AgentStream {
           out.messages.push_back({"plan", plan_text(block["input"]["todos"], "content", "done")});
         }
         out.messages.push_back({"tool", name + ": started"});
-        out.progress = "using " + name;
+        out.progress = claude_doing(name);
       }
     }
     if (!text.empty()) {
@@ -197,10 +234,11 @@ class CodexStream final : public AgentStream {
       out.progress = completed ? "thinking" : "running a shell command";
     } else if (kind == "mcp_tool_call") {
       const std::string name = str(item, "server") + "." + str(item, "tool");
+      const std::string what = doing(str(item, "server"), str(item, "tool"));
       const std::string s = completed ? (status == "failed" || !str(item, "error").empty() ? "failed" : "done") : "started";
       if (!started && !completed) return;
       out.messages.push_back({"tool", name + ": " + s});
-      out.progress = completed ? "thinking" : "using " + name;
+      out.progress = completed ? "thinking" : what;
     } else if (kind == "file_change") {
       if (!completed) return;
       const auto n = item.contains("changes") && item["changes"].is_array() ? item["changes"].size() : 0;

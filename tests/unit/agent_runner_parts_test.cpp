@@ -108,7 +108,11 @@ TEST(AgentStream, ClaudeEventsBecomeMessagesWithoutToolArguments_RF3) {
   ASSERT_EQ(use.messages.size(), 1u);
   EXPECT_EQ(use.messages[0].kind, "tool");
   EXPECT_EQ(use.messages[0].text, "Bash: started");
-  EXPECT_EQ(use.progress.value_or(""), "using Bash");
+  EXPECT_EQ(use.progress.value_or(""), "running a shell command") << "said for a person, not as the tool's name";
+  auto ask = s->read(R"({"type":"assistant","message":{"content":[{"type":"tool_use","id":"t0","name":"mcp__agentworks__request_input","input":{}}]}})");
+  EXPECT_EQ(ask.progress.value_or(""), "asking its caller a question");
+  auto other = s->read(R"({"type":"assistant","message":{"content":[{"type":"tool_use","id":"t9","name":"mcp__github__create_issue","input":{}}]}})");
+  EXPECT_EQ(other.progress.value_or(""), "using create_issue (from github)");
   auto res = s->read(R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"the secret output","is_error":true}]}})");
   ASSERT_EQ(res.messages.size(), 1u);
   EXPECT_EQ(res.messages[0].text, "Bash: failed");
