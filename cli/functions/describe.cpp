@@ -234,6 +234,8 @@ std::string describe_call(const json& call, Surface surface) {
       out << " " << text_or(f, "name") << " (" << number_or(f, "size") << " bytes, " << text_or(f, "kind") << ")";
     }
     out << "\n";
+  } else if (is_terminal(status)) {
+    out << "files: none\n";
   }
   const json messages = call.value("messages", json::array());
   if (!messages.empty()) {

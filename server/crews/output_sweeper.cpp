@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -27,26 +29,31 @@ std::optional<SweepJob> plan_sweep(Store& store, const Crew& crew, std::int64_t 
   return job;
 }
 
-std::vector<std::string> run_sweep(const SweepJob& job) {
-  std::vector<std::string> swept;
+std::vector<SweptCall> run_sweep(const SweepJob& job) {
+  std::vector<SweptCall> swept;
   const std::filesystem::path calls = std::filesystem::path(job.crew_dir) / ".calls";
   for (const auto& call_id : job.call_ids) {
     const std::filesystem::path dir = calls / call_id;
     const std::int64_t changed = last_change(dir);
+    struct stat st {};
+    if (changed == 0 && ::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+      swept.push_back(SweptCall{call_id, false});
+      continue;
+    }
     if (changed != 0 && job.now - changed < job.retention_seconds) continue;
     if (!discard_call_folder(dir)) {
       spdlog::warn("cannot move the expired call folder {} to the trash: {}", dir.string(), std::strerror(errno));
       continue;
     }
-    swept.push_back(call_id);
+    swept.push_back(SweptCall{call_id, true});
   }
   // One bounded walk per sweep keeps a sweep short, so stopping the server never waits long for the worker.
   empty_call_trash(calls);
   return swept;
 }
 
-void record_swept(Store& store, const std::vector<std::string>& call_ids) {
-  for (const auto& call_id : call_ids) mark_files_expired(store, call_id);
+void record_swept(Store& store, const std::vector<SweptCall>& calls) {
+  for (const auto& c : calls) mark_files_gone(store, c.call_id, c.had_folder);
 }
 
 }  // namespace agentworks::server::functions

@@ -26,16 +26,23 @@ struct SweepJob {
   std::int64_t retention_seconds = 0;
 };
 
+// A call whose folder the sweep took, or found never made (the call ended before its execution started).
+struct SweptCall {
+  std::string call_id;
+  bool had_folder = true;
+};
+
 // On the loop, in a store write: nullopt when the Crew was swept less than `interval_seconds` ago; else records
 // the sweep's time and returns what to look at.
 std::optional<SweepJob> plan_sweep(Store& store, const Crew& crew, std::int64_t retention_seconds,
                                    std::int64_t interval_seconds);
 
 // Off the loop (no store): moves each folder unchanged for the retention period into `.calls/.trash` and empties
-// the trash one bounded walk at a time. Returns the calls whose folders left.
-std::vector<std::string> run_sweep(const SweepJob& job);
+// the trash one bounded walk at a time. Returns the calls whose folders left, and those that never had one.
+std::vector<SweptCall> run_sweep(const SweepJob& job);
 
-// On the loop, in a store write: the swept calls' files read `expired` from now on.
-void record_swept(Store& store, const std::vector<std::string>& call_ids);
+// On the loop, in a store write: the swept calls' files read `expired` from now on; a call that never had a
+// folder reads as having no files (never `expired`), and neither is looked at again.
+void record_swept(Store& store, const std::vector<SweptCall>& calls);
 
 }  // namespace agentworks::server::functions

@@ -156,7 +156,7 @@ CallRunner::CallRunner(event_base* base, Store& store, std::function<void()> sch
   retry_ev_ = evtimer_new(base_, &CallRunner::on_retry, this);
   cancel_poll_ev_ = event_new(base_, -1, EV_PERSIST, &CallRunner::on_cancel_poll, this);
   evtimer_add(cancel_poll_ev_, &kCancelPollPeriod);
-  sweeper_ = std::make_unique<SweepWorker>(base_, [this](std::vector<std::string> swept) {
+  sweeper_ = std::make_unique<SweepWorker>(base_, [this](std::vector<functions::SweptCall> swept) {
     write("the expired call folders", [&] { record_swept(store_, swept); });
   });
 }

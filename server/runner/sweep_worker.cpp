@@ -13,7 +13,7 @@
 
 namespace agentworks::server::functions {
 
-SweepWorker::SweepWorker(event_base* base, std::function<void(std::vector<std::string>)> swept)
+SweepWorker::SweepWorker(event_base* base, std::function<void(std::vector<SweptCall>)> swept)
     : swept_(std::move(swept)) {
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw Error(ErrorCode::internal, std::string("eventfd: ") + std::strerror(errno));
@@ -62,7 +62,7 @@ void SweepWorker::run() {
     SweepJob job = std::move(jobs_.front());
     jobs_.pop_front();
     lock.unlock();
-    std::vector<std::string> swept;
+    std::vector<SweptCall> swept;
     try {
       swept = run_sweep(job);
     } catch (const std::exception& e) {
@@ -80,7 +80,7 @@ void SweepWorker::on_wake(int fd, short, void* arg) {
   auto* self = static_cast<SweepWorker*>(arg);
   std::uint64_t count = 0;
   (void)!::read(fd, &count, sizeof count);  // EAGAIN when nothing is waiting: fine
-  std::vector<std::string> swept;
+  std::vector<SweptCall> swept;
   {
     std::lock_guard<std::mutex> lock(self->mutex_);
     swept.swap(self->done_);

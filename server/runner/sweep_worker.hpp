@@ -22,7 +22,7 @@ namespace agentworks::server::functions {
 class SweepWorker {
  public:
   // `swept` runs on the loop with the calls whose folders left (never empty).
-  SweepWorker(event_base* base, std::function<void(std::vector<std::string> swept)> swept);
+  SweepWorker(event_base* base, std::function<void(std::vector<functions::SweptCall> swept)> swept);
   ~SweepWorker();  // waits for the job that is running, drops the rest
   SweepWorker(const SweepWorker&) = delete;
   SweepWorker& operator=(const SweepWorker&) = delete;
@@ -33,13 +33,13 @@ class SweepWorker {
   void run();
   static void on_wake(int fd, short what, void* arg);
 
-  std::function<void(std::vector<std::string>)> swept_;
+  std::function<void(std::vector<functions::SweptCall>)> swept_;
   int wake_fd_ = -1;
   event* wake_ev_ = nullptr;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<SweepJob> jobs_;
-  std::vector<std::string> done_;  // swept, not yet collected by the loop
+  std::vector<functions::SweptCall> done_;  // swept, not yet collected by the loop
   bool stop_ = false;
   std::thread thread_;
 };

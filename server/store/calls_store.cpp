@@ -35,7 +35,7 @@ CallRow call_row(db::Statement& s) {
   c.next_message = s.int64(20);
   c.dropped_messages = s.int64(21);
   c.next_event = s.int64(22);
-  c.files_expired = s.int64(23) != 0;
+  c.files_expired = s.int64(23) == 1;  // kNeverHadFiles: no files, nothing expired
   c.crew_name = s.text(24);
   c.crew_dir = s.text(25);
   c.crew_account = s.text(26);
@@ -419,9 +419,9 @@ std::vector<std::string> finished_calls_with_files(Store& store, const std::stri
   return out;
 }
 
-void mark_files_expired(Store& store, const std::string& call_id) {
-  Q q(store, "UPDATE calls SET files_expired = 1 WHERE call_id = ?");
-  q->bind(1, call_id).run();
+void mark_files_gone(Store& store, const std::string& call_id, bool expired) {
+  Q q(store, "UPDATE calls SET files_expired = ? WHERE call_id = ?");
+  q->bind(1, expired ? 1 : kNeverHadFiles).bind(2, call_id).run();
 }
 
 void renew_call_leases(Store& store) {

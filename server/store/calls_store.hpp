@@ -108,6 +108,9 @@ std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which);
 void renew_call_leases(Store& store);
 // Finished calls of a Crew whose folders still exist (cleanup candidates).
 std::vector<std::string> finished_calls_with_files(Store& store, const std::string& crew_id);
-void mark_files_expired(Store& store, const std::string& call_id);
+// calls.files_expired: 0 while the folder may hold files, 1 once the sweep removed it, kNeverHadFiles when the
+// call ended before its folder was made (it reads as no files, never `expired`).
+inline constexpr std::int64_t kNeverHadFiles = 2;
+void mark_files_gone(Store& store, const std::string& call_id, bool expired);
 
 }  // namespace agentworks::server

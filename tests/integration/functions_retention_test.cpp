@@ -59,6 +59,29 @@ TEST_F(FunctionsRetention, FinishedOutputsExpireRunningKept_R_F6) {
   EXPECT_EQ(status(running_id).at("files_expired"), false);
 }
 
+// R-F6: a call that ended before its folder was made (simulated by removing it) never reads `expired`: the sweep
+// that removes another call's old folder records it as having no files, and call-status says "files: none".
+TEST_F(FunctionsRetention, ACallThatNeverHadAFolderHasNoFilesNotExpiredOnes_R_F6) {
+  start_server({"--call-output-ttl-seconds", "1", "--call-sweep-interval-seconds", "0"});
+  make_crew("api", json::array({function_decl("report")}), {{"tools/report.sh", "echo report"}});
+  const std::string with_folder = call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("call_id");
+  const std::string without = call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("call_id");
+  ASSERT_EQ(wait_terminal(without).at("status"), "completed");
+  fs::remove_all(call_dir("api", without));
+  const std::time_t since = std::time(nullptr);
+  ASSERT_TRUE(wait_until([&] { return std::time(nullptr) >= since + 3; }, std::chrono::seconds(8),
+                         std::chrono::milliseconds(50)));
+  ASSERT_EQ(call_ok("api", "report", json::object(), {{"wait_seconds", 20}}).at("status"), "completed");
+  // One sweep looks at both: once the first reads expired, the second has been recorded too.
+  ASSERT_TRUE(wait_until([&] { return status(with_folder).at("files_expired") == true; }, std::chrono::seconds(15)));
+  const json record = status(without);
+  EXPECT_EQ(record.at("files_expired"), false) << record.dump();
+  EXPECT_TRUE(record.at("files").empty()) << record.dump();
+  const CliResult shown = owner().run({"functions", "call-status", without});
+  EXPECT_NE(shown.out.find("files: none"), std::string::npos) << shown.describe();
+  EXPECT_EQ(shown.out.find("expired"), std::string::npos) << shown.describe();
+}
+
 // R-F6: an expired call's folder leaves at once (renamed into .calls/.trash, its files `expired`), whatever it
 // holds; the trash is emptied a bounded walk per sweep, so a huge folder goes over several short sweeps.
 TEST_F(FunctionsRetention, AHugeFolderIsRemovedOverSeveralBoundedSweeps_R_F6) {

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,12 +58,20 @@ class ServerFaultTest : public ::testing::Test {
     return j.is_object() ? j.value("message_id", "") : "";
   }
 
-  // The text of every message in agent:reviewer's mailbox, with how often it occurs.
+  // The text of every message in agent:reviewer's mailbox, with how often it occurs. A page answered
+  // `unavailable` (the store still reconnecting after the last fault: the server's honest answer) is asked again
+  // for up to 60 s.
   std::map<std::string, int> mailbox() {
     std::map<std::string, int> texts;
     std::string after = "0";
     for (int page = 0; page < 1000; ++page) {
-      const auto r = http_->get("/v1/messages?agent_name=reviewer&limit=100&after=" + after);
+      HttpResponse r;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      for (;;) {
+        r = http_->get("/v1/messages?agent_name=reviewer&limit=100&after=" + after);
+        if ((r.status != 503 && r.status != 0) || std::chrono::steady_clock::now() > give_up) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
       if (r.status != 200) throw std::runtime_error("read failed: " + std::to_string(r.status) + " " + r.body);
       const auto j = nlohmann::json::parse(r.body);
       if (j["messages"].empty()) break;
