@@ -170,7 +170,9 @@ std::string describe_call_list(const json& list) {
       out << ", finished " << format_time(c["finished_at"]);
     // As the status page says it: a chat's agent by name, else the person (any connection of this account).
     const std::string agent = text_or(caller, "agent_name", "");
-    out << "  by " << (agent.empty() ? std::string("you") : "agent:" + agent) << "\n";
+    // A Crew's own agent is already named as such (crew:NAME, R-K2).
+    const bool crew_agent = agent.rfind("crew:", 0) == 0;
+    out << "  by " << (agent.empty() ? std::string("you") : crew_agent ? agent : "agent:" + agent) << "\n";
   }
   if (const auto next = list.find("next_cursor"); next != list.end() && next->is_string())
     out << "older calls: agentworks functions calls --before " << next->get<std::string>() << "\n";

@@ -160,6 +160,8 @@ TEST_F(CrewTurnRoutes, ATurnsCallIsItsConversationsAndItsOutcomeStartsTheNextTur
   EXPECT_EQ(http_json(turn, "GET", path(t, "/calls/" + call_id), std::nullopt, 200).at("call_id"), call_id);
   EXPECT_EQ(turn.get(path(t, "/calls/" + person_call)).status, 404) << "the person's call is not the turn's";
   EXPECT_EQ(wait_terminal(call_id).at("status"), "completed");
+  const CliResult listed_calls = owner().run({"functions", "calls"});
+  EXPECT_NE(listed_calls.out.find("  by crew:api\n"), std::string::npos) << listed_calls.describe();
 
   // It said something, so its end asks nothing again (R-X3): the next turn is the outcome's.
   ASSERT_EQ(turn.post(path(t, "/messages"), json{{"text", "Asked the api; back soon."}}.dump()).status, 201);
