@@ -228,13 +228,5 @@ TEST_F(CodexAgentBench, Overhead) { measure(); }
 }  // namespace agentworks::e2e
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  const auto parsed = agentworks::bench::parse_agent_bench_args(argc, argv, "both", agentworks::e2e::g_runs, rest);
-  if (!parsed) return 2;
-  const std::string cli = *parsed;
-  ::setenv("AGENTWORKS_E2E_REQUIRED", "1", 1);  // a missing CLI is a failure here, not a skip
-  int rest_argc = static_cast<int>(rest.size());
-  ::testing::InitGoogleTest(&rest_argc, rest.data());
-  if (cli != "both") ::testing::GTEST_FLAG(filter) = cli == "claude" ? "ClaudeAgentBench.*" : "CodexAgentBench.*";
-  return RUN_ALL_TESTS();
+  return agentworks::bench::run_agent_bench(argc, argv, "both", agentworks::e2e::g_runs, "AgentBench");
 }

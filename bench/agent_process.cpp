@@ -3,6 +3,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -143,6 +145,17 @@ std::optional<std::string> parse_agent_bench_args(int argc, char** argv, const s
     return std::nullopt;
   }
   return cli;
+}
+
+int run_agent_bench(int argc, char** argv, const std::string& default_cli, int& runs, const std::string& suite) {
+  std::vector<char*> rest;
+  const auto cli = parse_agent_bench_args(argc, argv, default_cli, runs, rest);
+  if (!cli) return 2;
+  ::setenv("AGENTWORKS_E2E_REQUIRED", "1", 1);  // a missing CLI is a failure here, not a skip
+  int rest_argc = static_cast<int>(rest.size());
+  ::testing::InitGoogleTest(&rest_argc, rest.data());
+  if (*cli != "both") ::testing::GTEST_FLAG(filter) = (*cli == "claude" ? "Claude" : "Codex") + suite + ".*";
+  return RUN_ALL_TESTS();
 }
 
 }  // namespace agentworks::bench

@@ -52,4 +52,8 @@ std::vector<std::int64_t> paired(const std::vector<std::int64_t>& a, const std::
 std::optional<std::string> parse_agent_bench_args(int argc, char** argv, const std::string& default_cli, int& runs,
                                                   std::vector<char*>& rest);
 
+// An agent benchmark's main: the command line above, a missing CLI made a failure (not a skip), and with --cli
+// claude or codex only the suite of that CLI (`Claude<suite>.*` / `Codex<suite>.*`). Exit 2 for a bad command line.
+int run_agent_bench(int argc, char** argv, const std::string& default_cli, int& runs, const std::string& suite);
+
 }  // namespace agentworks::bench

@@ -109,20 +109,8 @@ class CrewConversationsBench : public FunctionE2eTest {
     start_server({"--rate-limit-per-hour", std::to_string(2 * (g_runs + 3) + 10)}, agent_env_);
   }
 
-  // Crew "api" with no functions and this CLI as its agent (crew.json), as in crew_conversation_e2e_test.cpp.
-  void make_talking_crew() {
-    const auto dir = make_crew_dir("api");
-    write_functions(dir, json::array());
-    const json agent = cli_ == "codex"
-                           ? json{{"codex", {{"instructions", "You answer questions about the api project."},
-                                             {"sandbox", "workspace-write"}}}}
-                           : json{{"claude", {{"instructions", "You answer questions about the api project."},
-                                              {"allowed_tools", json::array({"Bash"})}}}};
-    write_text(dir / ".agentworks" / "crew.json", json{{"agent", agent}}.dump(2));
-    const auto r = register_agent_crew("api", dir);
-    ASSERT_EQ(r.status, 201) << testing::describe(r);
-    register_agent(owner(), "worker");
-  }
+  // Crew "api" with no functions and this CLI as its agent (crew.json).
+  void make_talking_crew() { FunctionE2eTest::make_talking_crew("api", json::array()); }
 
   static std::string answer_of(const std::string& marker) { return "ANSWER " + marker; }
   static std::string direct_text_of(const std::string& marker) { return "DIRECT-DONE " + marker; }
@@ -320,16 +308,5 @@ TEST_F(CodexCrewConversationsBench, ResumedTurn) { measure(); }
 }  // namespace agentworks::e2e
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  const auto parsed = agentworks::bench::parse_agent_bench_args(argc, argv, "claude", agentworks::e2e::g_runs, rest);
-  if (!parsed) return 2;
-  const std::string cli = *parsed;
-  ::setenv("AGENTWORKS_E2E_REQUIRED", "1", 1);  // a missing CLI is a failure here, not a skip
-  int rest_argc = static_cast<int>(rest.size());
-  ::testing::InitGoogleTest(&rest_argc, rest.data());
-  if (cli != "both") {
-    ::testing::GTEST_FLAG(filter) =
-        cli == "claude" ? "ClaudeCrewConversationsBench.*" : "CodexCrewConversationsBench.*";
-  }
-  return RUN_ALL_TESTS();
+  return agentworks::bench::run_agent_bench(argc, argv, "claude", agentworks::e2e::g_runs, "CrewConversationsBench");
 }

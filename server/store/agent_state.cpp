@@ -25,12 +25,9 @@ AgentState agent_state(Store& store, const Connection& caller, const std::string
     throw Error(ErrorCode::forbidden, "only the person's login sees an agent's conversations, not a chat's connection");
   AgentState out;
   if (agent_name.rfind("crew:", 0) == 0) {  // R-K1: a Crew's own agent, by its Crew's name
-    const auto crew = crew_for_caller(store, caller, agent_name.substr(5));
-    if (!crew || crew->account_id != caller.account_id)
-      throw Error(ErrorCode::not_found, "no Crew '" + agent_name.substr(5) + "' in this account");
-    const auto agent = store.find_crew_agent(crew->crew_id);
-    out.agent = agent ? *agent : Agent{};
-    out.agent.name = "crew:" + crew->name;
+    const auto agent = own_crew_agent(store, caller, agent_name.substr(5));
+    out.agent = agent.value_or(Agent{});
+    if (!agent) out.agent.name = agent_name;
   } else {
     out.agent = store.require_agent(caller, agent_name);
   }

@@ -99,6 +99,15 @@ Crew own_crew(Store& store, const Connection& caller, const std::string& name_or
   return *c;
 }
 
+std::optional<Agent> own_crew_agent(Store& store, const Connection& caller, const std::string& crew_name) {
+  const auto crew = crew_for_caller(store, caller, crew_name);
+  if (!crew || crew->account_id != caller.account_id)
+    throw Error(ErrorCode::not_found, "no Crew '" + crew_name + "' in this account; `agentworks crews list` shows them");
+  auto agent = store.find_crew_agent(crew->crew_id);
+  if (agent) agent->name = "crew:" + crew->name;
+  return agent;
+}
+
 std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
   std::vector<Crew> out;
   Q q(store,

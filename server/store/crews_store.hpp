@@ -20,6 +20,9 @@ Crew register_crew(Store& store, const Connection& caller, const std::string& na
                    const std::string& declaration_json, const std::string& allowance_json);
 // The caller's own Crew by name or crew_id (not_found otherwise).
 Crew own_crew(Store& store, const Connection& caller, const std::string& name_or_id);
+// The own agent of the caller's Crew NAME as its person names it, "crew:NAME" (R-K1): nullopt until somebody
+// talked to it; not_found for a Crew outside the caller's account. The agent's name reads "crew:NAME".
+std::optional<Agent> own_crew_agent(Store& store, const Connection& caller, const std::string& crew_name);
 // A live Crew by the caller's own name or by crew_id of any account (the caller's admission is checked apart).
 std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, const std::string& name_or_id);
 std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id);

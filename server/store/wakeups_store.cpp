@@ -47,13 +47,9 @@ Agent wakeup_agent(Store& store, const Connection& caller, const std::string& ag
     throw Error(ErrorCode::forbidden, "a function execution cannot schedule wakeups; only an agent's chat or its "
                                       "person can");
   if (agent_name.rfind("crew:", 0) == 0 && caller.is_login()) {  // R-W5: the person sees a Crew agent's wakeups
-    const auto crew = crew_for_caller(store, caller, agent_name.substr(5));
-    if (!crew || crew->account_id != caller.account_id)
-      throw Error(ErrorCode::not_found, "no Crew '" + agent_name.substr(5) + "' in this account");
-    auto agent = store.find_crew_agent(crew->crew_id);
+    const auto agent = own_crew_agent(store, caller, agent_name.substr(5));
     if (!agent)
-      throw Error(ErrorCode::not_found, "Crew '" + crew->name + "' has no wakeups: nobody has talked to its agent yet");
-    agent->name = "crew:" + crew->name;
+      throw Error(ErrorCode::not_found, agent_name + " has no wakeups: nobody has talked to its agent yet");
     return *agent;
   }
   Agent agent = store.require_agent(caller, agent_name);

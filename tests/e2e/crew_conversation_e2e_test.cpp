@@ -28,18 +28,9 @@ class CrewConversationE2eTest : public FunctionE2eTest {
   // Crew "api" whose crew.json declares this CLI as its agent, one agent function (for the full-Crew case) and one
   // command function its agent calls (R-D4).
   void make_talking_crew() {
-    const auto dir = make_crew_dir("api");
-    write_functions(dir, json::array({agent_function("review", nullptr), function_decl("build_status")}));
-    write_script(dir, "tools/build_status.sh", "echo BUILD-GREEN-42");
-    const json agent = cli_ == "codex"
-                           ? json{{"codex", {{"instructions", "You answer questions about the api project."},
-                                             {"sandbox", "workspace-write"}}}}
-                           : json{{"claude", {{"instructions", "You answer questions about the api project."},
-                                              {"allowed_tools", json::array({"Bash"})}}}};
-    write_text(dir / ".agentworks" / "crew.json", json{{"agent", agent}}.dump(2));
-    const auto r = register_agent_crew("api", dir);
-    if (r.status != 201) throw std::runtime_error("registering Crew api failed: " + testing::describe(r));
-    register_agent(owner(), "worker");
+    write_script(make_crew_dir("api"), "tools/build_status.sh", "echo BUILD-GREEN-42");
+    FunctionE2eTest::make_talking_crew(
+        "api", json::array({agent_function("review", nullptr), function_decl("build_status")}));
   }
   json send(const json& body) {
     json b = body;

@@ -87,6 +87,20 @@ json FunctionE2eTest::make_agent_crew(const std::string& name, const json& funct
   return testing::parse_json(r.body);
 }
 
+void FunctionE2eTest::make_talking_crew(const std::string& name, const json& functions) {
+  const auto dir = make_crew_dir(name);
+  write_functions(dir, functions);
+  const json agent = cli_ == "codex"
+                         ? json{{"codex", {{"instructions", "You answer questions about the api project."},
+                                           {"sandbox", "workspace-write"}}}}
+                         : json{{"claude", {{"instructions", "You answer questions about the api project."},
+                                            {"allowed_tools", json::array({"Bash"})}}}};
+  write_text(dir / ".agentworks" / "crew.json", json{{"agent", agent}}.dump(2));
+  const auto r = register_agent_crew(name, dir);
+  if (r.status != 201) throw std::runtime_error("registering Crew " + name + " failed: " + testing::describe(r));
+  register_agent(owner(), "worker");
+}
+
 std::string FunctionE2eTest::start_call(const std::string& crew, const std::string& function,
                                         const std::string& marker) {
   return call_ok(crew, function, json{{"text", marker}}).at("call_id").get<std::string>();

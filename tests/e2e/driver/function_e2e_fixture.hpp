@@ -45,6 +45,9 @@ class FunctionE2eTest : public testing::CrewTest {
   testing::HttpResponse register_agent_crew(const std::string& name, const std::filesystem::path& dir);
   // A Crew folder NAME declaring `functions`, registered with register_agent_crew (201 required).
   nlohmann::json make_agent_crew(const std::string& name, const nlohmann::json& functions);
+  // A Crew folder NAME declaring `functions` and, in .agentworks/crew.json, this CLI as its own agent (R-K2) with
+  // the allowance the agent functions use; registered (201 required), and the owner's agent "worker" registered.
+  void make_talking_crew(const std::string& name, const nlohmann::json& functions);
   // A call of `function` with arguments {"text": marker} (201 required); returns its call_id.
   std::string start_call(const std::string& crew, const std::string& function, const std::string& marker);
   // POST /v1/calls/{id}/replies (200 required).
