@@ -9,7 +9,8 @@
 #    limits.hpp at server/'s top are the server's ground, and server/main.cpp wires every room. Headers are
 #    included by room path ("state/journal.hpp", "store/store.hpp"), never by bare name.
 # 2. Folder rules that show in the include text: common/ never includes server/, daemon/, cli/ or hooks/ headers,
-#    spdlog or CLI11; hooks/ never includes libcurl, SQLite, spdlog or CLI11; cli/ never includes daemon/ or
+#    spdlog or CLI11; functions/ (the execution library) never includes server/, daemon/, cli/ or hooks/ headers and
+#    its rooms include only downward like a program's; hooks/ never includes libcurl, SQLite, spdlog or CLI11; cli/ never includes daemon/ or
 #    server/ headers; testing/ (linked by the benchmarks too) never includes GoogleTest nor a header of server/,
 #    daemon/, cli/, hooks/, tests/ or bench/.
 
@@ -36,10 +37,8 @@ set(DAEMON_MAY_start ops hub native identity delivery services state platform re
 
 # The server, from the top: start -> replicas -> http -> (api, runner) -> (request, crews) -> store -> ground;
 # wakeups (the scheduler's tick) sits beside http, below start.
-# keeper/ is its own program (the execution keeper) and includes no server room.
-set(SERVER_ROOMS ground store crews request runner conversations api http wakeups replicas start keeper)
+set(SERVER_ROOMS ground store crews request runner conversations api http wakeups replicas start)
 set(SERVER_MAY_ground "")
-set(SERVER_MAY_keeper "")
 set(SERVER_MAY_store ground)
 set(SERVER_MAY_crews store ground)
 set(SERVER_MAY_request store ground)
@@ -50,6 +49,15 @@ set(SERVER_MAY_http api runner crews request store ground)
 set(SERVER_MAY_wakeups request store ground)
 set(SERVER_MAY_replicas http api runner crews request store ground)
 set(SERVER_MAY_start replicas wakeups http api conversations runner crews request store ground)
+# The function execution library (functions/), below the server and, later, the bridge that host it:
+# declaration -> (process, agent) -> call. keeper/ is its own program (the execution keeper) and includes nothing
+# of the library.
+set(FUNCTIONS_ROOMS declaration process agent call keeper)
+set(FUNCTIONS_MAY_declaration "")
+set(FUNCTIONS_MAY_process "")
+set(FUNCTIONS_MAY_agent process declaration)
+set(FUNCTIONS_MAY_call agent process declaration)
+set(FUNCTIONS_MAY_keeper "")
 set(FAILURES "")
 
 # Reads the #include lines of FILE into OUT as a list of "q:name" (quoted) or "a:name" (angle brackets).
@@ -154,6 +162,7 @@ endfunction()
 
 check_rooms(DAEMON "${ROOT}/daemon/lib" hub "^bridge\\.(hpp|cpp)$" "^$")
 check_rooms(SERVER "${ROOT}/server" ground "^(clock\\.(hpp|cpp)|limits\\.hpp)$" "^main\\.cpp$")
+check_rooms(FUNCTIONS "${ROOT}/functions" none "^$" "^$")
 
 # --- 2. Folder rules ---------------------------------------------------------------------------------------------
 # True when NAME, included from a file in DIR, resolves under one of the folders in ARGN (absolute paths).
@@ -227,6 +236,10 @@ check_folder(common "${ROOT}/common/include;${ROOT}/common/src"
   "${ROOT}/server;${ROOT}/daemon/lib;${ROOT}/daemon;${ROOT}/cli;${ROOT}/hooks/src;${ROOT}/hooks"
   "spdlog=^spdlog/;CLI11=^CLI/"
   "common/ never includes server/, daemon/, cli/ or hooks/ headers, spdlog or CLI11")
+check_folder(functions "${ROOT}/functions;${ROOT}/common/include"
+  "${ROOT}/server;${ROOT}/daemon/lib;${ROOT}/daemon;${ROOT}/cli;${ROOT}/hooks/src;${ROOT}/hooks"
+  ""
+  "functions/ never includes server/, daemon/, cli/ or hooks/ headers (its hosts tell it what it needs)")
 check_folder(hooks "${ROOT}/hooks/src;${ROOT}/hooks;${ROOT}/common/include"
   ""
   "libcurl=^curl/;SQLite=sqlite;spdlog=^spdlog/;CLI11=^CLI/"
@@ -249,4 +262,4 @@ if(count GREATER 0)
   string(REPLACE ";" "\n  " text "${FAILURES}")
   message(FATAL_ERROR "include layering: ${count} problem(s) (docs/architecture.md \"What may include what\"):\n  ${text}")
 endif()
-message(STATUS "include layering: the bridge's and the server's rooms, common/, hooks/, cli/ and testing/ follow docs/architecture.md")
+message(STATUS "include layering: the bridge's, the server's and functions/' rooms, common/, hooks/, cli/ and testing/ follow docs/architecture.md")

@@ -13,8 +13,8 @@
 #include "crews/access.hpp"
 #include "crews/call_admission.hpp"
 #include "crews/call_files.hpp"
-#include "crews/declaration.hpp"
-#include "crews/schema_check.hpp"
+#include "declaration/declaration.hpp"
+#include "declaration/schema_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
@@ -152,6 +152,9 @@ Response get_call_file(Ctx& c) {
   const std::int64_t offset = int_query(c, "offset", 0, INT64_MAX, 0);
   const std::int64_t limit =
       int_query(c, "limit", 1, functions::kMaxFilePageBytes, functions::kDefaultFilePageBytes);
+  if (call.served_by)
+    throw Error(ErrorCode::not_found, "this call ran on the computer serving Crew " + call.crew_name +
+                                          "; its files stay in that computer's Crew folder (.calls/" + call.call_id + ")");
   if (call.files_expired)
     throw Error(ErrorCode::expired, "this call's output folder was removed by cleanup (7 days after its last change)");
   const auto dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;

@@ -11,9 +11,10 @@
 #include "api/function_json.hpp"
 #include "api/handlers.hpp"
 #include "crews/access.hpp"
-#include "crews/agent_cli.hpp"
-#include "crews/declaration.hpp"
+#include "declaration/agent_cli.hpp"
+#include "declaration/declaration.hpp"
 #include "store/crews_store.hpp"
+#include "store/runners_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::api {
@@ -85,11 +86,54 @@ json declaration_warnings(const functions::Declaration& d) {
   return out;
 }
 
+// R-R1: what the serving computer sent of a served Crew: its name, the folder there, the texts of its
+// functions.json and crew.json, checked here as a registration checks a folder (the server never opens it).
+struct SentCrew {
+  std::string host;
+  std::string dir;
+  std::string functions_text;
+  std::optional<std::string> crew_text;
+};
+
+SentCrew sent_crew(const json& serve, const std::string& dir) {
+  if (!serve.is_object())
+    throw Error(ErrorCode::bad_request, "serve must be an object {\"host\", \"functions\", \"crew\"?}");
+  const Body b(serve, {"host", "functions", "crew"});
+  SentCrew s;
+  s.host = b.string("host");
+  if (s.host.empty() || s.host.size() > 64 || s.host.find_first_of("\r\n\t") != std::string::npos)
+    throw Error(ErrorCode::bad_request, "serve.host names the serving computer: 1-64 characters on one line");
+  if (dir.empty() || dir.front() != '/' || dir.size() > 4096 || dir.find('\0') != std::string::npos ||
+      dir.find('\n') != std::string::npos)
+    throw Error(ErrorCode::bad_request, "dir must be the absolute path of the Crew's folder on " + s.host);
+  s.dir = dir;
+  s.functions_text = b.string("functions");
+  s.crew_text = b.opt_string("crew");
+  return s;
+}
+
+json runner_json(const NewConnection& runner) {
+  return json{{"connection_id", runner.connection.connection_id}, {"token", runner.token}};
+}
+
 }  // namespace
 
 Response register_crew(Ctx& c) {
-  const Body b(c.body, {"crew_name", "dir", "allow"});
+  const Body b(c.body, {"crew_name", "dir", "allow", "serve"});
   const std::string name = b.string("crew_name");
+  if (const auto serve = c.body.find("serve"); serve != c.body.end() && !serve->is_null()) {
+    const SentCrew sent = sent_crew(*serve, b.string("dir"));
+    functions::AgentAllowance allowance;
+    if (const auto it = c.body.find("allow"); it != c.body.end() && !it->is_null()) allowance = allowance_from(*it, allowance);
+    const functions::Declaration d = functions::parse_sent_declaration(sent.functions_text, sent.crew_text, allowance, name);
+    const Crew crew = server::register_crew(c.store, c.caller, name, sent.dir, functions::declaration_to_json(d),
+                                            functions::allowance_to_json(allowance), sent.host);
+    const NewConnection runner = start_serving(c.store, c.caller, crew);
+    json out = crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c));
+    out["warnings"] = json::array();  // the serving computer's agent CLIs are its runner's to find
+    out["runner"] = runner_json(runner);
+    return json_reply(201, out);
+  }
   const std::string dir = crew_folder(b.string("dir"), c.caller, c.store.limits().crew_roots);
   functions::AgentAllowance allowance;
   if (const auto it = c.body.find("allow"); it != c.body.end() && !it->is_null()) allowance = allowance_from(*it, allowance);
@@ -113,8 +157,18 @@ Response get_crew(Ctx& c) {
 }
 
 Response reload_crew(Ctx& c) {
-  const Body b(c.body, {});
   Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  if (crew.served()) {
+    // R-R1: the serving computer sends its files again; the server never reads that folder.
+    const Body b(c.body, {"functions", "crew"});
+    const functions::Declaration d = functions::parse_sent_declaration(
+        b.string("functions"), b.opt_string("crew"), functions::allowance_from_json(crew.allowance_json), crew.name);
+    set_declaration(c.store, crew.crew_id, functions::declaration_to_json(d));
+    json out = crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c));
+    out["warnings"] = json::array();
+    return json_reply(200, out);
+  }
+  const Body b(c.body, {});
   const functions::Declaration d =
       functions::load_declaration(crew.dir, functions::allowance_from_json(crew.allowance_json), crew.name);
   crew.declaration_json = functions::declaration_to_json(d);
@@ -139,8 +193,40 @@ Response allow_crew(Ctx& c) {
   return json_reply(200, crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c)));
 }
 
+Response serve_crew(Ctx& c) {
+  Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  if (!crew.served())
+    throw Error(ErrorCode::conflict, "Crew " + crew.name + " is run by the server from its folder " + crew.dir +
+                                         "; to serve it from your computer, `agentworks crews unregister " + crew.name +
+                                         "` and register it there with --serve-here");
+  const Body b(c.body, {"dir", "serve"});
+  const SentCrew sent = sent_crew(c.body.contains("serve") ? c.body["serve"] : json(nullptr), b.string("dir"));
+  const functions::Declaration d = functions::parse_sent_declaration(
+      sent.functions_text, sent.crew_text, functions::allowance_from_json(crew.allowance_json), crew.name);
+  set_declaration(c.store, crew.crew_id, functions::declaration_to_json(d));
+  set_served_from(c.store, crew.crew_id, sent.host, sent.dir);
+  crew = *crew_by_id(c.store, crew.crew_id);
+  const NewConnection runner = start_serving(c.store, c.caller, crew);
+  json out = crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c));
+  out["warnings"] = json::array();
+  out["runner"] = runner_json(runner);
+  return json_reply(200, out);
+}
+
+Response stop_serving_crew(Ctx& c) {
+  const Body b(c.body, {});
+  const Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  if (!crew.served())
+    throw Error(ErrorCode::conflict, "Crew " + crew.name + " is run by the server, not served from a computer");
+  const auto ended = stop_serving(c.store, c.caller, crew);
+  json out = crew_json(c.store, *crew_by_id(c.store, crew.crew_id), max_running(c));
+  out["cancelled_calls"] = ended;
+  return json_reply(200, out);
+}
+
 Response unregister_crew(Ctx& c) {
   const Crew crew = own_crew(c.store, c.caller, c.params.at(0));
+  if (crew.served() && crew.runner_conn) stop_serving(c.store, c.caller, crew);  // its runner goes with it
   remove_crew(c.store, crew.crew_id);
   return json_reply(200, json{{"removed", true}, {"crew_name", crew.name}});
 }

@@ -3,13 +3,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "crews/agent_allowance.hpp"
+#include "declaration/agent_allowance.hpp"
 #include "crews/call_files.hpp"
 #include "crews/crew_talk.hpp"
-#include "crews/declaration.hpp"
+#include "declaration/declaration.hpp"
 #include "store/calls_store.hpp"
 #include "store/crew_sessions_store.hpp"
 #include "store/crews_store.hpp"
+#include "store/runners_store.hpp"
 
 namespace agentworks::server::api {
 
@@ -62,7 +63,19 @@ json crew_json(Store& store, const Crew& crew, int max_running) {
   const functions::AgentAllowance allow = functions::allowance_from_json(crew.allowance_json);
   json agent = nullptr;
   if (d.agent) agent = json{{"runner", functions::runner_name(d.agent->runner)}, {"instructions", d.agent->agent.prompt}};
+  // R-R1: which computer serves it, whether its runner is there now, and since when it is (or is not).
+  json served = nullptr;
+  if (crew.served()) {
+    const bool online = runner_online(store, crew);
+    served = json{{"host", *crew.runner_host},
+                  {"serving", crew.runner_conn.has_value()},
+                  {"online", online},
+                  {"since", online || crew.runner_seen_at == 0 ? crew.runner_since : crew.runner_seen_at},
+                  {"seen_at", crew.runner_seen_at > 0 ? json(crew.runner_seen_at) : json(nullptr)},
+                  {"waiting_calls", unclaimed_calls(store, crew.crew_id)}};
+  }
   return json{{"crew_id", crew.crew_id},       {"crew_name", crew.name},
+              {"served", served},
               {"account_id", crew.account_id}, {"dir", crew.dir},
               {"running", running_calls(store, crew.crew_id)}, {"max_running", max_running},
               {"turns_running", running_turns(store, crew.crew_id)},
@@ -99,7 +112,8 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
   const bool expired = call.files_expired;
   std::error_code ec;
   json files = json::array();
-  if (!expired && std::filesystem::exists(dir, ec)) {
+  // A served call's folder is on its runner's computer, never read here (a folder of the same path here is not it).
+  if (!call.served_by && !expired && std::filesystem::exists(dir, ec)) {
     for (const auto& f : functions::list_call_files(dir))
       files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
                            {"modified", f.modified}});
@@ -126,6 +140,7 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
                           {"agent_name", opt(call.caller_agent_name)}}},
               {"notify", call.notify_agent_name ? json("agent:" + *call.notify_agent_name) : json(nullptr)},
               {"parent_call_id", opt(call.parent_call_id)},
+              {"served", call.served_by.has_value()},
               {"depth", call.depth},
               {"messages", messages},
               {"next_after", next_after},

@@ -6,11 +6,11 @@
 
 #include "store/function_records.hpp"
 
-namespace agentworks::server {
-class Store;
-namespace functions {
+namespace agentworks::functions {
 struct FunctionDecl;
 }
+namespace agentworks::server {
+class Store;
 }
 
 namespace agentworks::server::api {
@@ -22,7 +22,7 @@ struct CallView {
   int event_limit = 50;
 };
 
-nlohmann::json function_json(const functions::FunctionDecl& f);
+nlohmann::json function_json(const agentworks::functions::FunctionDecl& f);
 nlohmann::json crew_json(Store& store, const Crew& crew, int max_running);
 nlohmann::json call_json(Store& store, const CallRow& call, const CallView& view);
 // One entry of the recent-calls list: the Call's own field names, plus who called.

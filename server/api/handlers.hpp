@@ -37,6 +37,15 @@ Response reload_crew(Ctx& c);
 Response allow_crew(Ctx& c);
 Response unregister_crew(Ctx& c);
 Response list_functions(Ctx& c);
+Response serve_crew(Ctx& c);
+Response stop_serving_crew(Ctx& c);
+
+// A Crew's runner (R-R2..R-R4): api/runners_api.cpp.
+Response runner_work(Ctx& c);
+Response runner_heartbeat(Ctx& c);
+Response runner_report(Ctx& c);
+Response runner_call_state(Ctx& c);
+Response runner_outcome(Ctx& c);
 
 Response call_function(Ctx& c);
 Response list_calls(Ctx& c);

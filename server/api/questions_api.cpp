@@ -11,7 +11,7 @@
 #include "api/handlers.hpp"
 #include "api/json_out.hpp"
 #include "api/query_params.hpp"
-#include "crews/schema_check.hpp"
+#include "declaration/schema_check.hpp"
 #include "store/calls_store.hpp"
 #include "store/store.hpp"
 

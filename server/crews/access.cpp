@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "agentworks/error.hpp"
-#include "crews/declaration.hpp"
+#include "declaration/declaration.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 #include "store/grants_store.hpp"

@@ -13,9 +13,14 @@ namespace agentworks::server {
 class Store;
 }
 
+namespace agentworks::functions {
+struct FunctionDecl;
+}
+
 namespace agentworks::server::functions {
 
-struct FunctionDecl;
+// The server's side of function calls builds on the execution library (functions/).
+using namespace agentworks::functions;
 
 bool may_call(const Connection& caller, const Crew& crew, const FunctionDecl& f);
 // The Crew if the caller may call at least one of its functions; not_found otherwise, and for a child whose

@@ -5,10 +5,12 @@
 #include "agentworks/error.hpp"
 #include "agentworks/random.hpp"
 #include "agentworks/sha256.hpp"
+#include "agentworks/utc_time.hpp"
 #include "agentworks/validation.hpp"
 #include "crews/access.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
+#include "store/runners_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server::functions {
@@ -118,6 +120,16 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
       return AdmittedCall{crew, std::move(*earlier), false};
     }
   }
+  // R-R2: a served Crew's call runs on its runner's computer; without a runner it is refused at once, never queued.
+  if (crew.served() && !runner_online(store, crew)) {
+    const std::int64_t since = crew.runner_seen_at > 0 ? crew.runner_seen_at : crew.runner_since;
+    throw Error(ErrorCode::unavailable,
+                crew.name + "'s runner is offline since " + utc_text(since) + " (" +
+                    (crew.runner_conn ? "the computer serving it, " + crew.runner_host.value_or("") + ", has not "
+                                        "checked in; its bridge must run there"
+                                      : "its person stopped serving it") +
+                    "); calls are not queued: retry when it is back");
+  }
   // Its agent's conversation turns hold slots too (R-K2).
   if (running_calls(store, crew.crew_id) + running_turns(store, crew.crew_id) >= store.limits().crew_max_running)
     throw Error(ErrorCode::busy, "Crew '" + crew.name + "' is running " +
@@ -139,6 +151,10 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
   if (parent) {
     in.parent_call_id = parent->call_id;
     in.depth = parent->depth + 1;
+  }
+  if (crew.served()) {
+    in.served = true;
+    in.declaration_hash = declaration_hash(crew.declaration_json);
   }
   CallRow call = insert_call(store, in);
   return AdmittedCall{crew, std::move(call), true};

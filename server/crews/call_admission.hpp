@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "crews/declaration.hpp"
-#include "crews/schema_check.hpp"
+#include "declaration/declaration.hpp"
+#include "declaration/schema_check.hpp"
 #include "store/function_records.hpp"
 #include "store/records.hpp"
 
@@ -17,6 +17,9 @@ class Store;
 }
 
 namespace agentworks::server::functions {
+
+// The server's side of function calls builds on the execution library (functions/).
+using namespace agentworks::functions;
 
 // A stored declaration, parsed, with each function's inputs schema compiled: made once per stored text (a
 // register or reload, on any replica) and shared by every call until the text changes.

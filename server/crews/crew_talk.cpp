@@ -4,7 +4,7 @@
 #include "crews/access.hpp"
 #include "crews/access.hpp"
 #include "crews/call_admission.hpp"
-#include "crews/declaration.hpp"
+#include "declaration/declaration.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
 

@@ -14,9 +14,14 @@ class Store;
 struct SendInput;
 }  // namespace agentworks::server
 
+namespace agentworks::functions {
+struct Declaration;
+}
+
 namespace agentworks::server::functions {
 
-struct Declaration;
+// The server's side of function calls builds on the execution library (functions/).
+using namespace agentworks::functions;
 
 // The messaging switch in force: the person's setting, else crew.json's value (on unless it says false).
 bool messaging_on(const Crew& crew, const Declaration& d);

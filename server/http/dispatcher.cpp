@@ -112,6 +112,11 @@ void Dispatcher::handle(HttpConnection& conn) {
         }
         const auto caller = store_.authenticate(token);
         if (!caller) throw Error(ErrorCode::unauthenticated, "unknown or revoked token; sign in again");
+        // A runner's connection is scoped to its Crew's runner routes (R-R4), and those take nothing else.
+        if (caller->is_runner() != (route->auth == Auth::runner))
+          throw Error(ErrorCode::forbidden, caller->is_runner()
+                                                ? "a Crew runner's connection reaches only its runner routes"
+                                                : "only the runner of a served Crew uses this route");
         if (route->auth == Auth::login && !caller->is_login())
           throw Error(ErrorCode::forbidden, "a child connection may not do this; use the login connection");
         const auto query = parse_query(query_text, *route);

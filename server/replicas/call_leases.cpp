@@ -30,12 +30,17 @@ void CallLeases::tick() {
   try {
     std::size_t lapsed = 0;
     store_.in_request([&] {
+      if (store_.engine() != db::Engine::postgresql) {
+        // One SQLite server owns its calls; only a served Crew's runner holds leases (R-R2).
+        lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_served).size();
+        return;
+      }
       renew_call_leases(store_);
       lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_leases).size();
       renew_turn_leases(store_);  // a Crew agent's conversation turns (R-K2) by the same rule
       interrupt_cut_turns(store_, CutTurns::lapsed_elsewhere);
     });
-    if (lapsed > 0) spdlog::warn("{} function call(s) of a replica that stopped are now interrupted", lapsed);
+    if (lapsed > 0) spdlog::warn("{} function call(s) whose replica or runner stopped are now interrupted", lapsed);
   } catch (const std::exception& e) {
     spdlog::warn("cannot renew the leases of running calls (retrying): {}", e.what());
   }

@@ -22,6 +22,7 @@ enum class Auth {
   login,  // login connections only; a child gets `forbidden`
   call,   // a function execution's per-call secret (checked by the handler against the call in the path)
   turn,   // a Crew agent's per-turn secret (checked by the handler against the conversation in the path, R-K2)
+  runner, // a served Crew's runner connection (R-R2); such a connection reaches no other route
 };
 
 struct Ctx {

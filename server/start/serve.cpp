@@ -19,7 +19,7 @@
 #include "http/dispatcher.hpp"
 #include "http/hub.hpp"
 #include "http/listener.hpp"
-#include "runner/agent_invocation.hpp"
+#include "agent/agent_invocation.hpp"
 #include "runner/call_runner.hpp"
 #include "replicas/call_leases.hpp"
 #include "replicas/replica_feed.hpp"
@@ -43,7 +43,7 @@ struct HttpServer::Impl {
   std::unique_ptr<functions::CallRunner> runner;
   std::unique_ptr<conversations::CrewConversations> crew_turns;
   std::unique_ptr<ReplicaFeed> feed;   // PostgreSQL: other replicas' commits
-  std::unique_ptr<CallLeases> leases;  // PostgreSQL: the calls this replica runs
+  std::unique_ptr<CallLeases> leases;  // the calls this replica runs (PostgreSQL), served calls (any store)
   std::unique_ptr<WakeupTicker> wakeups;
   event* sigterm = nullptr;
   event* sigint = nullptr;
@@ -173,8 +173,8 @@ HttpServer::HttpServer(Store& store, const Limits& limits, const ListenAddress& 
     s.feed = std::make_unique<ReplicaFeed>(s.base, store, *s.hub, store.url());
     s.batch->set_message_feed([&s] { s.feed->catch_up(); });
     s.feed->set_cancel_handler([&s](const std::vector<std::string>& ids) { s.runner->cancel(ids); });
-    s.leases = std::make_unique<CallLeases>(s.base, store, [&s] { s.batch->schedule(); });
   }
+  s.leases = std::make_unique<CallLeases>(s.base, store, [&s] { s.batch->schedule(); });
   s.wakeups = std::make_unique<WakeupTicker>(s.base, store, *s.hub, store.limits().wakeup_tick_seconds,
                                              [&s] { s.batch->schedule(); });
   s.listener = std::make_unique<Listener>(s.base, fd, [&s](int client) { s.connections->adopt(client); });

@@ -50,6 +50,8 @@ CallRow call_row(db::Statement& s) {
   c.parent_call_id = s.opt_text(35);
   c.depth = s.int64(36);
   c.notify_conversation_id = s.opt_text(37);
+  c.served_by = s.opt_text(38);
+  c.declaration_hash = s.opt_text(39);
   return c;
 }
 
@@ -65,7 +67,8 @@ CallInput input_row(db::Statement& s) {
   " c.token_hash, c.correction, c.created_at, c.updated_at, c.finished_at, c.next_message,"                   \
   " c.dropped_messages, c.next_event, c.files_expired, w.name, w.dir, w.account_id,"                         \
   " c.agent_cli, c.agent_session, c.agent_version, c.cancel_requested_at, c.caller_agent_id, g.name,"        \
-  " c.notify_agent_id, n.name, c.parent_call_id, c.depth, c.notify_conversation_id FROM calls c"               \
+  " c.notify_agent_id, n.name, c.parent_call_id, c.depth, c.notify_conversation_id, c.served_by,"            \
+  " c.declaration_hash FROM calls c"                                                                              \
   " JOIN crews w ON w.crew_id = c.crew_id"                                                                      \
   " LEFT JOIN agents g ON g.agent_id = c.caller_agent_id LEFT JOIN agents n ON n.agent_id = c.notify_agent_id "
 
@@ -105,16 +108,21 @@ CallRow insert_call(Store& store, const NewCall& in) {
     Q q(store,
         "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, submission_id,"
         " fingerprint, status, token_hash, created_at, updated_at, runner, lease_expires_at, caller_agent_id,"
-        " notify_agent_id, parent_call_id, depth, notify_conversation_id)"
-        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        " notify_agent_id, parent_call_id, depth, notify_conversation_id, served_by, declaration_hash)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q->bind(1, call_id).bind(2, in.crew_id).bind(3, in.caller_account).bind(4, in.caller_conn).bind(5, in.function);
     q->bind(6, in.arguments_json).bind(7, in.submission_id).bind(8, in.fingerprint).bind(9, sha256_hex(in.token));
-    q->bind(10, t).bind(11, t).bind(12, store.replica_id()).bind(13, t + store.limits().call_lease_seconds);
+    // A served call is no replica's: the lease is its runner's (until it claims the call, the time it has to).
+    q->bind(10, t).bind(11, t).bind(13, t + store.limits().call_lease_seconds);
+    if (in.served) q->bind_null(12);
+    else q->bind(12, store.replica_id());
     q->bind(14, in.caller_agent_id).bind(15, in.notify_agent_id).bind(16, in.parent_call_id).bind(17, in.depth);
-    q->bind(18, in.notify_conversation_id).run();
+    q->bind(18, in.notify_conversation_id).bind(19, in.served ? std::optional<std::string>("") : std::nullopt);
+    q->bind(20, in.declaration_hash).run();
   }
   add_call_event(store, call_id, "started", "");
-  store.note_call_started(call_id, in.token);
+  if (in.served) store.note_crew_work(in.crew_id);
+  else store.note_call_started(call_id, in.token);
   return *call_by_id(store, call_id);
 }
 
@@ -297,6 +305,32 @@ void finish_call(Store& store, const std::string& call_id, const CallOutcome& o)
                               call->notify_conversation_id});
 }
 
+void record_report(Store& store, const std::string& call_id, const agentworks::functions::ExecutionReport& report) {
+  if (report.agent) set_call_agent(store, call_id, *report.agent, report.session);
+  if (report.agent_version) set_call_agent_version(store, call_id, *report.agent_version);
+  if (report.correction) mark_correction(store, call_id);
+  for (const auto& m : report.messages) append_call_message(store, call_id, m.kind, m.text);
+  if (report.dropped > 0) add_dropped_call_messages(store, call_id, report.dropped);
+  if (report.progress) set_call_progress(store, call_id, *report.progress);
+  for (const auto& e : report.events) add_call_event(store, call_id, e.kind, e.text);
+}
+
+CallOutcome outcome_of(const agentworks::functions::ExecutionOutcome& o) {
+  using Status = agentworks::functions::ExecutionOutcome::Status;
+  CallOutcome out;
+  switch (o.status) {
+    case Status::completed: out.status = CallStatus::completed; break;
+    case Status::failed: out.status = CallStatus::failed; break;
+    case Status::cancelled: out.status = CallStatus::cancelled; break;
+  }
+  out.answer = o.answer;
+  out.result_json = o.result_json;
+  out.result_file = o.result_file;
+  out.error_code = o.error_code;
+  out.error_message = o.error_message;
+  return out;
+}
+
 CallInput add_call_input(Store& store, const std::string& call_id, const std::string& question,
                          const std::optional<std::string>& schema_json) {
   CallInput in;
@@ -385,7 +419,14 @@ std::vector<std::string> open_children(Store& store, const std::string& parent_c
 std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which) {
   std::vector<std::string> ids;
   if (which == OpenCalls::all) {
-    Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input')");
+    // A served call runs on its runner's computer, not in the process that stopped: its lease decides.
+    Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND served_by IS NULL");
+    while (q->step()) ids.push_back(q->text(0));
+  } else if (which == OpenCalls::lapsed_served) {
+    Q q(store,
+        "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND served_by IS NOT NULL"
+        " AND lease_expires_at < ?");
+    q->bind(1, now());
     while (q->step()) ids.push_back(q->text(0));
   } else if (which == OpenCalls::this_replica) {
     Q q(store, "SELECT call_id FROM calls WHERE status IN ('running', 'waiting_input') AND runner = ?");
@@ -399,12 +440,19 @@ std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which) {
     while (q->step()) ids.push_back(q->text(0));
   }
   for (const auto& id : ids) {
+    const auto row = call_by_id(store, id);
     CallOutcome o;
     o.status = CallStatus::interrupted;
     o.error_code = "interrupted";
-    o.error_message = "the server (or its replica) stopped while this call ran; its saved messages and files remain, "
-                      "and it is not "
-                      "started again (call again with a new submission_id to run it anew)";
+    if (row && row->served_by && row->served_by->empty())
+      o.error_message = "its Crew's runner did not take it in time (its computer went offline); it never ran";
+    else if (row && row->served_by)
+      o.error_message = "its Crew's runner stopped renewing its lease while it ran (the computer serving the Crew went "
+                        "offline); its saved messages remain, and it is not started again (call again with a new "
+                        "submission_id to run it anew)";
+    else
+      o.error_message = "the server (or its replica) stopped while this call ran; its saved messages and files remain, "
+                        "and it is not started again (call again with a new submission_id to run it anew)";
     finish_call(store, id, o);
   }
   return ids;

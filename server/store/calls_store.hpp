@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "call/call_ledger.hpp"
 #include "store/function_records.hpp"
 
 namespace agentworks::server {
 
 class Store;
 
-inline constexpr std::int64_t kMaxCallMessages = 10000;
+using agentworks::functions::kMaxCallMessages;  // the execution library owns the limit
 inline constexpr std::size_t kMaxCallMessageBytes = 4000;
 inline constexpr std::int64_t kMaxCallEvents = 200;
 
@@ -31,6 +32,10 @@ struct NewCall {
   std::optional<std::string> parent_call_id;   // an execution's call (R-D4)
   std::optional<std::string> notify_conversation_id;  // a Crew agent's call: its notices wake this conversation
   std::int64_t depth = 1;
+  // R-R2: a served Crew's call waits for its runner's claim (within the lease) instead of starting here; it keeps
+  // the hash of the declaration it was admitted under (R-R3).
+  bool served = false;
+  std::optional<std::string> declaration_hash;
 };
 
 // The call bound to (account, Crew, submission_id) within `retention_seconds`; an older binding is released.
@@ -79,6 +84,9 @@ struct CallOutcome {
   std::optional<std::string> error_message;
 };
 void finish_call(Store& store, const std::string& call_id, const CallOutcome& outcome);
+// What an execution reported (the execution library's one write), in its order: wherever the execution ran.
+void record_report(Store& store, const std::string& call_id, const agentworks::functions::ExecutionReport& report);
+CallOutcome outcome_of(const agentworks::functions::ExecutionOutcome& outcome);
 
 // A question from the execution (with the JSON Schema its answer must satisfy, if any): the call is waiting_input
 // until every question is answered.
@@ -100,7 +108,8 @@ std::vector<std::string> open_children(Store& store, const std::string& parent_c
 enum class OpenCalls {
   all,            // SQLite at start: one server process owns the store, so any open call was its predecessor's
   this_replica,   // at shutdown: the calls this process runs
-  lapsed_leases,  // PostgreSQL: calls whose replica stopped renewing their lease (it died)
+  lapsed_leases,  // PostgreSQL: calls whose replica (or runner) stopped renewing their lease (it died)
+  lapsed_served,  // SQLite: served calls whose runner stopped renewing their lease (R-R2)
 };
 // Open calls become interrupted (never restarted). Returns their ids.
 std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which);

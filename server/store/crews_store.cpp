@@ -10,7 +10,10 @@
 namespace agentworks::server {
 namespace {
 
-
+// The columns crew_row reads, in its order.
+#define AW_CREW_SELECT                                                                                   \
+  "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance," \
+  " messaging, runner_host, runner_conn, runner_since, runner_seen_at FROM crews"
 
 Crew crew_row(db::Statement& s) {
   Crew c;
@@ -24,6 +27,10 @@ Crew crew_row(db::Statement& s) {
   c.last_sweep_at = s.int64(7);
   c.allowance_json = s.text(8);
   if (auto set = s.opt_text(9)) c.messaging_set = *set == "on";
+  c.runner_host = s.opt_text(10);
+  c.runner_conn = s.opt_text(11);
+  c.runner_since = s.opt_int64(12).value_or(0);
+  c.runner_seen_at = s.opt_int64(13).value_or(0);
   return c;
 }
 
@@ -32,14 +39,16 @@ bool nested(const std::string& a, const std::string& b) { return a == b || path_
 }  // namespace
 
 Crew register_crew(Store& store, const Connection& caller, const std::string& name, const std::string& dir,
-                   const std::string& declaration_json, const std::string& allowance_json) {
+                   const std::string& declaration_json, const std::string& allowance_json,
+                   const std::optional<std::string>& runner_host) {
   if (!valid_agent_name(name))
     throw Error(ErrorCode::invalid_name, "Crew name '" + name + "' breaks the name rules: 1-64 letters, digits, "
                                          "'.', '_', '-', starting with a letter or digit");
   {
-    Q q(store, "SELECT name, dir FROM crews WHERE removed = 0");
+    // Folders of one computer only: the server's own, or one serving computer's (R-R1).
+    Q q(store, "SELECT name, dir, runner_host FROM crews WHERE removed = 0");
     while (q->step()) {
-      if (nested(q->text(1), dir))
+      if (q->opt_text(2) == runner_host && nested(q->text(1), dir))
         throw Error(ErrorCode::conflict, "folder " + dir + " is (or is inside, or holds) the folder of Crew '" +
                                              q->text(0) + "'; a Crew folder cannot hold another Crew");
     }
@@ -65,17 +74,20 @@ Crew register_crew(Store& store, const Connection& caller, const std::string& na
   c.declaration_json = declaration_json;
   c.allowance_json = allowance_json;
   c.created_at = c.reloaded_at = now();
+  c.runner_host = runner_host;
+  if (runner_host) c.runner_since = c.created_at;
   Q q(store,
-      "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at, allowance)"
-      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO crews(crew_id, account_id, name, name_fold, dir, declaration, created_at, reloaded_at, allowance,"
+      " runner_host, runner_since) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   q->bind(1, c.crew_id).bind(2, c.account_id).bind(3, c.name).bind(4, fold_name(name)).bind(5, dir);
-  q->bind(6, declaration_json).bind(7, c.created_at).bind(8, c.reloaded_at).bind(9, allowance_json).run();
+  q->bind(6, declaration_json).bind(7, c.created_at).bind(8, c.reloaded_at).bind(9, allowance_json);
+  q->bind(10, runner_host).bind(11, runner_host ? std::optional<std::int64_t>(c.runner_since) : std::nullopt).run();
   return c;
 }
 
 std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
+      AW_CREW_SELECT
       " WHERE crew_id = ? AND removed = 0");
   q->bind(1, crew_id);
   if (!q->step()) return std::nullopt;
@@ -85,7 +97,7 @@ std::optional<Crew> crew_by_id(Store& store, const std::string& crew_id) {
 std::optional<Crew> crew_for_caller(Store& store, const Connection& caller, const std::string& name_or_id) {
   if (name_or_id.rfind("crw_", 0) == 0) return crew_by_id(store, name_or_id);
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
+      AW_CREW_SELECT
       " WHERE account_id = ? AND name_fold = ? AND removed = 0");
   q->bind(1, caller.account_id).bind(2, fold_name(name_or_id));
   if (!q->step()) return std::nullopt;
@@ -111,7 +123,7 @@ std::optional<Agent> own_crew_agent(Store& store, const Connection& caller, cons
 std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
   std::vector<Crew> out;
   Q q(store,
-      "SELECT crew_id, account_id, name, dir, declaration, created_at, reloaded_at, last_sweep_at, allowance, messaging FROM crews"
+      AW_CREW_SELECT
       " WHERE account_id = ? AND removed = 0 ORDER BY name_fold");
   q->bind(1, account_id);
   while (q->step()) out.push_back(crew_row(*q));
@@ -121,6 +133,11 @@ std::vector<Crew> list_crews(Store& store, const std::string& account_id) {
 void set_declaration(Store& store, const std::string& crew_id, const std::string& declaration_json) {
   Q q(store, "UPDATE crews SET declaration = ?, reloaded_at = ? WHERE crew_id = ?");
   q->bind(1, declaration_json).bind(2, now()).bind(3, crew_id).run();
+}
+
+void set_served_from(Store& store, const std::string& crew_id, const std::string& host, const std::string& dir) {
+  Q q(store, "UPDATE crews SET runner_host = ?, dir = ? WHERE crew_id = ?");
+  q->bind(1, host).bind(2, dir).bind(3, crew_id).run();
 }
 
 void set_allowance(Store& store, const std::string& crew_id, const std::string& allowance_json) {

@@ -20,6 +20,12 @@ struct Crew {
   std::int64_t reloaded_at = 0;
   std::int64_t last_sweep_at = 0;
   std::optional<bool> messaging_set;  // R-K3: the person's switch; unset: crew.json's value (declaration_json)
+  // R-R1: a Crew served from its owner's computer by that computer's bridge (its runner); `dir` is the folder there.
+  std::optional<std::string> runner_host;  // the serving computer's name; unset: the server runs its calls itself
+  std::optional<std::string> runner_conn;  // the runner's connection (its `serve` scope); unset: serving stopped
+  std::int64_t runner_since = 0;           // when serving started (or stopped)
+  std::int64_t runner_seen_at = 0;         // the runner's last request; 0: never
+  bool served() const { return runner_host.has_value(); }
 };
 
 struct CallRow {
@@ -61,6 +67,9 @@ struct CallRow {
   std::optional<std::string> notify_conversation_id;  // a Crew agent's call (R-K2): its notices go into it
   std::optional<std::string> parent_call_id;  // made by that call's execution (R-D4)
   std::int64_t depth = 1;                     // 1 for a call from a person or a chat
+  // R-R2: a call of a served Crew: "" until its runner claims it, then the runner's connection.
+  std::optional<std::string> served_by;
+  std::optional<std::string> declaration_hash;  // the declaration it was admitted under (R-R3)
   bool open() const { return is_open(status); }
 };
 

@@ -8,7 +8,7 @@
 namespace agentworks::server {
 
 // The PostgreSQL schema version this binary reads and writes.
-inline constexpr int kPostgresSchemaVersion = 7;
+inline constexpr int kPostgresSchemaVersion = 8;
 
 void prepare_sqlite_schema(db::Database& db);
 

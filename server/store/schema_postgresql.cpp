@@ -157,6 +157,14 @@ ALTER TABLE wakeups ADD COLUMN conversation_id TEXT;
 ALTER TABLE calls ADD COLUMN notify_conversation_id TEXT;
 CREATE INDEX conversations_receiver ON conversations(target_agent_id, rowid);
 )sql",
+    // 8: Crews served from their owner's computer (R-R1..R-R4): the serving computer, its runner's connection and
+    // when it was last seen; a served call's runner ('' until claimed) and the declaration it was admitted under.
+    R"sql(
+ALTER TABLE crews ADD COLUMN runner_host TEXT, ADD COLUMN runner_conn TEXT, ADD COLUMN runner_since BIGINT,
+  ADD COLUMN runner_seen_at BIGINT;
+ALTER TABLE calls ADD COLUMN served_by TEXT, ADD COLUMN declaration_hash TEXT;
+CREATE INDEX calls_unclaimed ON calls(crew_id, rowid) WHERE served_by = '';
+)sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kMigrationCount == kPostgresSchemaVersion, "one migration per schema version");

@@ -150,6 +150,12 @@ CREATE INDEX IF NOT EXISTS crew_sessions_crew ON crew_sessions(crew_id, turn_sta
   add_column_if_missing(db, "wakeups", "conversation_id", "TEXT");
   add_column_if_missing(db, "calls", "notify_conversation_id", "TEXT");
   db.exec("CREATE INDEX IF NOT EXISTS conversations_receiver ON conversations(target_agent_id)");
+  // Crews served from their owner's computer (R-R1..R-R4): the serving computer, its runner's connection and when
+  // it was last seen; a served call's runner ('' until claimed) and the declaration it was admitted under.
+  for (const char* column : {"runner_host", "runner_conn"}) add_column_if_missing(db, "crews", column, "TEXT");
+  for (const char* column : {"runner_since", "runner_seen_at"}) add_column_if_missing(db, "crews", column, "INTEGER");
+  for (const char* column : {"served_by", "declaration_hash"}) add_column_if_missing(db, "calls", column, "TEXT");
+  db.exec("CREATE INDEX IF NOT EXISTS calls_unclaimed ON calls(crew_id) WHERE served_by = ''");
 }
 
 }  // namespace agentworks::server

@@ -48,11 +48,11 @@ TEST_F(StoreMigrate, MigrateCreatesTheSchemaOnceAndTheServerNeedsIt_R_T1) {
 
   const ProcessResult first = server({"migrate", "--store", url_});
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  EXPECT_NE(first.out.find("schema version 0 -> 7"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("schema version 0 -> 8"), std::string::npos) << first.out;
   const ProcessResult again = server({"migrate", "--store", url_});
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("already"), std::string::npos) << again.out;
-  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "7");
+  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "8");
   EXPECT_EQ(pg_query_value(url_, "SELECT COUNT(*) FROM agentworks_schema"), "1");
 
   const ProcessResult account = server({"account", "add", "alice", "--store", url_});
@@ -63,7 +63,7 @@ TEST_F(StoreMigrate, MigrateCreatesTheSchemaOnceAndTheServerNeedsIt_R_T1) {
 // Version 1 had no calls.rowid: migrate numbers the calls already stored by age, and a new call comes after them.
 TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
   ASSERT_EQ(server({"migrate", "--store", url_}).exit_code, 0);
-  // Back to version 1's calls table (what migrations 2 to 7 added, taken away), holding two calls stored newest
+  // Back to version 1's calls table (what migrations 2 to 8 added, taken away), holding two calls stored newest
   // first.
   pg_execute(url_, "DROP INDEX calls_caller_account; DROP INDEX calls_caller_conn; DROP INDEX calls_crew;"
                    " ALTER TABLE calls DROP COLUMN rowid, DROP COLUMN cancel_requested_at,"
@@ -76,6 +76,9 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
                    " DROP COLUMN crew_id; ALTER TABLE crews DROP COLUMN messaging;"
                    " DROP TABLE agent_grants; DROP TABLE wakeups; DROP TABLE wakeup_pauses; DROP TABLE crew_sessions;"
                    " DROP INDEX conversations_receiver;"
+                   " ALTER TABLE calls DROP COLUMN served_by, DROP COLUMN declaration_hash;"
+                   " ALTER TABLE crews DROP COLUMN runner_host, DROP COLUMN runner_conn, DROP COLUMN runner_since,"
+                   " DROP COLUMN runner_seen_at;"
                    " UPDATE agentworks_schema SET version = 1");
   for (const char* row : {"('call_new', 2000)", "('call_old', 1000)"})
     pg_execute(url_, std::string("INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function,"
@@ -84,14 +87,14 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
                                  " FROM (VALUES ") + row + ") AS v(id, t)");
   const ProcessResult up = server({"migrate", "--store", url_});
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
-  EXPECT_NE(up.out.find("schema version 1 -> 7"), std::string::npos) << up.out;
+  EXPECT_NE(up.out.find("schema version 1 -> 8"), std::string::npos) << up.out;
   EXPECT_EQ(pg_query_value(url_, "SELECT rowid FROM calls WHERE call_id = 'call_old'"), "1");
   EXPECT_EQ(pg_query_value(url_, "SELECT rowid FROM calls WHERE call_id = 'call_new'"), "2");
   pg_execute(url_, "INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function, arguments, fingerprint,"
                    " status, token_hash, created_at, updated_at)"
                    " VALUES('call_next', 'crw_x', 'acc_x', 'con_x', 'f', '{}', 'f', 'running', 'h', 3000, 3000)");
   EXPECT_EQ(pg_query_value(url_, "SELECT rowid FROM calls WHERE call_id = 'call_next'"), "3");
-  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "7");
+  EXPECT_EQ(pg_query_value(url_, "SELECT version FROM agentworks_schema"), "8");
 }
 
 TEST_F(StoreMigrate, ADatabaseNewerThanTheBinaryIsRefused_R_T1) {

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "agentworks/error.hpp"
-#include "crews/agent_allowance.hpp"
-#include "crews/declaration.hpp"
+#include "declaration/agent_allowance.hpp"
+#include "declaration/declaration.hpp"
 
 using agentworks::Error;
 using agentworks::ErrorCode;
-using namespace agentworks::server::functions;
+using namespace agentworks::functions;
 
 namespace {
 

@@ -11,15 +11,15 @@
 #include <string>
 
 #include "agentworks/error.hpp"
-#include "runner/agent_invocation.hpp"
-#include "runner/agent_prompt.hpp"
-#include "runner/agent_stream.hpp"
-#include "runner/agent_verdict.hpp"
-#include "crews/declaration.hpp"
-#include "crews/prompt_template.hpp"
+#include "agent/agent_invocation.hpp"
+#include "agent/agent_prompt.hpp"
+#include "agent/agent_stream.hpp"
+#include "agent/agent_verdict.hpp"
+#include "declaration/declaration.hpp"
+#include "declaration/prompt_template.hpp"
 
 namespace fs = std::filesystem;
-using namespace agentworks::server::functions;
+using namespace agentworks::functions;
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "agentworks/sqlite.hpp"
-#include "crews/agent_allowance.hpp"
+#include "declaration/agent_allowance.hpp"
 #include "store/database/sqlite_database.hpp"
 #include "store/schema.hpp"
 #include "testing/temp_home.hpp"
@@ -36,8 +36,8 @@ TEST(CrewsAllowanceSchema, OldCrewsRowsGetTheDefaultAllowance) {
     sql::Db db((dir / "server.db").string());
     sql::Stmt s(db, "SELECT allowance FROM crews WHERE crew_id = 'crw_1'");
     ASSERT_TRUE(s.step());
-    const auto a = server::functions::allowance_from_json(s.text(0));
-    EXPECT_EQ(a.claude_tools, server::functions::AgentAllowance{}.claude_tools);
+    const auto a = agentworks::functions::allowance_from_json(s.text(0));
+    EXPECT_EQ(a.claude_tools, agentworks::functions::AgentAllowance{}.claude_tools);
     EXPECT_EQ(a.codex_sandbox, "workspace-write");
   }
   fs::remove_all(dir);

@@ -8,13 +8,14 @@
 
 #include "agentworks/error.hpp"
 #include "crews/call_admission.hpp"
-#include "crews/declaration.hpp"
-#include "crews/schema_check.hpp"
+#include "declaration/declaration.hpp"
+#include "declaration/schema_check.hpp"
 
 namespace fs = std::filesystem;
 using agentworks::Error;
 using agentworks::ErrorCode;
-using namespace agentworks::server::functions;
+using namespace agentworks::functions;
+using agentworks::server::functions::parsed_declaration;
 
 class DeclarationTest : public ::testing::Test {
  protected:

@@ -45,6 +45,14 @@ TEST(ServerRoutes, OnlyAnExecutionsOwnRoutesTakeTheCallSecret) {
   }
 }
 
+// R-R4: a runner's connection reaches exactly the runner routes, and those take no other connection.
+TEST(ServerRoutes, OnlyTheRunnerRoutesTakeARunnersConnection_RR4) {
+  for (const auto& r : routes()) {
+    const std::string pattern = r.pattern;
+    EXPECT_EQ(r.auth == Auth::runner, pattern.rfind("/v1/runners/{crew}/", 0) == 0) << pattern;
+  }
+}
+
 TEST(ServerRoutes, MatchesPatternsAndExtractsParams) {
   std::vector<std::string> params;
   const auto* r = match_route("GET", "/v1/attachments/att_1/stream", params);

@@ -1,0 +1,5 @@
+// agentworks-keeper: stands between its host and one function execution (keeper/keeper.hpp).
+// Started only by the server; kept apart from it so that starting one costs an exec of a small program.
+#include "keeper/keeper.hpp"
+
+int main(int argc, char** argv) { return agentworks::functions::keeper::keeper_main(argc, argv); }

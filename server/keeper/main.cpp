@@ -1,5 +1,0 @@
-// agentworks-keeper: stands between agentworks-server and one function execution (keeper/keeper.hpp).
-// Started only by the server; kept apart from it so that starting one costs an exec of a small program.
-#include "keeper/keeper.hpp"
-
-int main(int argc, char** argv) { return agentworks::server::keeper::keeper_main(argc, argv); }

@@ -1,0 +1,139 @@
+#include "store/runners_store.hpp"
+
+#include "agentworks/error.hpp"
+#include "agentworks/random.hpp"
+#include "agentworks/sha256.hpp"
+#include "clock.hpp"
+#include "store/calls_store.hpp"
+#include "store/crews_store.hpp"
+
+namespace agentworks::server {
+
+NewConnection start_serving(Store& store, const Connection& login, const Crew& crew) {
+  if (crew.runner_conn) {
+    if (const auto old = store.find_connection(*crew.runner_conn); old && !old->revoked)
+      store.revoke_connection(login, *crew.runner_conn);
+  }
+  NewConnection out;
+  out.token = "awt_" + random_hex(32);
+  Connection& c = out.connection;
+  c.connection_id = new_id("conn");
+  c.account_id = login.account_id;
+  c.account_name = login.account_name;
+  c.kind = "runner";
+  c.parent_id = login.connection_id;
+  c.label = "runner of Crew " + crew.name + " on " + crew.runner_host.value_or("");
+  c.created_at = now();
+  {
+    Q q(store,
+        "INSERT INTO connections(connection_id, account_id, kind, parent_id, label, token_hash, created_at)"
+        " VALUES(?,?,'runner',?,?,?,?)");
+    q->bind(1, c.connection_id).bind(2, c.account_id).bind(3, login.connection_id).bind(4, c.label);
+    q->bind(5, sha256_hex(out.token)).bind(6, c.created_at).run();
+  }
+  Q q(store, "UPDATE crews SET runner_conn = ?, runner_since = ?, runner_seen_at = NULL WHERE crew_id = ?");
+  q->bind(1, c.connection_id).bind(2, c.created_at).bind(3, crew.crew_id).run();
+  return out;
+}
+
+std::vector<std::string> stop_serving(Store& store, const Connection& login, const Crew& crew) {
+  std::vector<std::string> ended;
+  {
+    Q q(store, "SELECT call_id FROM calls WHERE crew_id = ? AND status IN ('running', 'waiting_input')");
+    q->bind(1, crew.crew_id);
+    while (q->step()) ended.push_back(q->text(0));
+  }
+  for (const auto& id : ended) {
+    CallOutcome o;
+    o.status = CallStatus::cancelled;
+    o.error_code = "cancelled";
+    o.error_message = "its Crew's person stopped serving the Crew from their computer; its runner kills what is left";
+    finish_call(store, id, o);
+  }
+  if (crew.runner_conn) {
+    if (const auto old = store.find_connection(*crew.runner_conn); old && !old->revoked)
+      store.revoke_connection(login, *crew.runner_conn);
+  }
+  Q q(store, "UPDATE crews SET runner_conn = NULL, runner_since = ? WHERE crew_id = ?");
+  q->bind(1, now()).bind(2, crew.crew_id).run();
+  return ended;
+}
+
+Crew runner_crew(Store& store, const Connection& caller, const std::string& name_or_id) {
+  const auto crew = crew_for_caller(store, caller, name_or_id);
+  if (!crew || crew->account_id != caller.account_id || !crew->served() || crew->runner_conn != caller.connection_id)
+    throw Error(ErrorCode::not_found, "no Crew '" + name_or_id + "' served by this runner");
+  return *crew;
+}
+
+void runner_seen(Store& store, const std::string& crew_id) {
+  Q q(store, "UPDATE crews SET runner_seen_at = ? WHERE crew_id = ?");
+  q->bind(1, now()).bind(2, crew_id).run();
+}
+
+bool runner_online(Store& store, const Crew& crew) {
+  return crew.runner_conn && crew.runner_seen_at > 0 &&
+         now() - crew.runner_seen_at <= store.limits().call_lease_seconds;
+}
+
+std::optional<ClaimedCall> claim_call(Store& store, const Crew& crew, const Connection& runner) {
+  std::optional<std::string> id;
+  {
+    Q q(store,
+        "SELECT call_id FROM calls WHERE crew_id = ? AND served_by = '' AND status = 'running'"
+        " ORDER BY created_at, call_id LIMIT 1");
+    q->bind(1, crew.crew_id);
+    if (q->step()) id = q->text(0);
+  }
+  if (!id) return std::nullopt;
+  ClaimedCall out;
+  out.token = "awc_" + random_hex(32);
+  {
+    // Conditional: of two claims (two replicas' requests) one changes the row.
+    Q q(store,
+        "UPDATE calls SET served_by = ?, token_hash = ?, lease_expires_at = ? WHERE call_id = ? AND served_by = ''"
+        " AND status = 'running'");
+    q->bind(1, runner.connection_id).bind(2, sha256_hex(out.token));
+    q->bind(3, now() + store.limits().call_lease_seconds).bind(4, *id).run();
+    if (store.sql_changes() == 0) return std::nullopt;
+  }
+  add_call_event(store, *id, "claimed", crew.runner_host.value_or(""));
+  out.call = *call_by_id(store, *id);
+  return out;
+}
+
+CallRow held_call(Store& store, const Crew& crew, const Connection& runner, const std::string& call_id) {
+  const auto call = call_by_id(store, call_id);
+  if (!call || call->crew_id != crew.crew_id || call->served_by != runner.connection_id)
+    throw Error(ErrorCode::not_found, "no call '" + call_id + "' held by this runner");
+  return *call;
+}
+
+void renew_served_lease(Store& store, const std::string& call_id) {
+  Q q(store, "UPDATE calls SET lease_expires_at = ? WHERE call_id = ?");
+  q->bind(1, now() + store.limits().call_lease_seconds).bind(2, call_id).run();
+}
+
+Heartbeat runner_heartbeat(Store& store, const Crew& crew, const Connection& runner,
+                           const std::vector<std::string>& call_ids) {
+  Heartbeat out;
+  for (const auto& id : call_ids) {
+    const auto call = call_by_id(store, id);
+    if (!call || call->crew_id != crew.crew_id || call->served_by != runner.connection_id || !call->open()) {
+      out.settled.push_back(id);
+      continue;
+    }
+    renew_served_lease(store, id);
+    if (call->cancel_requested_at) out.cancel.push_back(id);
+  }
+  return out;
+}
+
+int unclaimed_calls(Store& store, const std::string& crew_id) {
+  Q q(store, "SELECT COUNT(*) FROM calls WHERE crew_id = ? AND served_by = '' AND status = 'running'");
+  q->bind(1, crew_id);
+  q->step();
+  return static_cast<int>(q->int64(0));
+}
+
+}  // namespace agentworks::server
