@@ -35,6 +35,8 @@ std::unique_ptr<Command> make_wakeups_pause();
 std::unique_ptr<Command> make_wakeups_resume();
 std::unique_ptr<Command> make_agents_show();
 std::unique_ptr<Command> make_crews_register();
+std::unique_ptr<Command> make_crews_serve();
+std::unique_ptr<Command> make_crews_stop_serving();
 std::unique_ptr<Command> make_crews_list();
 std::unique_ptr<Command> make_crews_show();
 std::unique_ptr<Command> make_crews_unregister();
@@ -120,6 +122,10 @@ constexpr std::array kCommands = {
     CommandEntry{"wakeups resume", "Let held wakeups fire again", make_wakeups_resume},
     CommandEntry{"crews register", "Register a project folder (with .agentworks/functions.json) as a Crew",
                  make_crews_register},
+    CommandEntry{"crews serve", "Serve a Crew registered from this computer (--serve-here): run its calls here until stopped",
+                 make_crews_serve},
+    CommandEntry{"crews stop-serving", "Stop serving a Crew from its computer (its open calls are cancelled)",
+                 make_crews_stop_serving},
     CommandEntry{"crews list", "List this account's Crews", make_crews_list},
     CommandEntry{"crews show", "Show a Crew: its functions, its agent, messaging and conversations", make_crews_show},
     CommandEntry{"crews unregister", "Remove a Crew (its folder stays)", make_crews_unregister},

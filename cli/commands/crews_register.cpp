@@ -1,6 +1,8 @@
-// agentworks crews register NAME --dir PATH [--allow-claude-tools LIST] [--allow-codex-sandbox MODE]: registers a
-// project folder (on the server's computer) as a Crew of this account; the server reads
-// PATH/.agentworks/functions.json and refuses agent functions that ask for more than the allowance.
+// agentworks crews register NAME --dir PATH [--serve-here] [--allow-claude-tools LIST] [--allow-codex-sandbox MODE]:
+// registers a project folder as a Crew of this account. Without --serve-here the folder is on the server's computer
+// and the server reads PATH/.agentworks/functions.json; with it the folder is on this computer, which serves the
+// Crew (R-R1): its files are checked here and sent, and this computer's runner runs the calls. Either way the
+// server refuses agent functions that ask for more than the allowance.
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "command.hpp"
 #include "functions/describe.hpp"
 #include "functions/routes.hpp"
+#include "serving/served_crews.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -36,6 +39,8 @@ class CrewsRegister final : public Command {
                    "Tools its Claude functions may use, comma-separated ('*' every tool; default Read,Grep,Glob,Write,Edit)");
     options.option("--allow-codex-sandbox", codex_sandbox_, "The widest sandbox of its Codex functions (default workspace-write)")
         .one_of({"read-only", "workspace-write", "danger-full-access"});
+    options.flag("--serve-here", serve_here_,
+                 "The folder is on this computer, which serves the Crew: its files are sent, never read by the server");
   }
 
   json run(const Context& ctx) override {
@@ -44,13 +49,27 @@ class CrewsRegister final : public Command {
     if (claude_tools_ || codex_sandbox_)
       body["allow"] = functions::allow_body(claude_tools_, codex_sandbox_, "--allow-claude-tools");
     Config config = require_login(ctx);
-    return client_for(config).post("/v1/crews", body);
+    if (!serve_here_) return client_for(config).post("/v1/crews", body);
+    const std::string dir = std::filesystem::canonical(body["dir"].get<std::string>()).string();
+    body["dir"] = dir;
+    const json sent = sent_declaration(dir, name_);
+    const std::string host = this_host();
+    body["serve"] = {{"host", host}, {"functions", sent["functions"]}, {"crew", sent["crew"]}};
+    json crew = client_for(config).post("/v1/crews", body);
+    ServedCrew served{crew.at("crew_id").get<std::string>(), name_, dir, config.server_url, config.ca_file, host,
+                      crew.at("runner").at("token").get<std::string>()};
+    save_served_crew(served);
+    crew["runner"].erase("token");  // kept in a private file for the runner; never printed
+    crew["serve_command"] = "agentworks crews serve " + name_;
+    return crew;
   }
 
   void print(const json& crew) const override {
     std::cout << "registered " << functions::describe_crew(crew);
     std::cout << "  call a function with: agentworks functions call --crew " << name_
               << " --function NAME --args '{...}'\n";
+    if (crew.contains("serve_command"))
+      std::cout << "  this computer serves it: keep `" << crew["serve_command"].get<std::string>() << "` running\n";
     if (crew.contains("agent") && crew["agent"].is_object())
       std::cout << "  talk to its agent with: agentworks crews ask " << name_ << " --message TEXT\n";
   }
@@ -60,6 +79,7 @@ class CrewsRegister final : public Command {
   std::string dir_;
   std::optional<std::string> claude_tools_;
   std::optional<std::string> codex_sandbox_;
+  bool serve_here_ = false;
 };
 
 }  // namespace

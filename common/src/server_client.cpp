@@ -125,9 +125,10 @@ json ServerClient::get(std::string_view path, int wait_seconds) {
   return request("GET", path, nullptr, options_.request_timeout_ms + extra);
 }
 
-json ServerClient::post(std::string_view path, const json& body) {
+json ServerClient::post(std::string_view path, const json& body, int wait_seconds) {
   std::string text = body.dump();
-  return request("POST", path, &text, options_.request_timeout_ms);
+  const long extra = wait_seconds > 0 ? static_cast<long>(wait_seconds) * 1000 : 0;
+  return request("POST", path, &text, options_.request_timeout_ms + extra);
 }
 
 json ServerClient::del(std::string_view path) {

@@ -145,10 +145,10 @@ std::vector<std::string> agent_environment(const AgentTurn& t, std::vector<std::
   return base;
 }
 
-std::string find_agentworks_cli(const std::string& server_dir) {
+std::string find_agentworks_cli(const std::string& host_dir) {
   if (const char* given = env::get(env::Var::cli_bin); given != nullptr)
     return ::access(given, X_OK) == 0 ? std::filesystem::absolute(given).string() : "";
-  for (const std::string& candidate : {server_dir + "/agentworks", server_dir + "/../cli/agentworks"}) {
+  for (const std::string& candidate : {host_dir + "/agentworks", host_dir + "/../cli/agentworks"}) {
     if (::access(candidate.c_str(), X_OK) == 0)
       return std::filesystem::weakly_canonical(candidate).string();
   }

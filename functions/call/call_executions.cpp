@@ -36,6 +36,7 @@ struct CallExecutions::Running {
   bool timed_out = false;
   bool stalled = false;
   bool cancelled = false;  // asked to end (R-D3): whatever the tree does next, the outcome is `cancelled`
+  bool abandoned = false;  // its host no longer holds it: it ends without a word
   bool was_waiting = false;  // the last idle check found a question pending, and no output came since
   std::uint64_t idle_armed = 0;  // counts the idle timer's arming: an idle check answered after new output is moot
   // R-X7: the explicit function's answer, read from the host when its turn ended (asked once per turn's end).
@@ -183,6 +184,26 @@ void CallExecutions::cancel(const std::vector<std::string>& call_ids) {
     if (r.execution) r.execution->terminate();
     else conclude(r, ExecutionEnd{}, "");  // not started yet (its session id awaited its record)
   }
+}
+
+void CallExecutions::abandon(const std::vector<std::string>& call_ids) {
+  for (const auto& id : call_ids) {
+    const auto it = running_.find(id);
+    if (it == running_.end()) continue;
+    Running& r = *it->second;
+    const bool ending = r.cancelled || r.timed_out || r.stalled;  // its tree was told already
+    r.abandoned = true;
+    r.cancelled = true;  // whatever ends it next, nothing is reported
+    if (!r.execution) conclude(r, ExecutionEnd{}, "");  // not started, or between turns: gone now
+    else if (!ending) r.execution->terminate();
+  }
+}
+
+std::vector<std::string> CallExecutions::running_ids() const {
+  std::vector<std::string> ids;
+  ids.reserve(running_.size());
+  for (const auto& [id, r] : running_) ids.push_back(id);
+  return ids;
 }
 
 void CallExecutions::start(CallJob job) {
@@ -433,7 +454,7 @@ void CallExecutions::on_end(const std::string& call_id, int turn, const Executio
 }
 
 void CallExecutions::conclude(Running& r, const ExecutionEnd& end, const std::string& output) {
-  write_dropped(r);  // what the last interval counted, before the outcome
+  if (!r.abandoned) write_dropped(r);  // what the last interval counted, before the outcome
   const std::string call_id = r.call_id;
   std::string answer = without_final_newline(output);
   std::optional<ExecutionOutcome> outcome;
@@ -555,8 +576,9 @@ void CallExecutions::conclude(Running& r, const ExecutionEnd& end, const std::st
   r.timer = nullptr;
   if (r.idle_timer != nullptr) event_free(r.idle_timer);
   r.idle_timer = nullptr;
+  const bool abandoned = r.abandoned;
   running_.erase(call_id);  // the host frees the call's slot once it recorded the outcome
-  ledger_.finished(call_id, *outcome);
+  if (!abandoned) ledger_.finished(call_id, *outcome);
 }
 
 void CallExecutions::on_timeout(int, short, void* arg) {

@@ -50,7 +50,11 @@ class CallExecutions {
   // Calls asked to end (R-D3): their trees are killed and they end `cancelled` once the keeper reports the tree
   // gone (the call holds its slot until then). Calls not running here are ignored.
   void cancel(const std::vector<std::string>& call_ids);
+  // Calls the host no longer holds (a runner's lease lapsed, or the server settled them): their trees are killed
+  // and nothing more is reported for them, not even an outcome.
+  void abandon(const std::vector<std::string>& call_ids);
   std::size_t size() const { return running_.size(); }
+  std::vector<std::string> running_ids() const;
 
   struct Running;
 

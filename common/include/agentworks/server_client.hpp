@@ -35,7 +35,7 @@ class ServerClient {
   // `path` is the route with its query string, e.g. "/v1/messages?after=0". wait_seconds extends the
   // timeout for a long poll (wait_seconds=25 needs more than 25 s).
   nlohmann::json get(std::string_view path, int wait_seconds = 0);
-  nlohmann::json post(std::string_view path, const nlohmann::json& body);
+  nlohmann::json post(std::string_view path, const nlohmann::json& body, int wait_seconds = 0);
   nlohmann::json del(std::string_view path);
 
   // HTTP status of the last successful request (e.g. 201 created vs 200 repeated).

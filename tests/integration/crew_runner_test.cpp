@@ -1,0 +1,147 @@
+// A Crew served from its owner's computer (R-R1..R-R4), with two computers simulated by two temp HOMEs: the server
+// runs in computer A's; computer B's person registers a folder of B's HOME with `crews register --serve-here` and
+// runs `agentworks crews serve`, the runner. Calls made through the server run in B's folder, with B's keeper; the
+// server never reads that folder. A runner killed mid-call leaves the call `interrupted` (never run again) and its
+// tree gone; a changed declaration is refused by the runner; stopping the serving ends the runner.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/crew_fixture.hpp"
+#include "testing/cli_runner.hpp"
+#include "testing/temp_home.hpp"
+
+namespace agentworks::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CrewRunner : public CrewTest {
+ protected:
+  void SetUp() override {
+    start_server({"--call-lease-seconds", "2"});
+    b_cli_ = std::make_unique<Cli>(b_home_.env());
+    const CliResult login = b_cli_->login(server_->url(), owner_token());
+    ASSERT_EQ(login.exit_code, 0) << login.describe();
+    folder_ = b_home_.home() / "projects" / "api";
+    fs::create_directories(folder_ / ".agentworks");
+    fs::create_directories(folder_ / "tools");
+    // Where it runs shows in its answer; it keeps its pid, and waits for a gate when asked to.
+    write_script(folder_, "tools/hello.sh",
+                 "echo $$ > \"$FUNCTION_OUTPUT_DIR/pid\"\n"
+                 "if [ \"$FUNCTION_INPUTS\" = '{\"hold\":true}' ]; then\n"
+                 "  while [ ! -e gate ]; do sleep 0.05; done\n"
+                 "fi\n"
+                 "echo \"hello from $(pwd)\"");
+    write_functions(folder_, json::array({function_decl("hello")}));
+  }
+  void TearDown() override {
+    if (runner_.started()) runner_.kill_and_wait();
+  }
+
+  json register_here() {
+    const CliResult r = b_cli_->json({"crews", "register", "api", "--dir", folder_.string(), "--serve-here"});
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    return parse_json(r.out);
+  }
+  void serve() {
+    runner_ = b_cli_->start({"crews", "serve", "api"}, b_home_.root(), "runner");
+    ASSERT_TRUE(wait_until([&] {
+      return http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("online").get<bool>();
+    })) << runner_.read_stderr();
+  }
+
+  // True while a process of the call's execution lives: one whose environment names the call (seen from here
+  // whatever PID namespace its keeper gave it).
+  static bool call_process_lives(const std::string& call_id) {
+    const std::string mark = "AGENTWORKS_CALL_ID=" + call_id;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      std::ifstream env(entry.path() / "environ", std::ios::binary);
+      const std::string text((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+      if (text.find(mark + '\0') != std::string::npos) return true;  // each entry ends with a NUL
+    }
+    return false;
+  }
+
+  TempHome b_home_;
+  std::unique_ptr<Cli> b_cli_;
+  fs::path folder_;
+  Child runner_;
+};
+
+// R-R1, R-R2: the call runs in the folder on computer B, by B's runner, and its answer comes back through the
+// server; the server's view of the Crew is the declaration B sent, and it lists no files of B's folder.
+TEST_F(CrewRunner, ACallRunsOnTheComputerServingTheCrew_RR1_RR2) {
+  const json crew = register_here();
+  EXPECT_EQ(crew.at("served").at("host").get<std::string>().empty(), false);
+  EXPECT_FALSE(crew.at("runner").contains("token")) << "the runner's secret is never printed";
+  EXPECT_EQ(call(owner_http(), "api", "hello", json::object()).status, 503);  // no runner yet
+  serve();
+  const std::string id = call_ok("api", "hello").at("call_id");
+  const json done = wait_terminal(id);
+  ASSERT_EQ(done.at("status"), "completed") << done.dump() << runner_.read_stderr();
+  EXPECT_EQ(done.at("answer"), "hello from " + fs::canonical(folder_).string());
+  EXPECT_TRUE(done.at("served").get<bool>());
+  EXPECT_TRUE(done.at("files").empty());
+  EXPECT_TRUE(fs::exists(folder_ / ".calls" / id / "pid"));
+}
+
+// R-R2: computer B goes away mid-call (its runner killed -9): the lease lapses and the call reads `interrupted`,
+// never run again; the execution's tree dies with its runner.
+TEST_F(CrewRunner, AKilledRunnerLeavesTheCallInterruptedAndItsTreeGone_RR2) {
+  register_here();
+  serve();
+  const std::string id = call_ok("api", "hello", json{{"hold", true}}).at("call_id");
+  const fs::path pid_file = folder_ / ".calls" / id / "pid";
+  ASSERT_TRUE(wait_file(pid_file)) << runner_.read_stderr();
+  ASSERT_TRUE(call_process_lives(id));
+  runner_.signal(SIGKILL);
+  runner_.wait_exit(std::chrono::seconds(10));
+  EXPECT_TRUE(wait_until([&] { return !call_process_lives(id); }, std::chrono::seconds(10)));
+  const json ended = wait_terminal(id, std::chrono::seconds(20));
+  EXPECT_EQ(ended.at("status"), "interrupted") << ended.dump();
+  // Back again, the runner does not run it anew.
+  serve();
+  EXPECT_EQ(status(id).at("status"), "interrupted");
+  EXPECT_EQ(line_count(folder_ / ".calls" / id / "pid"), 1u);
+}
+
+// R-R3: the runner runs a call only as its folder declares it now, and only if that is what the call was admitted
+// under: a declaration changed since the registration is refused with `declaration_changed`, and nothing runs.
+TEST_F(CrewRunner, ADeclarationChangedSinceTheRegistrationIsRefused_RR3) {
+  register_here();
+  serve();
+  json changed = json::array({function_decl("hello")});
+  changed[0]["description"] = "a changed description";
+  write_functions(folder_, changed);
+  const std::string id = call_ok("api", "hello").at("call_id");
+  const json ended = wait_terminal(id);
+  EXPECT_EQ(ended.at("status"), "failed");
+  EXPECT_EQ(ended.at("error").at("code"), "declaration_changed") << ended.dump();
+  EXPECT_FALSE(fs::exists(folder_ / ".calls" / id));
+  // The person reloads from B; the next call runs.
+  const CliResult reload = b_cli_->json({"crews", "reload", "api"});
+  ASSERT_EQ(reload.exit_code, 0) << reload.describe();
+  EXPECT_EQ(wait_terminal(call_ok("api", "hello").at("call_id")).at("status"), "completed");
+}
+
+// R-R1: stopping the serving ends the runner (the server refuses its connection) and forgets its secret here.
+TEST_F(CrewRunner, StopServingEndsTheRunner_RR1) {
+  register_here();
+  serve();
+  const CliResult stop = b_cli_->json({"crews", "stop-serving", "api"});
+  ASSERT_EQ(stop.exit_code, 0) << stop.describe();
+  const auto code = runner_.wait_exit(std::chrono::seconds(30));
+  ASSERT_TRUE(code.has_value()) << runner_.read_stderr();
+  EXPECT_EQ(*code, 3) << runner_.read_stderr();
+  const CliResult again = b_cli_->json({"crews", "serve", "api"});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE((again.out + again.err).find("does not serve"), std::string::npos) << again.describe();
+}
+
+}  // namespace
+}  // namespace agentworks::testing
