@@ -23,7 +23,7 @@ endif()
 # daemon/lib's top; the server's `ground` is clock.* and limits.hpp at server/'s top (main.cpp there is the program
 # and may include any room). There are no exceptions: the flows below the daemon's hub reach it only through the
 # services/ interfaces it implements, and the server's handlers reach the hub only through request/presence.hpp.
-set(DAEMON_ROOMS platform request state services delivery identity native hub ops start)
+set(DAEMON_ROOMS platform request state services delivery identity native serving hub ops start)
 set(DAEMON_MAY_platform "")
 set(DAEMON_MAY_request "")
 set(DAEMON_MAY_state platform request)
@@ -31,9 +31,10 @@ set(DAEMON_MAY_services state platform request)
 set(DAEMON_MAY_delivery services state platform request)
 set(DAEMON_MAY_identity delivery services state platform request)
 set(DAEMON_MAY_native delivery services state platform request)
-set(DAEMON_MAY_hub native identity delivery services state platform request)
-set(DAEMON_MAY_ops hub native identity delivery services state platform request)
-set(DAEMON_MAY_start ops hub native identity delivery services state platform request)
+set(DAEMON_MAY_serving platform)
+set(DAEMON_MAY_hub serving native identity delivery services state platform request)
+set(DAEMON_MAY_ops hub serving native identity delivery services state platform request)
+set(DAEMON_MAY_start ops hub serving native identity delivery services state platform request)
 
 # The server, from the top: start -> replicas -> http -> (api, runner) -> (request, crews) -> store -> ground;
 # wakeups (the scheduler's tick) sits beside http, below start.

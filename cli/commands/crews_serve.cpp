@@ -1,4 +1,4 @@
-// agentworks crews serve NAME: runs the runner of a Crew this computer serves (R-R2) in the foreground until
+// agentworks crews serve NAME: runs the runner of a Crew this computer serves (R-R1) in the foreground until
 // SIGTERM / Ctrl-C, or until the server ends the serving (`crews stop-serving`, or the Crew served elsewhere).
 #include <iostream>
 #include <nlohmann/json.hpp>

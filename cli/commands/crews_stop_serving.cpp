@@ -1,4 +1,4 @@
-// agentworks crews stop-serving NAME: stops serving a Crew from its computer (R-R1): the server revokes the
+// agentworks crews stop-serving NAME: stops serving a Crew from its computer (R-R2): the server revokes the
 // runner's connection and cancels the Crew's open calls, new calls answer `unavailable`; this computer forgets
 // the runner's secret. `crews unregister` removes the Crew itself.
 #include <iostream>

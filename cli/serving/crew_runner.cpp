@@ -2,6 +2,7 @@
 
 #include <event2/event.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "agent/agent_invocation.hpp"
+#include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
 #include "call/call_executions.hpp"
@@ -141,7 +143,7 @@ class HttpWorker {
 };
 
 // The widest allowance: the runner checks the declaration's content through its hash, which the server accepted
-// under the person's allowance (R-R3); its own parse never refuses for the allowance.
+// under the person's allowance (R-R2); its own parse never refuses for the allowance.
 library::AgentAllowance any_allowance() {
   library::AgentAllowance a;
   a.claude_tools = {"*"};
@@ -207,7 +209,7 @@ class CrewRunner final : private library::CallLedger {
     claim();
   }
 
-  // R-R3: the call runs only as the folder here declares it now, and only if that is what it was admitted under.
+  // R-R2: the call runs only as the folder here declares it now, and only if that is what it was admitted under.
   void start(const json& call) {
     const std::string id = call.at("call_id").get<std::string>();
     library::CallJob job;
@@ -385,7 +387,7 @@ std::string self_dir() {
 library::RunnerConfig runner_config_for(const ServedCrew& crew) {
   library::RunnerConfig config;
   const std::string dir = self_dir();
-  if (const char* given = std::getenv("AGENTWORKS_KEEPER_BIN"); given != nullptr && *given != '\0') {
+  if (const char* given = env::get(env::Var::keeper_bin); given != nullptr) {
     config.keeper = given;
   } else {
     for (const std::string& candidate : {dir + "/agentworks-keeper", dir + "/../server/agentworks-keeper"}) {
@@ -406,6 +408,10 @@ library::RunnerConfig runner_config_for(const ServedCrew& crew) {
 
 RunnerEnd serve_crew(const ServedCrew& crew, const library::RunnerConfig& config) {
   ::signal(SIGPIPE, SIG_IGN);
+  // A runner ends with whoever started it (the bridge, or a terminal): its executions' keepers end with it.
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) return RunnerEnd{0, "its parent ended as it started"};
   event_base* base = event_base_new();
   if (base == nullptr) throw Error(ErrorCode::internal, "cannot make the runner's event loop");
   RunnerEnd end;

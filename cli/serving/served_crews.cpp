@@ -41,7 +41,7 @@ ServedCrew from_json(const json& j, const std::filesystem::path& path) {
 
 }  // namespace
 
-std::filesystem::path served_crews_dir() { return paths::config_file().parent_path() / "served"; }
+std::filesystem::path served_crews_dir() { return paths::served_crews_dir(); }
 
 void save_served_crew(const ServedCrew& c) {
   make_private_dirs(served_crews_dir());

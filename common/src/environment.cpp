@@ -51,6 +51,9 @@ constexpr std::array kVars = {
             "the conversation `agentworks mcp serve --conversation` speaks in", false},
     VarInfo{Var::turn_token, "AGENTWORKS_TURN_TOKEN", "unset (set by the server in a Crew agent's turn)",
             "the per-turn secret `mcp serve --conversation` sends (valid only while its turn runs)", false},
+    VarInfo{Var::keeper_bin, "AGENTWORKS_KEEPER_BIN", "next to agentworks, then the build tree's server/ folder",
+            "the execution keeper a served Crew's runner (`agentworks crews serve`) starts each execution under",
+            false},
 };
 
 }  // namespace

@@ -60,6 +60,8 @@ fs::path home_dir() {
   return "/";
 }
 
+fs::path served_crews_dir() { return config_file().parent_path() / "served"; }
+
 fs::path config_file() {
   if (const char* c = env::get(env::Var::config); c != nullptr) {
     return fs::absolute(c);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/paths.hpp"
 #include "native/native_router.hpp"
 #include "platform/log.hpp"
 #include "services/clock.hpp"
@@ -74,6 +75,12 @@ void Bridge::start() {
       },
       kCleanupIntervalMs, kCleanupIntervalMs);
   outbox_.kick();
+  // R-R1: a Crew this computer serves is served while its bridge runs.
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  runners_ = std::make_unique<RunnerSupervisor>(loop_, find_cli_beside(ec ? "." : self.parent_path().string()),
+                                                paths::served_crews_dir(), paths::state_dir());
+  runners_->start();
   waiting_ = std::make_unique<WaitingWatch>(loop_, [this]() {
     std::vector<WaitSample> samples;
     for (const auto& row : journal_.attachments()) {
@@ -96,6 +103,7 @@ void Bridge::shutdown(int exit_code) {
   native_->stop();
   channel_waiters_.stop();
   if (waiting_) waiting_->stop();
+  if (runners_) runners_->stop();
   multi_.close();
   stream_budget_.close();
   close_timer(cleanup_timer_);

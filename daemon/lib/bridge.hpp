@@ -23,6 +23,7 @@
 #include "platform/curl_multi.hpp"
 #include "platform/http_client.hpp"
 #include "platform/turn_budget.hpp"
+#include "serving/runner_supervisor.hpp"
 #include "services/delivery_services.hpp"
 #include "services/session_lookup.hpp"
 #include "state/child_credentials.hpp"
@@ -120,6 +121,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   ChannelWaiters channel_waiters_;  // parked channel_take requests, resumed when their stream caches a message
   std::unique_ptr<native::NativeRouter> native_;  // Claude's session inbox, Codex's queue
   std::unique_ptr<WaitingWatch> waiting_;  // desktop notifications for messages left waiting (R-B15)
+  std::unique_ptr<RunnerSupervisor> runners_;  // the runners of the Crews this computer serves (R-R1)
   std::function<void(int)> shutdown_hook_;
   bool stopping_ = false;
   int exit_code_ = 0;

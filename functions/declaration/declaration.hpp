@@ -91,7 +91,7 @@ Declaration parse_declaration(const std::string& text, const std::filesystem::pa
 // with the same checks, but no folder: the runner checked the commands in its folder, and checks again at each call.
 Declaration parse_sent_declaration(const std::string& functions_text, const std::optional<std::string>& crew_text,
                                    const AgentAllowance& allowance, const std::string& crew_name);
-// What a call pins of the declaration it was admitted under (R-R3): a hash of its stored form.
+// What a call pins of the declaration it was admitted under (R-R2): a hash of its stored form.
 std::string declaration_hash(const std::string& declaration_json);
 
 // The checks of crew.json's text into `d` (tests; load_declaration reads the file).

@@ -40,7 +40,7 @@ Response list_functions(Ctx& c);
 Response serve_crew(Ctx& c);
 Response stop_serving_crew(Ctx& c);
 
-// A Crew's runner (R-R2..R-R4): api/runners_api.cpp.
+// A Crew's runner (R-R1..R-R3): api/runners_api.cpp.
 Response runner_work(Ctx& c);
 Response runner_heartbeat(Ctx& c);
 Response runner_report(Ctx& c);

@@ -1,4 +1,4 @@
-// Routes of a Crew's runner (R-R2..R-R4, docs/protocol.md "Runners"): the bridge of the computer serving a Crew
+// Routes of a Crew's runner (R-R1..R-R3, docs/protocol.md "Runners"): the bridge of the computer serving a Crew
 // claims its calls by lease, renews the lease, reports what the executions say and how they ended. Every route
 // takes the runner's own connection (Auth::runner) and reaches only its Crew and the calls it holds; an upload
 // for a call it no longer holds open is refused, so the runner never reports on what the server settled.
@@ -116,7 +116,7 @@ Response runner_outcome(Ctx& c) {
     throw Error(ErrorCode::bad_request, "a served call's result is sent inline (result), not as a file");
   if (outcome.error_code && outcome.error_code->find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
     throw Error(ErrorCode::bad_request, "error_code is a lowercase code such as exit_status");
-  // The result is checked here too (R-R4): against the output schema of the declaration the call was admitted
+  // The result is checked here too (R-R3): against the output schema of the declaration the call was admitted
   // under. A result that fails is recorded as the call's failure, never as its result.
   const auto parsed = functions::parsed_declaration(crew);
   const library::FunctionDecl* f = library::find_function(parsed->declaration, call.function);

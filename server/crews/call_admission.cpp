@@ -120,7 +120,7 @@ AdmittedCall admit_call(Store& store, const Connection& caller, const CallReques
       return AdmittedCall{crew, std::move(*earlier), false};
     }
   }
-  // R-R2: a served Crew's call runs on its runner's computer; without a runner it is refused at once, never queued.
+  // R-R3: a served Crew's call runs on its runner's computer; without a runner it is refused at once, never queued.
   if (crew.served() && !runner_online(store, crew)) {
     const std::int64_t since = crew.runner_seen_at > 0 ? crew.runner_seen_at : crew.runner_since;
     throw Error(ErrorCode::unavailable,

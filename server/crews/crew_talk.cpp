@@ -2,7 +2,6 @@
 
 #include "agentworks/error.hpp"
 #include "crews/access.hpp"
-#include "crews/access.hpp"
 #include "crews/call_admission.hpp"
 #include "declaration/declaration.hpp"
 #include "store/crews_store.hpp"
@@ -48,6 +47,12 @@ void admit_crew_message(Store& store, const Connection& caller, SendInput& in) {
                                             crew->dir + "/.agentworks/crew.json and run `agentworks crews reload " +
                                             crew->name + "` (docs/crews.md), or call its functions");
     refuse_if_silenced(*crew, parsed->declaration, own);
+    // The agent's turns run where its folder is; a served Crew's folder is on its runner's computer, which runs
+    // calls only (R-R1).
+    if (crew->served())
+      throw Error(ErrorCode::messaging_disabled,
+                  "Crew " + (own ? "'" + crew->name + "'" : crew->crew_id) + " is served from another computer, which "
+                  "runs its function calls only; its agent takes messages when the server runs the Crew itself");
     in.crew_agent = store.crew_agent(crew->account_id, crew->crew_id, crew->name);
     return;
   }

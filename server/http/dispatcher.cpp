@@ -112,7 +112,7 @@ void Dispatcher::handle(HttpConnection& conn) {
         }
         const auto caller = store_.authenticate(token);
         if (!caller) throw Error(ErrorCode::unauthenticated, "unknown or revoked token; sign in again");
-        // A runner's connection is scoped to its Crew's runner routes (R-R4), and those take nothing else.
+        // A runner's connection is scoped to its Crew's runner routes (R-R2), and those take nothing else.
         if (caller->is_runner() != (route->auth == Auth::runner))
           throw Error(ErrorCode::forbidden, caller->is_runner()
                                                 ? "a Crew runner's connection reaches only its runner routes"

@@ -31,7 +31,7 @@ void CallLeases::tick() {
     std::size_t lapsed = 0;
     store_.in_request([&] {
       if (store_.engine() != db::Engine::postgresql) {
-        // One SQLite server owns its calls; only a served Crew's runner holds leases (R-R2).
+        // One SQLite server owns its calls; only a served Crew's runner holds leases (R-R3).
         lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_served).size();
         return;
       }

@@ -1,6 +1,6 @@
 // Leases of running calls. Replicas of a PostgreSQL store: each renews the lease of the calls it runs, and
 // interrupts the calls of a replica that stopped renewing (it died: its executions died with it, and a call never
-// runs twice). Any store: a served Crew's call whose runner stopped renewing is interrupted the same way (R-R2).
+// runs twice). Any store: a served Crew's call whose runner stopped renewing is interrupted the same way (R-R3).
 #pragma once
 
 #include <functional>

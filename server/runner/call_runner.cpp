@@ -107,7 +107,7 @@ void CallRunner::start(const std::string& call_id, const std::string& token) {
     if (!call || !call->open()) return;
     const auto crew = crew_by_id(store_, call->crew_id);
     if (!crew) throw std::runtime_error("its Crew was unregistered");
-    if (crew->served()) return;  // its runner claims it (R-R2); a commit never starts it here
+    if (crew->served()) return;  // its runner claims it (R-R1); a commit never starts it here
     sweep_outputs(*crew);  // R-F6: a later call of the Crew is what sweeps its old outputs
     const auto parsed = parsed_declaration(*crew);
     const library::FunctionDecl* f = library::find_function(parsed->declaration, call->function);

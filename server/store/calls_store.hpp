@@ -32,8 +32,8 @@ struct NewCall {
   std::optional<std::string> parent_call_id;   // an execution's call (R-D4)
   std::optional<std::string> notify_conversation_id;  // a Crew agent's call: its notices wake this conversation
   std::int64_t depth = 1;
-  // R-R2: a served Crew's call waits for its runner's claim (within the lease) instead of starting here; it keeps
-  // the hash of the declaration it was admitted under (R-R3).
+  // R-R1: a served Crew's call waits for its runner's claim (within the lease) instead of starting here; it keeps
+  // the hash of the declaration it was admitted under (R-R2).
   bool served = false;
   std::optional<std::string> declaration_hash;
 };
@@ -109,7 +109,7 @@ enum class OpenCalls {
   all,            // SQLite at start: one server process owns the store, so any open call was its predecessor's
   this_replica,   // at shutdown: the calls this process runs
   lapsed_leases,  // PostgreSQL: calls whose replica (or runner) stopped renewing their lease (it died)
-  lapsed_served,  // SQLite: served calls whose runner stopped renewing their lease (R-R2)
+  lapsed_served,  // SQLite: served calls whose runner stopped renewing their lease (R-R3)
 };
 // Open calls become interrupted (never restarted). Returns their ids.
 std::vector<std::string> interrupt_open_calls(Store& store, OpenCalls which);

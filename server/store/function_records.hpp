@@ -67,9 +67,9 @@ struct CallRow {
   std::optional<std::string> notify_conversation_id;  // a Crew agent's call (R-K2): its notices go into it
   std::optional<std::string> parent_call_id;  // made by that call's execution (R-D4)
   std::int64_t depth = 1;                     // 1 for a call from a person or a chat
-  // R-R2: a call of a served Crew: "" until its runner claims it, then the runner's connection.
+  // R-R1: a call of a served Crew: "" until its runner claims it, then the runner's connection.
   std::optional<std::string> served_by;
-  std::optional<std::string> declaration_hash;  // the declaration it was admitted under (R-R3)
+  std::optional<std::string> declaration_hash;  // the declaration it was admitted under (R-R2)
   bool open() const { return is_open(status); }
 };
 

@@ -21,7 +21,7 @@ struct Connection {
   std::int64_t created_at = 0;
   bool revoked = false;
   bool is_login() const { return kind == "login"; }
-  // A served Crew's runner (R-R2): a child of the person's login reaching only that Crew's runner routes.
+  // A served Crew's runner (R-R1, R-R2): a child of the person's login reaching only that Crew's runner routes.
   bool is_runner() const { return kind == "runner"; }
   // Not a stored connection: a function execution acting with its call's secret (R-D4). connection_id is its call,
   // account_id its Crew's owner; it reaches only the calls it made.

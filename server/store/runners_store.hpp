@@ -17,11 +17,11 @@ namespace agentworks::server {
 // runner routes of this Crew); the previous runner's is revoked, so one computer serves a Crew. The token is
 // returned once.
 NewConnection start_serving(Store& store, const Connection& login, const Crew& crew);
-// Serving stops (R-R1): the runner's connection is revoked and the Crew's open calls end `cancelled`. Returns them.
+// Serving stops (R-R2): the runner's connection is revoked and the Crew's open calls end `cancelled`. Returns them.
 std::vector<std::string> stop_serving(Store& store, const Connection& login, const Crew& crew);
 // The served Crew whose runner `caller` is. Anything else is not_found: a runner reaches only its own Crew.
 Crew runner_crew(Store& store, const Connection& caller, const std::string& name_or_id);
-// Records the runner's visit: its presence decides R-R2's offline answer.
+// Records the runner's visit: its presence decides R-R3's offline answer.
 void runner_seen(Store& store, const std::string& crew_id);
 // True when the Crew's runner visited within the lease (Limits::call_lease_seconds).
 bool runner_online(Store& store, const Crew& crew);

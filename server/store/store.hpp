@@ -220,7 +220,7 @@ class Store {
   }
   void note_call_changed(const std::string& call_id) { request_events_.calls_changed.push_back(call_id); }
   void note_call_cancel(const std::string& call_id) { request_events_.calls_cancelled.push_back(call_id); }
-  // A served Crew has a call for its runner (R-R2): its parked claim wakes. It rides the calls' wake path, here and
+  // A served Crew has a call for its runner (R-R1): its parked claim wakes. It rides the calls' wake path, here and
   // on the other replicas (a Crew id never equals a call id).
   void note_crew_work(const std::string& crew_id) { request_events_.calls_changed.push_back(crew_id); }
   void note_turn_started(const std::string& conversation_id, const std::string& token) {

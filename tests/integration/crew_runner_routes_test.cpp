@@ -42,10 +42,11 @@ class CrewRunnerRoutes : public CrewTest {
   void start(int lease_seconds = 3) { start_server({"--call-lease-seconds", std::to_string(lease_seconds)}); }
 
   // Registers Crew NAME served from "laptop-b"; returns the runner's client.
-  HttpClient register_served(const std::string& name, const std::string& functions = served_functions()) {
+  HttpClient register_served(const std::string& name, const std::string& functions = served_functions(),
+                             const json& crew_file = nullptr) {
     const json body{{"crew_name", name},
                     {"dir", remote_dir_ + "/" + name},
-                    {"serve", {{"host", "laptop-b"}, {"functions", functions}, {"crew", nullptr}}}};
+                    {"serve", {{"host", "laptop-b"}, {"functions", functions}, {"crew", crew_file}}}};
     const json crew = http_json(owner_http(), "POST", "/v1/crews", body.dump(), 201);
     EXPECT_EQ(crew.at("served").at("host"), "laptop-b") << crew.dump();
     return HttpClient(owner_http().base_url(), crew.at("runner").at("token").get<std::string>());
@@ -97,9 +98,9 @@ TEST_F(CrewRunnerRoutes, AServedCrewRegistersWithoutItsFolderOnTheServer_RR1) {
   EXPECT_FALSE(fs::exists(remote_dir_));
 }
 
-// R-R2: without its runner a served Crew refuses a call at once with `unavailable`, naming since when; nothing is
+// R-R3: without its runner a served Crew refuses a call at once with `unavailable`, naming since when; nothing is
 // queued for it.
-TEST_F(CrewRunnerRoutes, AnOfflineRunnerMakesACallUnavailableAtOnce_RR2) {
+TEST_F(CrewRunnerRoutes, AnOfflineRunnerMakesACallUnavailableAtOnce_RR3) {
   start();
   register_served("api");
   const HttpResponse refused = call(owner_http(), "api", "hello", json::object());
@@ -109,10 +110,10 @@ TEST_F(CrewRunnerRoutes, AnOfflineRunnerMakesACallUnavailableAtOnce_RR2) {
   EXPECT_TRUE(calls.at("calls").empty()) << calls.dump();
 }
 
-// R-R2: a parked claim wakes when a call is admitted; the runner's claim takes it once (a second finds nothing),
+// R-R1: a parked claim wakes when a call is admitted; the runner's claim takes it once (a second finds nothing),
 // with a fresh secret and the declaration's hash; its reports show on the call; its one outcome settles it, and a
 // second outcome is refused.
-TEST_F(CrewRunnerRoutes, TheRunnerClaimsReportsAndSettlesACall_RR2) {
+TEST_F(CrewRunnerRoutes, TheRunnerClaimsReportsAndSettlesACall_RR1) {
   start(30);  // the parked claim below must outlast the test's own steps on a loaded machine
   const HttpClient runner = register_served("api");
   EXPECT_TRUE(work(runner, "api").at("call").is_null());
@@ -156,9 +157,9 @@ TEST_F(CrewRunnerRoutes, TheRunnerClaimsReportsAndSettlesACall_RR2) {
   EXPECT_EQ(file.status, 404) << describe(file);
 }
 
-// R-R2: a runner that stops renewing its lease leaves the call `interrupted`, never run again; its later uploads
+// R-R3: a runner that stops renewing its lease leaves the call `interrupted`, never run again; its later uploads
 // record nothing and its heartbeat names the call as settled, so it kills what is left.
-TEST_F(CrewRunnerRoutes, ALapsedLeaseInterruptsTheCallAndTheRunnerIsTold_RR2) {
+TEST_F(CrewRunnerRoutes, ALapsedLeaseInterruptsTheCallAndTheRunnerIsTold_RR3) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -175,9 +176,9 @@ TEST_F(CrewRunnerRoutes, ALapsedLeaseInterruptsTheCallAndTheRunnerIsTold_RR2) {
   EXPECT_EQ(outcome(runner, "api", id, json{{"status", "completed"}}).status, 409);
 }
 
-// R-R2 with R-D3: a heartbeat renews the lease (the call outlives it) and carries the cancel to the runner, whose
+// R-R1, R-R3 with R-D3: a heartbeat renews the lease (the call outlives it) and carries the cancel to the runner, whose
 // outcome then ends the call `cancelled`.
-TEST_F(CrewRunnerRoutes, TheHeartbeatKeepsTheLeaseAndCarriesACancel_RR2_RD3) {
+TEST_F(CrewRunnerRoutes, TheHeartbeatKeepsTheLeaseAndCarriesACancel_RR1_RR3_RD3) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -198,9 +199,9 @@ TEST_F(CrewRunnerRoutes, TheHeartbeatKeepsTheLeaseAndCarriesACancel_RR2_RD3) {
   EXPECT_EQ(status(id).at("status"), "cancelled");
 }
 
-// R-R4: what a runner uploads is checked as the server's own execution would be: a report of a kind no execution
+// R-R3: what a runner uploads is checked as the server's own execution would be: a report of a kind no execution
 // sends is refused and records nothing; a result outside the output schema is the call's failure, never its result.
-TEST_F(CrewRunnerRoutes, UploadsAreCheckedAgainstTheDeclaration_RR4) {
+TEST_F(CrewRunnerRoutes, UploadsAreCheckedAgainstTheDeclaration_RR3) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -218,9 +219,9 @@ TEST_F(CrewRunnerRoutes, UploadsAreCheckedAgainstTheDeclaration_RR4) {
   EXPECT_TRUE(seen.at("result").is_null());
 }
 
-// R-R4: the runner's connection reaches only its own Crew's runner routes, and those routes take no other
+// R-R2: the runner's connection reaches only its own Crew's runner routes, and those routes take no other
 // connection; another Crew's path is unknown to it.
-TEST_F(CrewRunnerRoutes, ARunnersConnectionReachesOnlyItsRunnerRoutes_RR4) {
+TEST_F(CrewRunnerRoutes, ARunnersConnectionReachesOnlyItsRunnerRoutes_RR2) {
   start();
   const HttpClient runner = register_served("api");
   const HttpClient other_runner = register_served("web");
@@ -234,9 +235,9 @@ TEST_F(CrewRunnerRoutes, ARunnersConnectionReachesOnlyItsRunnerRoutes_RR4) {
   EXPECT_EQ(report(other_runner, "web", id, json{{"progress", "x"}}).status, 404);
 }
 
-// R-R1: stopping serving cancels the Crew's open calls and revokes its runner; new calls are unavailable; serving
+// R-R2: stopping serving cancels the Crew's open calls and revokes its runner; new calls are unavailable; serving
 // again (a new runner connection) brings it back.
-TEST_F(CrewRunnerRoutes, StopServingCancelsTheCallsAndRevokesTheRunner_RR1) {
+TEST_F(CrewRunnerRoutes, StopServingCancelsTheCallsAndRevokesTheRunner_RR2) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -259,8 +260,8 @@ TEST_F(CrewRunnerRoutes, StopServingCancelsTheCallsAndRevokesTheRunner_RR1) {
   EXPECT_EQ(http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("host"), "laptop-c");
 }
 
-// R-R3: each call pins the declaration it was admitted under; a reload with other functions pins another.
-TEST_F(CrewRunnerRoutes, EachCallPinsItsDeclaration_RR3) {
+// R-R2: each call pins the declaration it was admitted under; a reload with other functions pins another.
+TEST_F(CrewRunnerRoutes, EachCallPinsItsDeclaration_RR2) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -274,9 +275,9 @@ TEST_F(CrewRunnerRoutes, EachCallPinsItsDeclaration_RR3) {
   EXPECT_NE(first, second);
 }
 
-// R-R2: a served call runs on its runner's computer, so a restart of the (SQLite) server leaves it running: the
+// R-R3: a served call runs on its runner's computer, so a restart of the (SQLite) server leaves it running: the
 // runner renews it and settles it after the restart.
-TEST_F(CrewRunnerRoutes, AServedCallOutlivesAServerRestart_RR2) {
+TEST_F(CrewRunnerRoutes, AServedCallOutlivesAServerRestart_RR3) {
   start();
   const HttpClient runner = register_served("api");
   work(runner, "api");
@@ -288,6 +289,24 @@ TEST_F(CrewRunnerRoutes, AServedCallOutlivesAServerRestart_RR2) {
   EXPECT_TRUE(heartbeat(runner, "api", json::array({id})).at("settled").empty());
   ASSERT_EQ(outcome(runner, "api", id, json{{"status", "completed"}, {"answer", "after"}}).status, 200);
   EXPECT_EQ(status(id).at("status"), "completed");
+}
+
+}  // namespace
+}  // namespace agentworks::testing
+
+namespace agentworks::testing {
+namespace {
+
+// R-R1 with R-K1: a served Crew's computer runs its calls only; its agent (declared in the crew.json it sent) takes
+// no messages through this server, and the refusal says so.
+TEST_F(CrewRunnerRoutes, AServedCrewsAgentTakesNoMessages_RR1) {
+  start();
+  register_served("api", served_functions(), R"({"agent": {"claude": {"instructions": "Answer about the api."}}})");
+  register_agent(owner(), "worker");
+  const HttpResponse refused = owner_http().post(
+      "/v1/messages", json{{"target", "crew:api"}, {"message", "hi"}, {"agent_name", "worker"}}.dump());
+  EXPECT_EQ(refused.status, 403) << describe(refused);
+  EXPECT_NE(refused.body.find("served from another computer"), std::string::npos) << refused.body;
 }
 
 }  // namespace

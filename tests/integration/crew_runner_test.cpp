@@ -11,6 +11,7 @@
 #include <string>
 
 #include "support/crew_fixture.hpp"
+#include "testing/bridge_process.hpp"
 #include "testing/cli_runner.hpp"
 #include "testing/temp_home.hpp"
 
@@ -73,9 +74,9 @@ class CrewRunner : public CrewTest {
   Child runner_;
 };
 
-// R-R1, R-R2: the call runs in the folder on computer B, by B's runner, and its answer comes back through the
+// R-R1: the call runs in the folder on computer B, by B's runner, and its answer comes back through the
 // server; the server's view of the Crew is the declaration B sent, and it lists no files of B's folder.
-TEST_F(CrewRunner, ACallRunsOnTheComputerServingTheCrew_RR1_RR2) {
+TEST_F(CrewRunner, ACallRunsOnTheComputerServingTheCrew_RR1) {
   const json crew = register_here();
   EXPECT_EQ(crew.at("served").at("host").get<std::string>().empty(), false);
   EXPECT_FALSE(crew.at("runner").contains("token")) << "the runner's secret is never printed";
@@ -90,9 +91,9 @@ TEST_F(CrewRunner, ACallRunsOnTheComputerServingTheCrew_RR1_RR2) {
   EXPECT_TRUE(fs::exists(folder_ / ".calls" / id / "pid"));
 }
 
-// R-R2: computer B goes away mid-call (its runner killed -9): the lease lapses and the call reads `interrupted`,
+// R-R3: computer B goes away mid-call (its runner killed -9): the lease lapses and the call reads `interrupted`,
 // never run again; the execution's tree dies with its runner.
-TEST_F(CrewRunner, AKilledRunnerLeavesTheCallInterruptedAndItsTreeGone_RR2) {
+TEST_F(CrewRunner, AKilledRunnerLeavesTheCallInterruptedAndItsTreeGone_RR3) {
   register_here();
   serve();
   const std::string id = call_ok("api", "hello", json{{"hold", true}}).at("call_id");
@@ -110,9 +111,9 @@ TEST_F(CrewRunner, AKilledRunnerLeavesTheCallInterruptedAndItsTreeGone_RR2) {
   EXPECT_EQ(line_count(folder_ / ".calls" / id / "pid"), 1u);
 }
 
-// R-R3: the runner runs a call only as its folder declares it now, and only if that is what the call was admitted
+// R-R2: the runner runs a call only as its folder declares it now, and only if that is what the call was admitted
 // under: a declaration changed since the registration is refused with `declaration_changed`, and nothing runs.
-TEST_F(CrewRunner, ADeclarationChangedSinceTheRegistrationIsRefused_RR3) {
+TEST_F(CrewRunner, ADeclarationChangedSinceTheRegistrationIsRefused_RR2) {
   register_here();
   serve();
   json changed = json::array({function_decl("hello")});
@@ -129,8 +130,8 @@ TEST_F(CrewRunner, ADeclarationChangedSinceTheRegistrationIsRefused_RR3) {
   EXPECT_EQ(wait_terminal(call_ok("api", "hello").at("call_id")).at("status"), "completed");
 }
 
-// R-R1: stopping the serving ends the runner (the server refuses its connection) and forgets its secret here.
-TEST_F(CrewRunner, StopServingEndsTheRunner_RR1) {
+// R-R2: stopping the serving ends the runner (the server refuses its connection) and forgets its secret here.
+TEST_F(CrewRunner, StopServingEndsTheRunner_RR2) {
   register_here();
   serve();
   const CliResult stop = b_cli_->json({"crews", "stop-serving", "api"});
@@ -141,6 +142,25 @@ TEST_F(CrewRunner, StopServingEndsTheRunner_RR1) {
   const CliResult again = b_cli_->json({"crews", "serve", "api"});
   EXPECT_NE(again.exit_code, 0);
   EXPECT_NE((again.out + again.err).find("does not serve"), std::string::npos) << again.describe();
+}
+
+// R-R1: the bridge of the serving computer runs the runner of each Crew registered there, so serving needs no
+// terminal; a runner that dies is started again, and one whose bridge is killed dies with it (and the Crew reads
+// offline once its lease lapses).
+TEST_F(CrewRunner, TheBridgeServesTheCrewsOfItsComputer_RR1) {
+  BridgeProcess bridge(b_home_);
+  bridge.start();
+  register_here();
+  ASSERT_TRUE(wait_until([&] {
+    return http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("online").get<bool>();
+  }, std::chrono::seconds(20))) << bridge.log();
+  const json done = wait_terminal(call_ok("api", "hello").at("call_id"));
+  EXPECT_EQ(done.at("status"), "completed") << done.dump() << bridge.log();
+  bridge.kill();
+  EXPECT_TRUE(wait_until([&] {
+    return !http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("online").get<bool>();
+  }, std::chrono::seconds(20)));
+  EXPECT_EQ(call(owner_http(), "api", "hello", json::object()).status, 503);
 }
 
 }  // namespace

@@ -45,8 +45,8 @@ TEST(ServerRoutes, OnlyAnExecutionsOwnRoutesTakeTheCallSecret) {
   }
 }
 
-// R-R4: a runner's connection reaches exactly the runner routes, and those take no other connection.
-TEST(ServerRoutes, OnlyTheRunnerRoutesTakeARunnersConnection_RR4) {
+// R-R2: a runner's connection reaches exactly the runner routes, and those take no other connection.
+TEST(ServerRoutes, OnlyTheRunnerRoutesTakeARunnersConnection_RR2) {
   for (const auto& r : routes()) {
     const std::string pattern = r.pattern;
     EXPECT_EQ(r.auth == Auth::runner, pattern.rfind("/v1/runners/{crew}/", 0) == 0) << pattern;

@@ -29,6 +29,7 @@ enum class Var {
   cli_bin,
   conversation_id,
   turn_token,
+  keeper_bin,
 };
 
 struct VarInfo {

@@ -10,6 +10,9 @@ namespace agentworks::paths {
 
 // $AGENTWORKS_CONFIG, else $XDG_CONFIG_HOME/agentworks/config.json, else ~/.config/agentworks/config.json.
 std::filesystem::path config_file();
+// Beside the config: one private record per Crew this computer serves (R-R1), read by `crews serve` and by the
+// bridge, which runs a runner for each.
+std::filesystem::path served_crews_dir();
 // $XDG_STATE_HOME/agentworks, else ~/.local/state/agentworks (bridge journal, logs).
 std::filesystem::path state_dir();
 // ~/.local/state/agentworks/run (bridge socket and lock), whatever the XDG variables say: every process of the
