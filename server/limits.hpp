@@ -30,6 +30,7 @@ struct Limits {
   // Replicas: a call is run by the replica that committed it, which renews this lease on its open calls; a
   // call whose lease lapsed (its replica died) is interrupted by any replica, never run again.
   int call_lease_seconds = 30;
+  std::int64_t call_upload_limit = 64LL * 1024 * 1024;  // a served call's file stored on the server at most (R-R4)
   // Wakeups (R-W4): due ones fire on a tick of at most one minute.
   int wakeup_tick_seconds = 10;
   // Folders (canonical) where accounts other than the owner may register Crews; none: only the owner may. A shared

@@ -74,8 +74,12 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory)
       ->transform([](std::string dir) { return std::filesystem::canonical(dir).string(); });
   app.add_option("--call-lease-seconds", l.call_lease_seconds,
-                 "PostgreSQL replicas: a call whose replica stopped renewing its lease this long is interrupted")
+                 "a call whose replica (PostgreSQL) or runner (a served Crew) stopped renewing its lease this long is "
+                 "interrupted")
       ->capture_default_str()->check(CLI::Range(1, 3600));
+  app.add_option("--call-upload-limit", l.call_upload_limit,
+                 "bytes of one file of a served Crew's call that its runner uploads (a larger file is listed, not stored)")
+      ->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
 
   app.add_option("--wakeup-tick-seconds", l.wakeup_tick_seconds,
                  "how often due wakeups are looked for (a wakeup fires at most this late)")

@@ -94,8 +94,21 @@ std::string describe_conversations(const json& crew) {
 
 std::string describe_crew(const json& crew) {
   std::ostringstream out;
-  out << "crew " << text_or(crew, "crew_name") << " (" << text_or(crew, "crew_id") << ")\n"
-      << "  folder: " << text_or(crew, "dir") << "\n"
+  out << "crew " << text_or(crew, "crew_name") << " (" << text_or(crew, "crew_id") << ")\n";
+  // R-R1: served from a computer: which, whether its runner is there, since when, and what waits for it.
+  if (const auto served = crew.find("served"); served != crew.end() && served->is_object()) {
+    const bool online = served->value("online", false);
+    out << "  served from: " << text_or(*served, "host") << ", "
+        << (!served->value("serving", true) ? "serving stopped"
+            : online                         ? "online"
+                                             : "offline (its bridge or `agentworks crews serve` must run there)")
+        << " since " << format_time(served->value("since", json())) << "; "
+        << number_or(*served, "waiting_calls") << " call(s) waiting for it\n"
+        << "  folder (on " << text_or(*served, "host") << "): " << text_or(crew, "dir") << "\n";
+  } else {
+    out << "  folder: " << text_or(crew, "dir") << "\n";
+  }
+  out
       << "  running calls: " << number_or(crew, "running") << " of " << number_or(crew, "max_running") << "\n"
       << "  reloaded: " << format_time(crew.value("reloaded_at", json())) << "\n";
   if (const auto allow = crew.find("allow"); allow != crew.end() && allow->is_object()) {

@@ -21,10 +21,12 @@
 #include <vector>
 
 #include "agent/agent_invocation.hpp"
+#include "agentworks/base64.hpp"
 #include "agentworks/environment.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/server_client.hpp"
 #include "call/call_executions.hpp"
+#include "call/call_files.hpp"
 #include "call/report_wire.hpp"
 #include "declaration/declaration.hpp"
 #include "declaration/schema_check.hpp"
@@ -33,6 +35,7 @@ namespace agentworks::cli {
 
 using nlohmann::json;
 namespace library = agentworks::functions;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -205,6 +208,7 @@ class CrewRunner final : private library::CallLedger {
       return;
     }
     lease_seconds_ = std::max(1, r.body->value("lease_seconds", lease_seconds_));
+    upload_limit_ = r.body->value("upload_limit", upload_limit_);
     if (const auto& call = r.body->at("call"); !call.is_null()) start(call);
     claim();
   }
@@ -282,9 +286,56 @@ class CrewRunner final : private library::CallLedger {
                     [done](const HttpResult& r) { done(r.error ? std::nullopt : r.body); });
   }
 
-  // The one outcome: sent until the server takes it or says the call is settled (then it stays as the server has it).
+  // The one outcome: the call's files first (R-R4), then the outcome, sent until the server takes it or says the
+  // call is settled (then it stays as the server has it).
   void finished(const std::string& call_id, const library::ExecutionOutcome& outcome) override {
+    upload_files(call_id);
     send_outcome(call_id, library::outcome_to_json(outcome));
+  }
+
+  // On the uploads' thread, in order before the outcome: every file of the call's folder (as its listing finds
+  // them), in pieces; one over the server's limit is listed with its size only. A file that cannot be read is left
+  // out; a settled call stops the upload.
+  void upload_files(const std::string& call_id) {
+    const fs::path dir = fs::path(crew_.dir) / ".calls" / call_id;
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return;
+    uploads_.submit(
+        [dir, p = path("/calls/" + call_id + "/files"), limit = upload_limit_](ServerClient& c) {
+          int sent = 0;
+          for (const auto& f : library::list_call_files(dir)) {
+            json piece{{"name", f.name}, {"size", f.size}, {"text", f.text}, {"modified", f.modified},
+                       {"stored", f.size <= limit}, {"offset", 0}};
+            try {
+              if (f.size > limit) {
+                c.post(p, piece);
+                ++sent;
+                continue;
+              }
+              std::int64_t offset = 0;
+              do {
+                const library::FilePage page = library::read_call_file(dir, f.name, offset, library::kFilePieceBytes);
+                piece["offset"] = offset;
+                piece["data"] = base64_encode(page.bytes);
+                c.post(p, piece);
+                if (page.next_offset <= offset) break;
+                offset = page.next_offset;
+              } while (offset < f.size);
+              ++sent;
+            } catch (const Error& e) {
+              if (e.code() == ErrorCode::conflict || e.code() == ErrorCode::not_found ||
+                  e.code() == ErrorCode::unauthenticated)
+                throw;  // the call is settled, or the serving ended: nothing more of it
+              std::cerr << "a file of " << dir.string() << " was not uploaded: " << f.name << ": " << e.what() << "\n";
+            }
+          }
+          return json{{"files", sent}};
+        },
+        [this, call_id](const HttpResult& r) {
+          if (r.error && !revoked(r))
+            std::cerr << "runner of " << crew_.crew_name << ": call " << call_id << ": files not uploaded: " << r.message
+                      << "\n";
+        });
   }
 
   void send_outcome(const std::string& call_id, const json& body) {
@@ -369,6 +420,7 @@ class CrewRunner final : private library::CallLedger {
   event* beat_ev_ = nullptr;
   event* claim_retry_ev_ = nullptr;
   int lease_seconds_ = 30;
+  std::int64_t upload_limit_ = 0;  // the server's, from its claim answers
   int armed_lease_ = 0;
   std::unordered_map<std::string, std::unique_ptr<OutcomeRetry>> outcome_retries_;
   std::string ended_;

@@ -13,6 +13,7 @@ namespace agentworks::functions {
 
 inline constexpr std::size_t kMaxReportTextBytes = 64 * 1024;  // one message, event detail or progress line
 inline constexpr std::size_t kMaxReportEntries = 256;           // messages, or events, in one report
+inline constexpr std::size_t kFilePieceBytes = 128 * 1024;       // one upload of a file's bytes (base64 in JSON)
 
 nlohmann::json report_to_json(const ExecutionReport& report);
 ExecutionReport report_from_json(const nlohmann::json& body);

@@ -12,10 +12,11 @@
 #include "api/query_params.hpp"
 #include "crews/access.hpp"
 #include "crews/call_admission.hpp"
-#include "crews/call_files.hpp"
+#include "call/call_files.hpp"
 #include "declaration/declaration.hpp"
 #include "declaration/schema_check.hpp"
 #include "store/calls_store.hpp"
+#include "store/runners_store.hpp"
 #include "store/crews_store.hpp"
 #include "store/store.hpp"
 
@@ -152,11 +153,19 @@ Response get_call_file(Ctx& c) {
   const std::int64_t offset = int_query(c, "offset", 0, INT64_MAX, 0);
   const std::int64_t limit =
       int_query(c, "limit", 1, functions::kMaxFilePageBytes, functions::kDefaultFilePageBytes);
-  if (call.served_by)
-    throw Error(ErrorCode::not_found, "this call ran on the computer serving Crew " + call.crew_name +
-                                          "; its files stay in that computer's Crew folder (.calls/" + call.call_id + ")");
   if (call.files_expired)
     throw Error(ErrorCode::expired, "this call's output folder was removed by cleanup (7 days after its last change)");
+  if (call.served_by) {
+    // R-R4: the files its runner uploaded, readable whether the runner is online or not.
+    std::int64_t size = 0;
+    std::string bytes = stored_file_bytes(c.store, call.call_id, *name, offset, limit, size);
+    const functions::FilePage page = functions::page_of(std::move(bytes), std::min(offset, size), size);
+    json j{{"call_id", call.call_id}, {"name", *name},  {"offset", page.offset},
+           {"size", page.size},       {"next_offset", page.next_offset}, {"eof", page.eof}};
+    if (page.text) j["content"] = page.bytes;
+    else j["content_base64"] = base64_encode(page.bytes);
+    return json_reply(200, j);
+  }
   const auto dir = std::filesystem::path(call.crew_dir) / ".calls" / call.call_id;
   const functions::FilePage page = functions::read_call_file(dir, *name, offset, limit);
   json j{{"call_id", call.call_id}, {"name", *name},  {"offset", page.offset},

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "declaration/agent_allowance.hpp"
-#include "crews/call_files.hpp"
+#include "call/call_files.hpp"
 #include "crews/crew_talk.hpp"
 #include "declaration/declaration.hpp"
 #include "store/calls_store.hpp"
@@ -112,8 +112,13 @@ json call_json(Store& store, const CallRow& call, const CallView& view) {
   const bool expired = call.files_expired;
   std::error_code ec;
   json files = json::array();
-  // A served call's folder is on its runner's computer, never read here (a folder of the same path here is not it).
-  if (!call.served_by && !expired && std::filesystem::exists(dir, ec)) {
+  // A served call's folder is on its runner's computer, never read here (a folder of the same path here is not it):
+  // its files are the ones its runner uploaded (R-R4), `stored` false for one over the upload limit.
+  if (call.served_by && !expired) {
+    for (const auto& f : stored_files(store, call.call_id))
+      files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
+                           {"modified", f.modified}, {"stored", f.stored}});
+  } else if (!call.served_by && !expired && std::filesystem::exists(dir, ec)) {
     for (const auto& f : functions::list_call_files(dir))
       files.push_back(json{{"name", f.name}, {"size", f.size}, {"kind", f.text ? "text" : "binary"},
                            {"modified", f.modified}});

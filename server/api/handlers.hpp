@@ -46,6 +46,7 @@ Response runner_heartbeat(Ctx& c);
 Response runner_report(Ctx& c);
 Response runner_call_state(Ctx& c);
 Response runner_outcome(Ctx& c);
+Response runner_file(Ctx& c);
 
 Response call_function(Ctx& c);
 Response list_calls(Ctx& c);

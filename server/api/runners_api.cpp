@@ -4,9 +4,11 @@
 // for a call it no longer holds open is refused, so the runner never reports on what the server settled.
 #include <nlohmann/json.hpp>
 
+#include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
 #include "api/body.hpp"
 #include "api/handlers.hpp"
+#include "call/call_files.hpp"
 #include "call/report_wire.hpp"
 #include "call/result_check.hpp"
 #include "crews/call_admission.hpp"
@@ -36,7 +38,8 @@ json claimed_json(Ctx& c, const ClaimedCall& claimed) {
                         {"token", claimed.token},
                         {"declaration_hash", call.declaration_hash.value_or("")},
                         {"created_at", call.created_at}}},
-              {"lease_seconds", lease_seconds(c)}};
+              {"lease_seconds", lease_seconds(c)},
+              {"upload_limit", c.store.limits().call_upload_limit}};
 }
 
 // The open call the runner holds: an upload for anything else is refused and records nothing.
@@ -106,6 +109,41 @@ Response runner_call_state(Ctx& c) {
                               {"waiting_input", call.status == CallStatus::waiting_input},
                               {"cancel_requested", call.cancel_requested_at.has_value()},
                               {"explicit", library::explicit_answer_to_json({said.sent, said.declined})}});
+}
+
+// R-R4: one piece of a file of the call's folder, uploaded when the execution ended (before the outcome). A file
+// over the upload limit is listed with its size and `stored` false, and takes no bytes.
+Response runner_file(Ctx& c) {
+  const Body b(c.body, {"name", "size", "text", "modified", "stored", "offset", "data"});
+  const Crew crew = runner_crew(c.store, c.caller, c.params.at(0));
+  const CallRow call = open_held_call(c, crew);
+  StoredFile file;
+  file.name = b.string("name");
+  if (file.name.empty() || file.name.size() > 1024 || file.name.front() == '/' || file.name.find('\0') != std::string::npos ||
+      ("/" + file.name + "/").find("/../") != std::string::npos || ("/" + file.name + "/").find("/./") != std::string::npos)
+    throw Error(ErrorCode::bad_request, "name is a file's path inside the call's folder (no '..', at most 1,024 bytes)");
+  file.size = b.opt_int64("size").value_or(-1);
+  file.text = b.opt_bool("text").value_or(false);
+  file.modified = b.opt_int64("modified").value_or(0);
+  file.stored = b.opt_bool("stored").value_or(true);
+  const std::int64_t offset = b.opt_int64("offset").value_or(0);
+  if (file.size < 0 || offset < 0) throw Error(ErrorCode::bad_request, "size and offset are byte counts");
+  if (file.stored && file.size > c.store.limits().call_upload_limit)
+    throw Error(ErrorCode::bad_request, "file '" + file.name + "' is over the upload limit of " +
+                                            std::to_string(c.store.limits().call_upload_limit) +
+                                            " bytes: send it with stored false");
+  std::string bytes;
+  if (const auto data = b.opt_string("data")) {
+    auto decoded = base64_decode(*data);
+    if (!decoded || decoded->size() > library::kFilePieceBytes)
+      throw Error(ErrorCode::bad_request, "data is at most 128 KiB of the file, in padded base64");
+    bytes = std::move(*decoded);
+  }
+  if (offset == 0 && stored_files(c.store, call.call_id).size() >= library::kMaxListedFiles)
+    throw Error(ErrorCode::limit_reached, "a call keeps at most 1,000 files");
+  store_file_piece(c.store, call.call_id, file, offset, bytes);
+  renew_served_lease(c.store, call.call_id);
+  return json_reply(200, json{{"name", file.name}, {"received", offset + static_cast<std::int64_t>(bytes.size())}});
 }
 
 Response runner_outcome(Ctx& c) {

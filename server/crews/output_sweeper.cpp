@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "clock.hpp"
-#include "crews/call_files.hpp"
+#include "call/call_files.hpp"
 #include "store/calls_store.hpp"
 #include "store/crews_store.hpp"
 

@@ -74,6 +74,8 @@ const std::vector<Route>& routes() {
        "a Crew's runner records what an execution reported (R-R1)"},
       {"GET", "/v1/runners/{crew}/calls/{call}/state", Auth::runner, false, {}, api::runner_call_state,
        "a Crew's runner reads a held call's status, question state and explicit answer (R-R1)"},
+      {"POST", "/v1/runners/{crew}/calls/{call}/files", Auth::runner, true, {}, api::runner_file,
+       "a Crew's runner uploads a piece of a held call's file, before its outcome (R-R4)"},
       {"POST", "/v1/runners/{crew}/calls/{call}/outcome", Auth::runner, true, {}, api::runner_outcome,
        "a Crew's runner records a held call's one outcome, checked against its output schema (R-R1, R-R3)"},
       {"GET", "/v1/crews/{crew}/functions", Auth::any, false, {}, api::list_functions,

@@ -4,9 +4,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
+#include "clock.hpp"
 #include "store/calls_store.hpp"
 #include "store/crew_sessions_store.hpp"
+#include "store/runners_store.hpp"
 #include "store/store.hpp"
 
 namespace agentworks::server {
@@ -29,7 +32,14 @@ void CallLeases::tick_cb(int, short, void* arg) { static_cast<CallLeases*>(arg)-
 void CallLeases::tick() {
   try {
     std::size_t lapsed = 0;
+    // R-R4: served calls' files leave after the same retention as a call's folder, looked for once per sweep
+    // interval.
+    const std::int64_t at = std::chrono::duration_cast<std::chrono::seconds>(
+                                std::chrono::steady_clock::now().time_since_epoch()).count();
+    const bool sweep = at - last_files_sweep_ >= store_.limits().call_sweep_interval_seconds;
+    if (sweep) last_files_sweep_ = at;
     store_.in_request([&] {
+      if (sweep) drop_stored_files(store_, now() - store_.limits().call_output_ttl_seconds);
       if (store_.engine() != db::Engine::postgresql) {
         // One SQLite server owns its calls; only a served Crew's runner holds leases (R-R3).
         lapsed = interrupt_open_calls(store_, OpenCalls::lapsed_served).size();

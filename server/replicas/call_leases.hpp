@@ -3,6 +3,7 @@
 // runs twice). Any store: a served Crew's call whose runner stopped renewing is interrupted the same way (R-R3).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 struct event;
@@ -26,6 +27,7 @@ class CallLeases {
   Store& store_;
   std::function<void()> schedule_commit_;
   event* timer_ = nullptr;
+  std::int64_t last_files_sweep_ = -1'000'000'000;  // steady seconds of the last sweep of served calls' files
 };
 
 }  // namespace agentworks::server

@@ -1,5 +1,6 @@
 #include "store/runners_store.hpp"
 
+#include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
 #include "agentworks/random.hpp"
 #include "agentworks/sha256.hpp"
@@ -127,6 +128,106 @@ Heartbeat runner_heartbeat(Store& store, const Crew& crew, const Connection& run
     if (call->cancel_requested_at) out.cancel.push_back(id);
   }
   return out;
+}
+
+void store_file_piece(Store& store, const std::string& call_id, const StoredFile& file, std::int64_t offset,
+                      std::string_view bytes) {
+  if (offset == 0) {
+    for (const char* sql : {"DELETE FROM call_file_chunks WHERE call_id = ? AND name = ?",
+                            "DELETE FROM call_files WHERE call_id = ? AND name = ?"}) {
+      Q q(store, sql);
+      q->bind(1, call_id).bind(2, file.name).run();
+    }
+    Q q(store,
+        "INSERT INTO call_files(call_id, name, text, size, stored, modified, received) VALUES(?, ?, ?, ?, ?, ?, 0)");
+    q->bind(1, call_id).bind(2, file.name).bind(3, file.text ? 1 : 0).bind(4, file.size);
+    q->bind(5, file.stored ? 1 : 0).bind(6, file.modified).run();
+  }
+  std::int64_t received = -1;
+  bool stored = false;
+  std::int64_t size = 0;
+  {
+    Q q(store, "SELECT received, stored, size FROM call_files WHERE call_id = ? AND name = ?");
+    q->bind(1, call_id).bind(2, file.name);
+    if (q->step()) {
+      received = q->int64(0);
+      stored = q->int64(1) != 0;
+      size = q->int64(2);
+    }
+  }
+  if (received != offset)
+    throw Error(ErrorCode::conflict, "file '" + file.name + "' continues at " + std::to_string(received) +
+                                         ", not at " + std::to_string(offset) + "; send it again from 0");
+  if (bytes.empty()) return;
+  if (!stored) throw Error(ErrorCode::bad_request, "file '" + file.name + "' is listed as not stored: send no bytes");
+  if (offset + static_cast<std::int64_t>(bytes.size()) > size)
+    throw Error(ErrorCode::bad_request, "file '" + file.name + "' gets more bytes than its size");
+  {
+    Q q(store, "INSERT INTO call_file_chunks(call_id, name, start_at, data) VALUES(?, ?, ?, ?)");
+    q->bind(1, call_id).bind(2, file.name).bind(3, offset).bind(4, base64_encode(bytes)).run();
+  }
+  Q q(store, "UPDATE call_files SET received = ? WHERE call_id = ? AND name = ?");
+  q->bind(1, offset + static_cast<std::int64_t>(bytes.size())).bind(2, call_id).bind(3, file.name).run();
+}
+
+std::vector<StoredFile> stored_files(Store& store, const std::string& call_id) {
+  std::vector<StoredFile> out;
+  Q q(store, "SELECT name, size, text, modified, stored, received FROM call_files WHERE call_id = ? ORDER BY name");
+  q->bind(1, call_id);
+  while (q->step())
+    out.push_back(StoredFile{q->text(0), q->int64(1), q->int64(2) != 0, q->int64(3), q->int64(4) != 0, q->int64(5)});
+  return out;
+}
+
+std::string stored_file_bytes(Store& store, const std::string& call_id, const std::string& name, std::int64_t offset,
+                              std::int64_t limit, std::int64_t& size) {
+  {
+    Q q(store, "SELECT size, stored, received FROM call_files WHERE call_id = ? AND name = ?");
+    q->bind(1, call_id).bind(2, name);
+    if (!q->step()) throw Error(ErrorCode::not_found, "no file '" + name + "' in this call's files");
+    if (q->int64(1) == 0)
+      throw Error(ErrorCode::not_found, "file '" + name + "' (" + std::to_string(q->int64(0)) +
+                                            " bytes) was over the server's upload limit: it stays on the computer "
+                                            "that served the call");
+    size = std::min(q->int64(0), q->int64(2));
+  }
+  std::string out;
+  offset = std::min(offset, size);
+  const std::int64_t end = std::min(size, offset + limit);
+  Q q(store,
+      "SELECT start_at, data FROM call_file_chunks WHERE call_id = ? AND name = ? AND start_at < ? ORDER BY start_at");
+  q->bind(1, call_id).bind(2, name).bind(3, end);
+  while (q->step()) {
+    const std::int64_t start = q->int64(0);
+    const auto bytes = base64_decode(q->text(1));
+    if (!bytes) throw Error(ErrorCode::internal, "a stored piece of '" + name + "' is damaged");
+    const std::int64_t stop = start + static_cast<std::int64_t>(bytes->size());
+    if (stop <= offset) continue;
+    const std::int64_t from = std::max(offset, start);
+    const std::int64_t to = std::min(end, stop);
+    out.append(*bytes, static_cast<std::size_t>(from - start), static_cast<std::size_t>(to - from));
+  }
+  return out;
+}
+
+int drop_stored_files(Store& store, std::int64_t before) {
+  std::vector<std::string> ids;
+  {
+    Q q(store,
+        "SELECT c.call_id FROM calls c WHERE c.served_by IS NOT NULL AND c.finished_at IS NOT NULL"
+        " AND c.finished_at < ? AND c.files_expired = 0 AND EXISTS (SELECT 1 FROM call_files f WHERE f.call_id ="
+        " c.call_id)");
+    q->bind(1, before);
+    while (q->step()) ids.push_back(q->text(0));
+  }
+  for (const auto& id : ids) {
+    for (const char* sql : {"DELETE FROM call_file_chunks WHERE call_id = ?", "DELETE FROM call_files WHERE call_id = ?"}) {
+      Q q(store, sql);
+      q->bind(1, id).run();
+    }
+    mark_files_gone(store, id, true);
+  }
+  return static_cast<int>(ids.size());
 }
 
 int unclaimed_calls(Store& store, const std::string& crew_id) {

@@ -3,7 +3,9 @@
 // never opens a served Crew's folder; its runner (that computer's bridge) runs the calls and reports them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -46,5 +48,26 @@ Heartbeat runner_heartbeat(Store& store, const Crew& crew, const Connection& run
                            const std::vector<std::string>& call_ids);
 // Calls of the Crew waiting for its runner.
 int unclaimed_calls(Store& store, const std::string& crew_id);
+
+// R-R4: a served call's files, uploaded by its runner at the end of the execution and read from the server after.
+struct StoredFile {
+  std::string name;
+  std::int64_t size = 0;
+  bool text = false;
+  std::int64_t modified = 0;
+  bool stored = true;         // false: over the upload limit, listed with its size only
+  std::int64_t received = 0;  // bytes stored so far
+};
+// One piece of a file at `offset`: a piece at 0 starts the file anew, any other must continue it exactly
+// (`conflict` otherwise, nothing stored); a file that is not stored takes no bytes.
+void store_file_piece(Store& store, const std::string& call_id, const StoredFile& file, std::int64_t offset,
+                      std::string_view bytes);
+std::vector<StoredFile> stored_files(Store& store, const std::string& call_id);
+// `limit` bytes of a stored file from `offset` (fewer at its end); not_found when there is no such file, and when
+// it was too large to store.
+std::string stored_file_bytes(Store& store, const std::string& call_id, const std::string& name, std::int64_t offset,
+                              std::int64_t limit, std::int64_t& size);
+// The files of served calls finished before `before` leave the store (the same retention as a folder's).
+int drop_stored_files(Store& store, std::int64_t before);
 
 }  // namespace agentworks::server

@@ -158,12 +158,19 @@ ALTER TABLE calls ADD COLUMN notify_conversation_id TEXT;
 CREATE INDEX conversations_receiver ON conversations(target_agent_id, rowid);
 )sql",
     // 8: Crews served from their owner's computer (R-R1..R-R4): the serving computer, its runner's connection and
-    // when it was last seen; a served call's runner ('' until claimed) and the declaration it was admitted under.
+    // when it was last seen; a served call's runner ('' until claimed), the declaration it was admitted under, and
+    // the files its runner uploaded (base64 chunks).
     R"sql(
 ALTER TABLE crews ADD COLUMN runner_host TEXT, ADD COLUMN runner_conn TEXT, ADD COLUMN runner_since BIGINT,
   ADD COLUMN runner_seen_at BIGINT;
 ALTER TABLE calls ADD COLUMN served_by TEXT, ADD COLUMN declaration_hash TEXT;
 CREATE INDEX calls_unclaimed ON calls(crew_id, rowid) WHERE served_by = '';
+CREATE TABLE call_files(
+  call_id TEXT NOT NULL, name TEXT NOT NULL, text BIGINT NOT NULL, size BIGINT NOT NULL, stored BIGINT NOT NULL,
+  modified BIGINT NOT NULL, received BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(call_id, name));
+CREATE TABLE call_file_chunks(
+  call_id TEXT NOT NULL, name TEXT NOT NULL, start_at BIGINT NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY(call_id, name, start_at));
 )sql",
 };
 constexpr int kMigrationCount = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);

@@ -156,6 +156,15 @@ CREATE INDEX IF NOT EXISTS crew_sessions_crew ON crew_sessions(crew_id, turn_sta
   for (const char* column : {"runner_since", "runner_seen_at"}) add_column_if_missing(db, "crews", column, "INTEGER");
   for (const char* column : {"served_by", "declaration_hash"}) add_column_if_missing(db, "calls", column, "TEXT");
   db.exec("CREATE INDEX IF NOT EXISTS calls_unclaimed ON calls(crew_id) WHERE served_by = ''");
+  // R-R4: a served call's files, uploaded by its runner (base64 chunks: the same text column on both stores).
+  db.exec(R"sql(
+CREATE TABLE IF NOT EXISTS call_files(
+  call_id TEXT NOT NULL, name TEXT NOT NULL, text INTEGER NOT NULL, size INTEGER NOT NULL, stored INTEGER NOT NULL,
+  modified INTEGER NOT NULL, received INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(call_id, name)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS call_file_chunks(
+  call_id TEXT NOT NULL, name TEXT NOT NULL, start_at INTEGER NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY(call_id, name, start_at)) WITHOUT ROWID;
+)sql");
 }
 
 }  // namespace agentworks::server

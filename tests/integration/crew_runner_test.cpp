@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "support/crew_fixture.hpp"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 class CrewRunner : public CrewTest {
  protected:
   void SetUp() override {
-    start_server({"--call-lease-seconds", "2"});
+    start_server({"--call-lease-seconds", "2", "--call-upload-limit", "400000"});
     b_cli_ = std::make_unique<Cli>(b_home_.env());
     const CliResult login = b_cli_->login(server_->url(), owner_token());
     ASSERT_EQ(login.exit_code, 0) << login.describe();
@@ -37,7 +38,15 @@ class CrewRunner : public CrewTest {
                  "  while [ ! -e gate ]; do sleep 0.05; done\n"
                  "fi\n"
                  "echo \"hello from $(pwd)\"");
-    write_functions(folder_, json::array({function_decl("hello")}));
+    // Files of every kind: a text, a binary, one of several upload pieces, one over the server's upload limit.
+    write_script(folder_, "tools/files.sh",
+                 "printf 'REPORT\\n' > \"$FUNCTION_OUTPUT_DIR/report.txt\"\n"
+                 "printf '\\377\\376\\001' > \"$FUNCTION_OUTPUT_DIR/data.bin\"\n"
+                 "mkdir -p \"$FUNCTION_OUTPUT_DIR/sub\"\n"
+                 "head -c 300000 /dev/zero | tr '\\0' 'm' > \"$FUNCTION_OUTPUT_DIR/sub/medium.txt\"\n"
+                 "head -c 500000 /dev/zero | tr '\\0' 'b' > \"$FUNCTION_OUTPUT_DIR/big.txt\"\n"
+                 "echo done");
+    write_functions(folder_, json::array({function_decl("hello"), function_decl("files")}));
   }
   void TearDown() override {
     if (runner_.started()) runner_.kill_and_wait();
@@ -87,8 +96,12 @@ TEST_F(CrewRunner, ACallRunsOnTheComputerServingTheCrew_RR1) {
   ASSERT_EQ(done.at("status"), "completed") << done.dump() << runner_.read_stderr();
   EXPECT_EQ(done.at("answer"), "hello from " + fs::canonical(folder_).string());
   EXPECT_TRUE(done.at("served").get<bool>());
-  EXPECT_TRUE(done.at("files").empty());
+  ASSERT_EQ(done.at("files").size(), 1u) << done.dump();  // uploaded from B's folder (R-R4)
+  EXPECT_EQ(done.at("files")[0].at("name"), "pid");
   EXPECT_TRUE(fs::exists(folder_ / ".calls" / id / "pid"));
+  const CliResult shown = b_cli_->run({"crews", "show", "api"});
+  EXPECT_NE(shown.out.find("served from: "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("online"), std::string::npos) << shown.out;
 }
 
 // R-R3: computer B goes away mid-call (its runner killed -9): the lease lapses and the call reads `interrupted`,
@@ -161,6 +174,41 @@ TEST_F(CrewRunner, TheBridgeServesTheCrewsOfItsComputer_RR1) {
     return !http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("online").get<bool>();
   }, std::chrono::seconds(20)));
   EXPECT_EQ(call(owner_http(), "api", "hello", json::object()).status, 503);
+}
+
+// R-R4: a served call's files are uploaded when its execution ends and read from the server afterwards, also with
+// its computer offline: text and binary, in pages; one over the server's upload limit is listed, not stored.
+TEST_F(CrewRunner, ItsFilesAreReadableAfterTheRunnerWentOffline_RR4) {
+  register_here();
+  serve();
+  const std::string id = call_ok("api", "files").at("call_id");
+  ASSERT_EQ(wait_terminal(id).at("status"), "completed") << runner_.read_stderr();
+  runner_.kill_and_wait();
+  fs::remove_all(folder_ / ".calls" / id);  // gone from computer B too: only the server has them now
+  const json seen = status(id);
+  std::map<std::string, json> files;
+  for (const json& f : seen.at("files")) files[f.at("name").get<std::string>()] = f;
+  ASSERT_EQ(files.size(), 4u) << seen.dump();  // report.txt, data.bin, sub/medium.txt, big.txt
+  EXPECT_EQ(files.at("big.txt").at("size"), 500000);
+  EXPECT_FALSE(files.at("big.txt").at("stored").get<bool>());
+  EXPECT_EQ(files.at("data.bin").at("kind"), "binary");
+  const json report = parse_json(file_page(owner_http(), id, "report.txt").body);
+  EXPECT_EQ(report.at("content"), "REPORT\n");
+  const json data = parse_json(file_page(owner_http(), id, "data.bin").body);
+  EXPECT_EQ(data.at("content_base64"), "//4B");
+  std::string medium;
+  for (long long offset = 0;;) {
+    const HttpResponse page = file_page(owner_http(), id, "sub/medium.txt", offset, 100000);
+    ASSERT_EQ(page.status, 200) << describe(page);
+    const json j = parse_json(page.body);
+    medium += j.at("content").get<std::string>();
+    offset = j.at("next_offset").get<long long>();
+    if (j.at("eof").get<bool>()) break;
+  }
+  EXPECT_EQ(medium, std::string(300000, 'm'));
+  const HttpResponse big = file_page(owner_http(), id, "big.txt");
+  EXPECT_EQ(big.status, 404) << describe(big);
+  EXPECT_NE(big.body.find("upload limit"), std::string::npos) << big.body;
 }
 
 }  // namespace

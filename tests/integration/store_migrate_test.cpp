@@ -78,7 +78,7 @@ TEST_F(StoreMigrate, VersionOneCallsAreNumberedByAgeForTheCallList) {
                    " DROP INDEX conversations_receiver;"
                    " ALTER TABLE calls DROP COLUMN served_by, DROP COLUMN declaration_hash;"
                    " ALTER TABLE crews DROP COLUMN runner_host, DROP COLUMN runner_conn, DROP COLUMN runner_since,"
-                   " DROP COLUMN runner_seen_at;"
+                   " DROP COLUMN runner_seen_at; DROP TABLE call_files; DROP TABLE call_file_chunks;"
                    " UPDATE agentworks_schema SET version = 1");
   for (const char* row : {"('call_new', 2000)", "('call_old', 1000)"})
     pg_execute(url_, std::string("INSERT INTO calls(call_id, crew_id, caller_account, caller_conn, function,"

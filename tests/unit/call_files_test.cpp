@@ -8,12 +8,12 @@
 
 #include "agentworks/base64.hpp"
 #include "agentworks/error.hpp"
-#include "crews/call_files.hpp"
+#include "call/call_files.hpp"
 
 namespace fs = std::filesystem;
 using agentworks::Error;
 using agentworks::ErrorCode;
-using namespace agentworks::server::functions;
+using namespace agentworks::functions;
 
 class CallFilesTest : public ::testing::Test {
  protected:

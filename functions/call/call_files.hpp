@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace agentworks::server::functions {
+namespace agentworks::functions {
 
 inline constexpr std::int64_t kMaxFilePageBytes = 2 * 1024 * 1024;
 inline constexpr std::int64_t kDefaultFilePageBytes = 256 * 1024;
@@ -35,6 +35,9 @@ struct FilePage {
   std::string bytes;
 };
 
+// A page of `bytes` read at `offset` of a file of `size` bytes: a text page never ends inside a character.
+FilePage page_of(std::string bytes, std::int64_t offset, std::int64_t size);
+
 // Reads `name` (relative, no "..", no symlink on the way) at offset/limit. bad_request for a name that would
 // leave the folder, not_found for a missing file, expired when the folder itself is gone.
 FilePage read_call_file(const std::filesystem::path& call_dir, const std::string& name, std::int64_t offset,
@@ -51,4 +54,4 @@ void empty_call_trash(const std::filesystem::path& calls_dir);
 // the listing's, so a folder of more entries is judged by the first ones); 0 when it is gone.
 std::int64_t last_change(const std::filesystem::path& call_dir);
 
-}  // namespace agentworks::server::functions
+}  // namespace agentworks::functions

@@ -1,4 +1,4 @@
-#include "crews/call_files.hpp"
+#include "call/call_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include "agentworks/unique_fd.hpp"
 #include "agentworks/validation.hpp"
 
-namespace agentworks::server::functions {
+namespace agentworks::functions {
 namespace {
 
 namespace fs = std::filesystem;
@@ -94,6 +94,23 @@ std::vector<CallFile> list_call_files(const fs::path& call_dir) {
   return out;
 }
 
+FilePage page_of(std::string bytes, std::int64_t offset, std::int64_t size) {
+  FilePage page;
+  page.offset = offset;
+  page.size = size;
+  page.bytes = std::move(bytes);
+  const bool to_end = page.offset + static_cast<std::int64_t>(page.bytes.size()) >= size;
+  if (!to_end) {
+    const std::size_t cut = incomplete_tail(page.bytes);
+    if (cut > 0 && cut < page.bytes.size() && valid_utf8(std::string_view(page.bytes).substr(0, page.bytes.size() - cut)))
+      page.bytes.resize(page.bytes.size() - cut);
+  }
+  page.text = valid_utf8(page.bytes);
+  page.next_offset = page.offset + static_cast<std::int64_t>(page.bytes.size());
+  page.eof = page.next_offset >= size;
+  return page;
+}
+
 FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::int64_t offset, std::int64_t limit) {
   const auto parts = components(name);
   int dir = ::open(call_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -136,16 +153,7 @@ FilePage read_call_file(const fs::path& call_dir, const std::string& name, std::
     got += static_cast<std::size_t>(n);
   }
   page.bytes.resize(got);
-  const bool to_end = page.offset + static_cast<std::int64_t>(got) >= st.st_size;
-  if (!to_end) {
-    const std::size_t cut = incomplete_tail(page.bytes);
-    if (cut > 0 && cut < page.bytes.size() && valid_utf8(std::string_view(page.bytes).substr(0, page.bytes.size() - cut)))
-      page.bytes.resize(page.bytes.size() - cut);
-  }
-  page.text = valid_utf8(page.bytes);
-  page.next_offset = page.offset + static_cast<std::int64_t>(page.bytes.size());
-  page.eof = page.next_offset >= st.st_size;
-  return page;
+  return page_of(std::move(page.bytes), page.offset, page.size);
 }
 
 bool discard_call_folder(const fs::path& call_dir) {
@@ -176,4 +184,4 @@ std::int64_t last_change(const fs::path& call_dir) {
   return newest;
 }
 
-}  // namespace agentworks::server::functions
+}  // namespace agentworks::functions
