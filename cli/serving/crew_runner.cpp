@@ -208,6 +208,7 @@ class CrewRunner final : private library::CallLedger {
       return;
     }
     lease_seconds_ = std::max(1, r.body->value("lease_seconds", lease_seconds_));
+    if (armed_lease_ != lease_seconds_) arm_beat();  // the server's lease, not the default, paces the heartbeat
     upload_limit_ = r.body->value("upload_limit", upload_limit_);
     if (const auto& call = r.body->at("call"); !call.is_null()) start(call);
     claim();

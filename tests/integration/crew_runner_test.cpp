@@ -12,6 +12,7 @@
 #include <string>
 
 #include "support/crew_fixture.hpp"
+#include "testing/binaries.hpp"
 #include "testing/bridge_process.hpp"
 #include "testing/cli_runner.hpp"
 #include "testing/temp_home.hpp"
@@ -46,7 +47,12 @@ class CrewRunner : public CrewTest {
                  "head -c 300000 /dev/zero | tr '\\0' 'm' > \"$FUNCTION_OUTPUT_DIR/sub/medium.txt\"\n"
                  "head -c 500000 /dev/zero | tr '\\0' 'b' > \"$FUNCTION_OUTPUT_DIR/big.txt\"\n"
                  "echo done");
-    write_functions(folder_, json::array({function_decl("hello"), function_decl("files")}));
+    // A question to the caller, through the server, with the runner's secret for the call.
+    write_script(folder_, "tools/asks.sh",
+                 "answer=$('" + cli_binary() + "' functions ask --question 'Which branch?') || exit 7\n"
+                 "echo \"answer=$answer\"");
+    write_functions(folder_, json::array({function_decl("hello"), function_decl("files"),
+                                          function_decl("asks", json{{"idle_timeout_seconds", 1}})}));
   }
   void TearDown() override {
     if (runner_.started()) runner_.kill_and_wait();
@@ -209,6 +215,52 @@ TEST_F(CrewRunner, ItsFilesAreReadableAfterTheRunnerWentOffline_RR4) {
   const HttpResponse big = file_page(owner_http(), id, "big.txt");
   EXPECT_EQ(big.status, 404) << describe(big);
   EXPECT_NE(big.body.find("upload limit"), std::string::npos) << big.body;
+}
+
+// R-R3 with R-F3: a served call's execution asks its caller through the server with the secret its runner got at
+// the claim; the pending question is no stall for the runner's idle timeout (it reads the call's state from the
+// server), and the answer reaches the execution on computer B.
+TEST_F(CrewRunner, AServedCallAsksItsCallerAndIsNoStallMeanwhile_RR3) {
+  register_here();
+  serve();
+  const std::string id = call_ok("api", "asks").at("call_id");
+  const json waiting = wait_status(id, [](const json& c) { return c.value("status", "") == "waiting_input"; });
+  ASSERT_EQ(waiting.at("pending_inputs").size(), 1u) << waiting.dump();
+  // Longer than the 1 s idle timeout: a pending question is the caller's turn.
+  ASSERT_FALSE(wait_until([&] { return status(id).value("status", "") != "waiting_input"; }, std::chrono::seconds(3)))
+      << status(id).dump() << runner_.read_stderr();
+  const std::string request = waiting.at("pending_inputs")[0].at("request_id");
+  cli_ok(owner(), {"functions", "reply", "--call", id, "--request", request, "--answer", "main"});
+  const json done = wait_terminal(id);
+  EXPECT_EQ(done.at("status"), "completed") << done.dump() << runner_.read_stderr();
+  EXPECT_EQ(done.at("answer"), "answer=main");
+}
+
+// R-R3 with R-D1, R-D2: a chat the person granted the served Crew calls it as the caller of record, and the outcome
+// its runner reports is noticed once to the chat's agent, as for a Crew the server runs.
+TEST_F(CrewRunner, AChatsCallOfAServedCrewIsNoticedToItsAgent_RR3_RD1_RD2) {
+  register_here();
+  serve();
+  register_agent(owner(), "worker");
+  cli_ok(owner(), {"agents", "grant", "worker", "--functions", "api"});
+  Identity chat = create_child(owner_token(), "worker");
+  const HttpResponse made =
+      chat.http.post("/v1/crews/api/calls", json{{"function", "hello"}, {"arguments", json::object()}}.dump());
+  ASSERT_EQ(made.status, 201) << describe(made);
+  const std::string id = parse_json(made.body).at("call_id");
+  ASSERT_EQ(wait_terminal(id).at("status"), "completed");
+  json notices = json::array();
+  ASSERT_TRUE(wait_until([&] {
+    notices = json::array();
+    const json page = read_mailbox(owner(), "worker");
+    for (const json& m : page.at("messages"))
+      if (m.value("kind", "") == "call_outcome") notices.push_back(m);
+    return !notices.empty();
+  }));
+  ASSERT_EQ(notices.size(), 1u) << notices.dump();
+  EXPECT_EQ(notices[0].at("call_id"), id);
+  EXPECT_EQ(notices[0].at("status"), "completed");
+  EXPECT_NE(notices[0].at("message").get<std::string>().find("hello from"), std::string::npos) << notices.dump();
 }
 
 }  // namespace

@@ -3,11 +3,14 @@
 // interrupted once the lease lapses, never run again. Runs in the pg.* registration only.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "support/crew_fixture.hpp"
+#include "testing/cli_runner.hpp"
 #include "testing/process.hpp"
+#include "testing/temp_home.hpp"
 #include "testing/test_store.hpp"
 
 namespace agentworks::testing {
@@ -117,6 +120,38 @@ TEST_F(ReplicaCalls, KilledReplicasCallIsInterruptedByAnotherNeverRerun_R_T4) {
   ASSERT_EQ(quick.status, 201) << describe(quick);
   wait_status_at(at_b, parse_json(quick.body).at("call_id").get<std::string>(), "completed");
   EXPECT_EQ(line_count(crew_dir("api") / "counter"), 1u) << "the interrupted call ran again";
+}
+
+// R-R1, R-R3 with replicas: a served Crew's call is leased to its runner, not to the replica that admitted it, so
+// that replica's death leaves the call running on the serving computer; the runner (logged in to the other
+// replica) claims, reports and settles it there, exactly once.
+TEST_F(ReplicaCalls, AServedCallOutlivesTheReplicaThatAdmittedIt_RR1_RR3) {
+  start_server({"--call-lease-seconds", "2"});
+  ServerProcess& b = start_replica({"--call-lease-seconds", "2"});
+  TempHome computer;  // the serving computer, logged in to replica B
+  Cli serving(computer.env());
+  ASSERT_EQ(serving.login(b.url(), owner_token()).exit_code, 0);
+  const auto folder = computer.home() / "api";
+  std::filesystem::create_directories(folder / ".agentworks");
+  write_script(folder, "tools/hold.sh",
+               "echo run >> counter\nwhile [ ! -e gate ]; do sleep 0.02; done\necho released");
+  write_functions(folder, json::array({function_decl("hold")}));
+  const CliResult reg = serving.json({"crews", "register", "api", "--dir", folder.string(), "--serve-here"});
+  ASSERT_EQ(reg.exit_code, 0) << reg.describe();
+  Child runner = serving.start({"crews", "serve", "api"}, computer.root(), "runner");
+  const HttpClient at_b(b.url(), owner_token());
+  ASSERT_TRUE(wait_until([&] {
+    const HttpResponse c = at_b.get("/v1/crews/api");
+    return c.status == 200 && parse_json(c.body).at("served").at("online").get<bool>();
+  })) << runner.read_stderr();
+  const std::string id = call_ok("api", "hold").at("call_id").get<std::string>();  // admitted by replica A
+  ASSERT_TRUE(wait_lines(folder / "counter", 1)) << runner.read_stderr();
+  server_->kill();
+  write_text(folder / "gate", "1");
+  const json done = wait_status_at(at_b, id, "completed");
+  EXPECT_EQ(done.at("answer"), "released");
+  EXPECT_EQ(line_count(folder / "counter"), 1u);
+  runner.kill_and_wait();
 }
 
 }  // namespace
