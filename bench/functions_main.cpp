@@ -27,6 +27,7 @@
 
 #include "bench_rig.hpp"
 #include "bench_run.hpp"
+#include "bench_throughput.hpp"
 #include "hook_run.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
@@ -105,31 +106,6 @@ void print_series(const char* name, const std::vector<std::int64_t>& samples) {
               s.max_ms);
 }
 
-// `workers` threads running `one` until `total` runs are done; runs per second.
-template <typename One>
-double throughput(unsigned workers, std::size_t total, One&& one) {
-  std::atomic<std::size_t> next{0};
-  std::mutex failure_mutex;
-  std::string failure;
-  const auto t0 = Clock::now();
-  std::vector<std::thread> threads;
-  for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      try {
-        auto state = one(w);
-        while (next.fetch_add(1) < total) state();
-      } catch (const std::exception& e) {
-        const std::lock_guard<std::mutex> lock(failure_mutex);
-        if (failure.empty()) failure = e.what();
-        next = total;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  if (!failure.empty()) throw StepFailed(failure);
-  return static_cast<double>(total) / (static_cast<double>(since_ns(t0)) / 1e9);
-}
-
 int run(const Options& opt) {
   std::printf("agentworks-bench-functions: %zu runs per latency series, %zu calls over %u workers "
               "(--crew-max-running %u)\nload average at start: %s\n",
@@ -188,9 +164,9 @@ int run(const Options& opt) {
     polled.push_back(since_ns(t0));
   }
 
-  const double floor_rate = throughput(opt.workers, opt.throughput_calls, [&](unsigned) { return floor_once; });
+  const double floor_rate = bench::throughput(opt.workers, opt.throughput_calls, [&](unsigned) { return floor_once; });
   std::atomic<std::size_t> busy{0};
-  const double call_rate = throughput(opt.workers, opt.throughput_calls, [&](unsigned) {
+  const double call_rate = bench::throughput(opt.workers, opt.throughput_calls, [&](unsigned) {
     auto client = std::make_shared<bench::HttpClient>("127.0.0.1", server.port(), server.token());
     client->set_timeout(60s);
     return [client, &busy] {
@@ -250,7 +226,7 @@ int main(int argc, char** argv) {
   return bench::run_with_watchdog("agentworks-bench-functions", opt.max_seconds, [&] {
     try {
       return run(opt);
-    } catch (const StepFailed& e) {
+    } catch (const std::exception& e) {  // a failed step, or a throughput worker's failure
       std::fprintf(stderr, "agentworks-bench-functions: FAILED: %s\n", e.what());
       bench::kill_watched();
       return 1;

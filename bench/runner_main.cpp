@@ -26,6 +26,7 @@
 #include "bench_options.hpp"
 #include "bench_rig.hpp"
 #include "bench_run.hpp"
+#include "bench_throughput.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "process_watch.hpp"
@@ -91,27 +92,11 @@ void print_series(const char* name, const std::vector<std::int64_t>& samples) {
 
 // One thread per Crew in `crews`, calling it back to back until `total` calls are done; calls per second.
 double throughput(bench::BenchServer& server, const std::vector<std::string>& crews, std::size_t total) {
-  std::atomic<std::size_t> next{0};
-  std::mutex failure_mutex;
-  std::string failure;
-  const auto t0 = Clock::now();
-  std::vector<std::thread> threads;
-  for (const auto& crew : crews) {
-    threads.emplace_back([&, crew] {
-      try {
-        bench::HttpClient http("127.0.0.1", server.port(), server.token());
-        http.set_timeout(60s);
-        while (next.fetch_add(1) < total) call_and_wait(http, crew);
-      } catch (const std::exception& e) {
-        const std::lock_guard<std::mutex> lock(failure_mutex);
-        if (failure.empty()) failure = e.what();
-        next = total;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  if (!failure.empty()) throw StepFailed(failure);
-  return static_cast<double>(total) / (static_cast<double>(since_ns(t0)) / 1e9);
+  return bench::throughput(static_cast<unsigned>(crews.size()), total, [&](unsigned w) {
+    auto http = std::make_shared<bench::HttpClient>("127.0.0.1", server.port(), server.token());
+    http->set_timeout(60s);
+    return [http, crew = crews[w]] { call_and_wait(*http, crew); };
+  });
 }
 
 int run(const Options& opt) {
