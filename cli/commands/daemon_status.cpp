@@ -35,7 +35,8 @@ class DaemonStatus final : public Command {
                 {"attachments", attachments.size()},
                 {"attached", attached},
                 {"outbox_queued", status.value("outbox_queued", 0)},
-                {"cached_body_bytes", status.value("cached_body_bytes", 0)}};
+                {"cached_body_bytes", status.value("cached_body_bytes", 0)},
+                {"runners", status.value("runners", json::array())}};
   }
 
   void print(const json& r) const override {
@@ -45,6 +46,15 @@ class DaemonStatus final : public Command {
               << "log:         " << text_or(r, "log") << "\n"
               << "attachments: " << r.value("attachments", 0) << " (" << r.value("attached", 0) << " attached)\n"
               << "outbox:      " << r.value("outbox_queued", 0) << " queued\n";
+    // The Crews this computer serves (R-R1), each by its runner.
+    for (const json& runner : r.value("runners", json::array())) {
+      const int pid = runner.value("pid", 0);
+      std::cout << "serving:     Crew " << text_or(runner, "crew_name") << ", runner "
+                << (pid > 0 ? "pid " + std::to_string(pid) : std::string("not running (starting again)"))
+                << (runner.value("restarts", 0) > 0 ? ", restarted " + std::to_string(runner.value("restarts", 0)) + "x"
+                                                    : std::string())
+                << "\n";
+    }
   }
 };
 

@@ -76,6 +76,8 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   native::NativeRouter& native() { return *native_; }
   ChannelWaiters& channel_waiters() { return channel_waiters_; }
   const BridgeOptions& options() const { return options_; }
+  // The runners of the Crews this computer serves (R-R1); empty before start().
+  std::vector<RunnerState> runner_states() const { return runners_ ? runners_->states() : std::vector<RunnerState>{}; }
   static std::int64_t now();
 
   // The child token of an attachment's agent, if stored.

@@ -175,6 +175,10 @@ TEST_F(CrewRunner, TheBridgeServesTheCrewsOfItsComputer_RR1) {
   }, std::chrono::seconds(20))) << bridge.log();
   const json done = wait_terminal(call_ok("api", "hello").at("call_id"));
   EXPECT_EQ(done.at("status"), "completed") << done.dump() << bridge.log();
+  // The bridge's status names its runner.
+  const CliResult st = b_cli_->json({"daemon", "status"});
+  ASSERT_EQ(st.exit_code, 0) << st.describe();
+  EXPECT_NE(st.out.find("\"crew_name\":\"api\""), std::string::npos) << st.out;
   bridge.kill();
   EXPECT_TRUE(wait_until([&] {
     return !http_json(owner_http(), "GET", "/v1/crews/api", std::nullopt, 200).at("served").at("online").get<bool>();

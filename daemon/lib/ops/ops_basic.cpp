@@ -43,6 +43,15 @@ json project_of(Bridge& bridge, const AttachmentRow& row) {
   return cwd.empty() ? json(nullptr) : json(std::move(cwd));
 }
 
+// The runners of the Crews this computer serves (R-R1): crew_name, pid (0 while not running), restarts, last_exit.
+json runners_json(Bridge& bridge) {
+  json out = json::array();
+  for (const auto& r : bridge.runner_states())
+    out.push_back({{"crew_name", r.crew_name}, {"pid", r.pid}, {"restarts", r.restarts},
+                   {"last_exit", r.last_exit >= 0 ? json(r.last_exit) : json(nullptr)}});
+  return out;
+}
+
 json status_answer(Bridge& bridge, json list) {
   return {{"pid", ::getpid()},
           {"version", bridge.options().version},
@@ -50,7 +59,8 @@ json status_answer(Bridge& bridge, json list) {
           {"state_dir", bridge.options().state_dir.string()},
           {"attachments", std::move(list)},
           {"outbox_queued", bridge.outbox().queued()},
-          {"cached_body_bytes", bridge.journal().total_body_bytes()}};
+          {"cached_body_bytes", bridge.journal().total_body_bytes()},
+          {"runners", runners_json(bridge)}};
 }
 
 // R-H8: while a chat's stream is down the local cache does not see what the server holds for it, so its
