@@ -69,7 +69,8 @@ class CrewsRegister final : public Command {
     std::cout << "  call a function with: agentworks functions call --crew " << name_
               << " --function NAME --args '{...}'\n";
     if (crew.contains("serve_command"))
-      std::cout << "  this computer serves it: keep `" << crew["serve_command"].get<std::string>() << "` running\n";
+      std::cout << "  this computer serves it: its bridge runs `" << crew["serve_command"].get<std::string>()
+                << "` (start the bridge with `agentworks daemon start`, or run that command yourself)\n";
     if (crew.contains("agent") && crew["agent"].is_object())
       std::cout << "  talk to its agent with: agentworks crews ask " << name_ << " --message TEXT\n";
   }

@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "functions/routes.hpp"
 #include "output.hpp"
+#include "serving/served_crews.hpp"
 #include "session.hpp"
 
 namespace agentworks::cli {
@@ -20,7 +21,10 @@ class CrewsUnregister final : public Command {
 
   json run(const Context& ctx) override {
     Config config = require_login(ctx);
-    return client_for(config).del(functions::crew_path(name_));
+    json removed = client_for(config).del(functions::crew_path(name_));
+    // A Crew this computer served: its runner's secret goes too, so the bridge stops serving it.
+    forget_served_crew(removed.value("crew_name", name_));
+    return removed;
   }
 
   void print(const json& result) const override {
