@@ -145,15 +145,6 @@ class HttpWorker {
   std::thread thread_;
 };
 
-// The widest allowance: the runner checks the declaration's content through its hash, which the server accepted
-// under the person's allowance (R-R2); its own parse never refuses for the allowance.
-library::AgentAllowance any_allowance() {
-  library::AgentAllowance a;
-  a.claude_tools = {"*"};
-  a.codex_sandbox = "danger-full-access";
-  return a;
-}
-
 class CrewRunner final : private library::CallLedger {
  public:
   CrewRunner(event_base* base, ServedCrew crew, library::RunnerConfig config)
@@ -223,7 +214,8 @@ class CrewRunner final : private library::CallLedger {
     job.crew_dir = crew_.dir;
     job.arguments_json = call.at("arguments").dump();
     try {
-      const library::Declaration d = library::load_declaration(crew_.dir, any_allowance(), crew_.crew_name);
+      // The content is judged by its hash, which the server accepted under the person's allowance (R-R2).
+      const library::Declaration d = library::load_declaration(crew_.dir, library::widest_allowance(), crew_.crew_name);
       if (library::declaration_hash(library::declaration_to_json(d)) != call.at("declaration_hash").get<std::string>())
         return refuse(id, "declaration_changed",
                       "the Crew's .agentworks files on " + crew_.host + " changed since this call was admitted; run "

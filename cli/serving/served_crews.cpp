@@ -80,11 +80,7 @@ std::vector<ServedCrew> served_crews() {
 }
 
 json sent_declaration(const std::string& dir, const std::string& crew_name) {
-  // The widest allowance: the server judges the declaration against the Crew's own allowance.
-  agentworks::functions::AgentAllowance any;
-  any.claude_tools = {"*"};
-  any.codex_sandbox = "danger-full-access";
-  agentworks::functions::load_declaration(dir, any, crew_name);
+  namespace fn = agentworks::functions;
   auto read = [](const std::filesystem::path& path) -> std::optional<std::string> {
     const RegularFileRead file = read_regular_file(path, 1024 * 1024);
     if (file.outcome == RegularFileRead::Outcome::missing) return std::nullopt;
@@ -92,9 +88,17 @@ json sent_declaration(const std::string& dir, const std::string& crew_name) {
       throw Error(ErrorCode::invalid_declaration, path.string() + ": cannot read it: " + file.reason);
     return file.text;
   };
-  const auto functions = read(agentworks::functions::declaration_path(dir));
-  if (!functions) throw Error(ErrorCode::invalid_declaration, "no " + agentworks::functions::declaration_path(dir).string());
-  const auto crew = read(agentworks::functions::crew_file_path(dir));
+  const auto functions_path = fn::declaration_path(dir);
+  const auto functions = read(functions_path);
+  if (!functions)
+    throw Error(ErrorCode::invalid_declaration, functions_path.string() + ": no such file (create it; "
+                                                "docs/functions.md shows the format)");
+  const auto crew_path = fn::crew_file_path(dir);
+  const auto crew = read(crew_path);
+  // The texts that are sent, checked here as the server checks them (with the commands resolved in this folder);
+  // the server judges them against the Crew's own allowance.
+  fn::Declaration d = fn::parse_declaration(*functions, dir, functions_path.string(), fn::widest_allowance(), crew_name);
+  if (crew) fn::parse_crew_file(*crew, crew_path.string(), fn::widest_allowance(), crew_name, d);
   return json{{"functions", *functions}, {"crew", crew ? json(*crew) : json(nullptr)}};
 }
 

@@ -85,6 +85,13 @@ std::optional<std::pair<std::string, AllowanceBreach>> declaration_breach(const 
   return std::nullopt;
 }
 
+AgentAllowance widest_allowance() {
+  AgentAllowance a;
+  a.claude_tools = {"*"};
+  a.codex_sandbox = "danger-full-access";
+  return a;
+}
+
 void check_allowance(const AgentAllowance& a) {
   if (a.claude_tools.size() > kMaxAllowedTools)
     throw Error(ErrorCode::bad_request, "claude_tools has more than " + std::to_string(kMaxAllowedTools) + " entries");

@@ -46,6 +46,10 @@ std::optional<std::pair<std::string, AllowanceBreach>> declaration_breach(const 
 // kMaxAllowedTools of at most kMaxToolNameBytes; a known sandbox.
 void check_allowance(const AgentAllowance& allowance);
 
+// Every tool and the widest sandbox: for a parse whose allowance was already judged elsewhere (a served Crew's
+// files, which the server checks against the Crew's own allowance, R-R2).
+AgentAllowance widest_allowance();
+
 // The stored form and back; "" (rows from before allowances) reads as the default.
 std::string allowance_to_json(const AgentAllowance& allowance);
 AgentAllowance allowance_from_json(const std::string& text);

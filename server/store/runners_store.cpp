@@ -10,11 +10,19 @@
 
 namespace agentworks::server {
 
+namespace {
+
+// The Crew's current runner connection, if any, is revoked (a new runner replaces it, or serving stops).
+void revoke_runner(Store& store, const Connection& login, const Crew& crew) {
+  if (!crew.runner_conn) return;
+  if (const auto old = store.find_connection(*crew.runner_conn); old && !old->revoked)
+    store.revoke_connection(login, *crew.runner_conn);
+}
+
+}  // namespace
+
 NewConnection start_serving(Store& store, const Connection& login, const Crew& crew) {
-  if (crew.runner_conn) {
-    if (const auto old = store.find_connection(*crew.runner_conn); old && !old->revoked)
-      store.revoke_connection(login, *crew.runner_conn);
-  }
+  revoke_runner(store, login, crew);
   NewConnection out;
   out.token = "awt_" + random_hex(32);
   Connection& c = out.connection;
@@ -51,10 +59,7 @@ std::vector<std::string> stop_serving(Store& store, const Connection& login, con
     o.error_message = "its Crew's person stopped serving the Crew from their computer; its runner kills what is left";
     finish_call(store, id, o);
   }
-  if (crew.runner_conn) {
-    if (const auto old = store.find_connection(*crew.runner_conn); old && !old->revoked)
-      store.revoke_connection(login, *crew.runner_conn);
-  }
+  revoke_runner(store, login, crew);
   Q q(store, "UPDATE crews SET runner_conn = NULL, runner_since = ? WHERE crew_id = ?");
   q->bind(1, now()).bind(2, crew.crew_id).run();
   return ended;
