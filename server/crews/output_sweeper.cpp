@@ -15,6 +15,9 @@
 
 namespace agentworks::server::functions {
 
+// The call folder's own operations are the execution library's (functions/call/call_files.hpp).
+using namespace agentworks::functions;
+
 std::optional<SweepJob> plan_sweep(Store& store, const Crew& crew, std::int64_t retention_seconds,
                                    std::int64_t interval_seconds) {
   const std::int64_t t = now();
