@@ -14,7 +14,7 @@ void check_message_text(std::string_view text);        // Error(invalid_message)
 // (R-K1): the name checked, as the URL path segment of /v1/agents/{name}.
 std::string agent_path_segment(std::string_view agent);
 
-// The target of a send (`--target`, the `target` of the full connection's messages tool): NAME means agent:NAME;
+// The target of a send (`--target`, the `target` of the full connection's messages_send): NAME means agent:NAME;
 // agent:NAME and crew:NAME (a Crew's own agent, R-K1) get their name checked; another scheme goes to the server as
 // given, which judges it.
 std::string message_target(std::string_view target);

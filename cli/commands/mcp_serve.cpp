@@ -2,7 +2,7 @@
 // CLI starts over stdio (plugins' .mcp.json, Codex's [mcp_servers]). It never reads the CLI login (R-C2): every
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
 // agentworks mcp serve --full: the person's opt-in full connection instead, speaking for their CLI login
-// (functions, messages and help tools); it never talks to the bridge.
+// (one tool per action on functions, messages, agents and wakeups); it never talks to the bridge.
 // agentworks mcp serve --call: inside a function's agent execution only, the server bound to that call (from its
 // environment) whose one tool, request_input, asks the call's caller.
 // agentworks mcp serve --conversation: inside a Crew agent's turn only (R-K2), the server bound to that
@@ -37,7 +37,8 @@ class McpServe final : public Command {
     options.flag("--claude-channel", options_.claude_channel,
                  "Also act as a Claude channel: push messages into the running Claude session");
     options.flag("--full", full_,
-                 "The person's full connection with this CLI login: functions, messages and help tools (docs/mcp.md)");
+                 "The person's full connection with this CLI login: functions, messages, agents and wakeups tools "
+                 "(docs/mcp.md)");
     options.flag("--call", call_,
                  "Inside a function execution: the server bound to its call, whose request_input tool asks the "
                  "caller (docs/mcp.md)");

@@ -219,7 +219,7 @@ std::string describe_call(const json& call, Surface surface) {
     } else if (surface == Surface::chat) {
       out << "reply_function_call(call_id=\"" << id << "\", request_id=\"" << request << "\", answer=TEXT)\n";
     } else {
-      out << "functions action=reply call_id=" << id << " request_id=" << request << " answer=TEXT\n";
+      out << "functions_reply call_id=" << id << " request_id=" << request << " answer=TEXT\n";
     }
   }
   if (const auto it = call.find("error"); it != call.end() && it->is_object()) {
@@ -233,7 +233,7 @@ std::string describe_call(const json& call, Surface surface) {
         << (cli                         ? "agentworks functions call-file --call " + id + " --file " + file
             : surface == Surface::chat ? "agentworks functions call-file --call " + id + " --file " + file +
                                              " (ask the person: files are read from a terminal)"
-                                       : "functions action=read call_id=" + id + " file=" + file)
+                                       : "functions_read call_id=" + id + " file=" + file)
         << "\n";
   }
   if (const auto it = call.find("answer"); it != call.end() && it->is_string()) {
@@ -272,7 +272,7 @@ std::string describe_call(const json& call, Surface surface) {
           << (noticed ? "; or go on with other work: its questions and outcome come to this chat as messages" : "")
           << "\n";
     } else {
-      out << "functions action=status call_id=" << id << " after=" << after << " after_event=" << after_event
+      out << "functions_status call_id=" << id << " after=" << after << " after_event=" << after_event
           << " wait_seconds=25\n";
     }
   }

@@ -1,7 +1,7 @@
 // Questions of a followed call as MCP elicitations (`mcp serve --full`, docs/mcp.md): when the client advertised
 // the `elicitation` capability and a `functions` result shows the call waiting_input, each pending input not asked
 // before goes to the client as an `elicitation/create` request; an accepted one is posted as the reply, a declined
-// or cancelled one stays pending (answer it with action=reply). Nothing waits for the client: its response arrives
+// or cancelled one stays pending (answer it with functions_reply). Nothing waits for the client: its response arrives
 // through the server's one read loop like any other message.
 #pragma once
 

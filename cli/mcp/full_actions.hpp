@@ -1,5 +1,5 @@
-// The actions behind the `functions` and `messages` tools of `mcp serve --full` (full_tools.hpp): each checks its
-// arguments (ToolArgs), makes one server request as the login and says what it answered.
+// The tools of `mcp serve --full` behind their schemas (full_tools.hpp): each checks its arguments (ToolArgs), makes
+// one server request as the login and says what it answered.
 #pragma once
 
 #include <string>
@@ -12,7 +12,8 @@
 namespace agentworks::cli::mcp {
 
 // Each returns what the server answered (structuredContent) and sets `text` to what it says to the agent.
-nlohmann::json run_functions_action(ToolArgs& args, const LoginSource& login, std::string& text);
-nlohmann::json run_messages_action(ToolArgs& args, const LoginSource& login, std::string& text);
+// `tool` is the tool's name: functions_* for the first, messages_*, agents_* and wakeups_* for the second.
+nlohmann::json run_functions_tool(const std::string& tool, ToolArgs& args, const LoginSource& login, std::string& text);
+nlohmann::json run_messages_tool(const std::string& tool, ToolArgs& args, const LoginSource& login, std::string& text);
 
 }  // namespace agentworks::cli::mcp

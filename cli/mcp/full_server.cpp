@@ -40,12 +40,11 @@ json dispatch(const std::string& method, const json& params, const LoginSource& 
     const json arguments = params.contains("arguments") ? params["arguments"] : json();
     json result = call_full_tool(name, arguments, login);
     // R-D5: a call the client can take as a task is answered as one (a refusal such as busy stays a tool error).
-    if (name == "functions" && client_takes_tasks(params) && arguments.is_object() &&
-        arguments.value("action", json()) == "call" && !result.value("isError", false))
+    if (name == "functions_call" && client_takes_tasks(params) && !result.value("isError", false))
       return task_created(result["structuredContent"]);
     // A followed call that waits for an answer: ask the person through their client, if it can show a form. The
     // stateless revision has no requests from the server: its questions travel as the task's input_required.
-    if (name == "functions" && !stateless_request(params)) elicitations.offer(result);
+    if (name.rfind("functions_", 0) == 0 && !stateless_request(params)) elicitations.offer(result);
     return result;
   }
   throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");

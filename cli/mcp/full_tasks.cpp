@@ -106,7 +106,7 @@ json task_of_call(const json& call) {
     task["status"] = "completed";
     task["statusMessage"] = what + " " + status;
     // Text only: Claude Code hands a result's structuredContent to the model in place of its text, and the text is
-    // what an agent reads well; the whole record is one `functions action=status` away.
+    // what an agent reads well; the whole record is one `functions_status` away.
     task["result"] = {{"content", json::array({{{"type", "text"}, {"text", functions::describe_call(call, functions::Surface::mcp)}}})},
                       {"isError", status == "failed"}};
   } else if (status == "failed" || status == "interrupted") {

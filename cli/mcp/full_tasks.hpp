@@ -1,6 +1,6 @@
 // The MCP tasks extension on `mcp serve --full` (R-D5, docs/mcp.md "Calls as MCP tasks"): the stateless revision
 // 2026-07-28 that Claude Code speaks first (`server/discover`, every request carrying its version and the client's
-// capabilities in `_meta`), and a `functions action=call` answered as a task when that request's client declares
+// capabilities in `_meta`), and a `functions_call` answered as a task when that request's client declares
 // the `io.modelcontextprotocol/tasks` extension. The task is the call record itself (taskId = call_id): tasks/get
 // reads it, tasks/update answers its pending question through the reply route, tasks/cancel is the cancel route.
 // Nothing is kept in this process, so a restarted server process answers for every task it made.
@@ -26,7 +26,7 @@ bool client_takes_tasks(const nlohmann::json& params);
 // The answer to server/discover: the stateless revision with the tools capability and the tasks extension.
 nlohmann::json discover_answer();
 
-// The task for a call just made (the structuredContent of functions action=call), resultType "task".
+// The task for a call just made (the structuredContent of functions_call), resultType "task".
 nlohmann::json task_created(const nlohmann::json& call);
 
 // tasks/get, tasks/update, tasks/cancel (params with taskId). Throw RpcError for a bad or unknown task.

@@ -1,7 +1,8 @@
-// The tools of `agentworks mcp serve --full` (the person's opt-in connection with their own login, docs/mcp.md):
-// `functions` (list, call, status, read, reply on a Crew's functions), `messages` (send, read, state, register,
-// list_agents on the server's message routes) and `help` (context). Strict input schemas (no field beyond the
-// declared ones); each action takes only its own fields. Every failure is a tool error carrying the stable code.
+// The tools of `agentworks mcp serve --full` (the person's opt-in connection with their own login, docs/mcp.md): one
+// flat tool per action, so each has its own strict input schema (its own `required`, no field beyond its own) and
+// an output schema for its structuredContent: functions_list|call|status|read|reply|cancel on a Crew's functions,
+// messages_send|ask_crew|read|receipt, agents_state|register|list and wakeups_schedule|cancel|list on the server's
+// message routes, and help. Every failure is a tool error carrying the stable code.
 #pragma once
 
 #include <functional>
@@ -17,7 +18,7 @@ namespace agentworks::cli::mcp {
 // Error(unauthenticated) when there is none.
 using LoginSource = std::function<Config()>;
 
-// {"tools":[{name, description, inputSchema}, ...]}
+// {"tools":[{name, description, inputSchema, outputSchema?}, ...]}
 nlohmann::json full_tool_list();
 
 // One tools/call: {content:[{type:"text",text}], structuredContent, isError}. Never throws Error (it becomes

@@ -1,5 +1,5 @@
-// The `functions` tool of `mcp serve --full`: list, call, status, read, reply, cancel, each one request of the Crew and
-// function routes (functions/routes.hpp, the same requests as the `functions …` commands).
+// The `functions_*` tools of `mcp serve --full` (list, call, status, read, reply, cancel), each one request of the Crew
+// and function routes (functions/routes.hpp, the same requests as the `functions …` commands).
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +19,7 @@ namespace {
 // wait_seconds is capped, not refused: an agent asking for 60 gets the longest wait there is.
 int capped_wait(const ToolArgs& args) {
   const auto wait = args.opt_integer("wait_seconds").value_or(0);
-  if (wait < 0) throw Error(ErrorCode::bad_request, "functions: 'wait_seconds' must be 0 or more");
+  if (wait < 0) throw Error(ErrorCode::bad_request, "'wait_seconds' must be 0 or more");
   return static_cast<int>(std::min<long long>(wait, kMaxWaitSeconds));
 }
 
@@ -35,9 +35,8 @@ std::string page_text(const json& page) {
 
 }  // namespace
 
-json run_functions_action(ToolArgs& args, const LoginSource& login, std::string& text) {
-  const std::string action = args.action({"list", "call", "status", "read", "reply", "cancel"});
-  if (action == "list") {
+json run_functions_tool(const std::string& tool, ToolArgs& args, const LoginSource& login, std::string& text) {
+  if (tool == "functions_list") {
     args.only({"target"});
     const std::string target = args.string("target");
     const Config config = login();
@@ -45,7 +44,7 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     text = functions::describe_functions(list);
     return list;
   }
-  if (action == "call") {
+  if (tool == "functions_call") {
     args.only({"target", "function", "arguments", "submission_id", "wait_seconds"});
     const std::string target = args.string("target");
     const int wait = capped_wait(args);
@@ -57,7 +56,7 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     text = (call.value("accepted", false) ? "accepted " : "") + functions::describe_call(call, functions::Surface::mcp);
     return call;
   }
-  if (action == "status") {
+  if (tool == "functions_status") {
     args.only({"call_id", "after", "message_limit", "after_event", "wait_seconds"});
     functions::StatusQuery query;
     query.after = args.opt_integer("after");
@@ -70,7 +69,7 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     text = functions::describe_call(call, functions::Surface::mcp);
     return call;
   }
-  if (action == "read") {
+  if (tool == "functions_read") {
     args.only({"call_id", "file", "offset", "limit"});
     const std::string path = functions::file_path(args.string("call_id"), args.string("file"),
                                                   args.opt_integer("offset"), args.opt_integer("limit"));
@@ -79,7 +78,7 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     text = page_text(page);
     return page;
   }
-  if (action == "cancel") {
+  if (tool == "functions_cancel") {
     args.only({"call_id", "wait_seconds"});
     const int wait = capped_wait(args);
     const std::string call_id = args.string("call_id");
@@ -89,13 +88,14 @@ json run_functions_action(ToolArgs& args, const LoginSource& login, std::string&
     text = functions::describe_cancel(call, functions::Surface::mcp);
     return call;
   }
+  if (tool != "functions_reply") throw Error(ErrorCode::internal, "no functions tool " + tool);
   args.only({"call_id", "request_id", "answer"});
   const std::string call_id = args.string("call_id");
   const json body = {{"request_id", args.string("request_id")}, {"answer", args.string("answer")}};
   const Config config = login();
   const json answered = client_for(config).post(functions::call_path(call_id) + "/replies", body);
   text = "answered " + body["request_id"].get<std::string>() +
-         "; the call goes on: follow it with functions action=status call_id=" + call_id + " wait_seconds=25";
+         "; the call goes on: follow it with functions_status call_id=" + call_id + " wait_seconds=25";
   return answered;
 }
 

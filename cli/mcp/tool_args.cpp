@@ -12,24 +12,13 @@ ToolArgs::ToolArgs(std::string tool, const json& args) : tool_(std::move(tool)),
 }
 
 void ToolArgs::bad(const std::string& what) const {
-  throw Error(ErrorCode::bad_request, tool_ + (action_.empty() ? "" : " action=" + action_) + ": " + what);
-}
-
-std::string ToolArgs::action(const std::set<std::string>& allowed) {
-  const auto it = args_->find("action");
-  std::string names;
-  for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-  if (it == args_->end() || !it->is_string() || !allowed.contains(it->get<std::string>())) {
-    bad("'action' must be one of " + names);
-  }
-  action_ = it->get<std::string>();
-  return action_;
+  throw Error(ErrorCode::bad_request, tool_ + ": " + what);
 }
 
 void ToolArgs::only(const std::set<std::string>& fields) const {
   if (args_->is_null()) return;
   for (const auto& [key, value] : args_->items()) {
-    if (key != "action" && !fields.contains(key)) bad("'" + key + "' is not an argument of this action");
+    if (!fields.contains(key)) bad("'" + key + "' is not an argument of this tool (tools/list shows its schema)");
   }
 }
 

@@ -1,6 +1,6 @@
-// Checked reads of a `mcp serve --full` tool's arguments, action by action: a field the action does not take, a
-// missing required one or a wrong type is Error(bad_request) naming the field, answered as a tool error so the
-// agent can correct the call.
+// Checked reads of one `mcp serve --full` tool's arguments: a field the tool does not take, a missing required one
+// or a wrong type is Error(bad_request) naming the tool and the field, answered as a tool error so the agent can
+// correct the call.
 #pragma once
 
 #include <optional>
@@ -16,9 +16,7 @@ class ToolArgs {
   // `args` must be an object (null reads as {}) and outlive this; `tool` names the tool in errors.
   ToolArgs(std::string tool, const nlohmann::json& args);
 
-  // The action, one of `allowed`.
-  std::string action(const std::set<std::string>& allowed);
-  // Refuses any field other than "action" and `fields`.
+  // Refuses any field other than `fields`.
   void only(const std::set<std::string>& fields) const;
 
   std::optional<std::string> opt_string(const char* key) const;
@@ -31,7 +29,6 @@ class ToolArgs {
   [[noreturn]] void bad(const std::string& what) const;
 
   std::string tool_;
-  std::string action_;
   const nlohmann::json* args_;  // an object, or null for no arguments
 };
 

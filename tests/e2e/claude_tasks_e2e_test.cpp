@@ -1,12 +1,13 @@
 // R-D5 with the real Claude Code TUI: the person's full connection (`agentworks mcp serve --full`, added to
 // ~/.claude.json as a person's `claude mcp add` does) speaks the stateless revision with the tasks extension; the
-// model's `functions action=call` becomes a server-side task that Claude moves to the background at once, polls
+// model's `functions_call` becomes a server-side task that Claude moves to the background at once, polls
 // with tasks/get, and whose outcome starts a turn by itself with the call's result. The task is the call record.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
@@ -22,7 +23,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-constexpr const char* kFullTool = "mcp__agentworks-full__functions";
+constexpr const char* kFullTool = "mcp__agentworks-full__functions_call";
 
 class ClaudeTasksE2eTest : public E2eTest {
  protected:
@@ -59,9 +60,8 @@ TEST_F(ClaudeTasksE2eTest, ACallRunsAsABackgroundTaskWhoseOutcomeStartsATurn_RD5
   testing::CrewFolder crew(fs::weakly_canonical(home_.path("crew-api")));
   crew.declare({testing::CrewFolder::function("echo", crew.script("echo.sh", testing::kEchoScript))});
   cli_ok(owner(), {"crews", "register", "api", "--dir", crew.dir().string()});
-  model_->queue_tool_call({"__functions", [](const ModelRequest&) {
-                             return json{{"action", "call"},
-                                         {"target", "api"},
+  model_->queue_tool_call({"__functions_call", [](const ModelRequest&) {
+                             return json{{"target", "api"},
                                          {"function", "echo"},
                                          {"arguments", {{"text", "as a task"}}}}
                                  .dump();
@@ -76,7 +76,7 @@ TEST_F(ClaudeTasksE2eTest, ACallRunsAsABackgroundTaskWhoseOutcomeStartsATurn_RD5
   ASSERT_TRUE(tui_->wait_screen("Run the echo of the api Crew", 10s)) << tui_->screen();
   tui_->press("Enter");
 
-  const auto started = model_->wait_for_tool_result("__functions", 0, 60s);
+  const auto started = model_->wait_for_tool_result("__functions_call", 0, 60s);
   ASSERT_TRUE(started) << model_->describe();
   static const std::regex call_id(R"(call_[0-9a-f]{24})");
   std::smatch m;
@@ -84,6 +84,25 @@ TEST_F(ClaudeTasksE2eTest, ACallRunsAsABackgroundTaskWhoseOutcomeStartsATurn_RD5
   const std::string id = m.str();
   EXPECT_NE(started->output.find("started server-side task " + id), std::string::npos)
       << "Claude took the answer as a task: " << started->output;
+  // Claude Code offers the model every flat tool of the full connection: it drops a tool whose input schema it or
+  // the model API cannot take (e.g. a top-level oneOf or allOf). MCP tools may be deferred: then the request lists
+  // their names, one per line, for ToolSearch, instead of their schemas in `tools`. The first requests may come
+  // while the server still connects: the one that offers functions_call must offer every tool.
+  const auto offers = [](const ModelRequest& r, const std::string& tool) {
+    const std::string name = "mcp__agentworks-full__" + tool;
+    if (r.body.find("\\n" + name + "\\n") != std::string::npos) return true;  // deferred: listed by name
+    for (const json& t : json::parse(r.body).value("tools", json::array()))
+      if (t.value("name", "") == name) return true;
+    return false;
+  };
+  const auto offered = model_->wait_for(
+      [&](const ModelRequest& r) { return r.main_turn && offers(r, "functions_call"); }, 1s);
+  ASSERT_TRUE(offered) << model_->describe();
+  for (const char* tool : {"functions_list", "functions_status", "functions_read", "functions_reply",
+                           "functions_cancel", "messages_send", "messages_ask_crew", "messages_read",
+                           "messages_receipt", "agents_state", "agents_register", "agents_list", "wakeups_schedule",
+                           "wakeups_cancel", "wakeups_list", "help"})
+    EXPECT_TRUE(offers(*offered, tool)) << tool << " was not offered to the model";
 
   const auto notified = model_->wait_for(
       [&](const ModelRequest& r) { return r.main_turn && r.last_user.find("<task-notification>") != std::string::npos; },

@@ -1,5 +1,5 @@
 // The owner's state view (`agentworks messages state --agent NAME`, GET /v1/agents/{name}/state, the full
-// connection's messages action=state with agent_name): where the agent's messages are received, its inboxes newest
+// connection's agents_state tool): where the agent's messages are received, its inboxes newest
 // first and paged, each with its last deliveries (receipt and reply_state), never a message's text; the person's
 // login only, and bad input changes nothing.
 #include <gtest/gtest.h>

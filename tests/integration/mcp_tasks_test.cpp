@@ -1,6 +1,6 @@
 // R-D5: `agentworks mcp serve --full` speaking the stateless revision (2026-07-28) as Claude Code does, line by
 // line over its stdio against a real agentworks-server: server/discover, every request carrying its version and the
-// client's capabilities in _meta; a `functions action=call` from a client that declares the tasks extension is
+// client's capabilities in _meta; a `functions_call` from a client that declares the tasks extension is
 // answered as a task whose id is the call_id, followed with tasks/get to working, input_required (answered with
 // tasks/update through the reply route), completed (isError when the function failed) and cancelled
 // (tasks/cancel); a client without the extension gets the plain result. The legacy handshake is mcp_full_test.cpp.
@@ -75,8 +75,8 @@ class McpTasksTest : public MessagingTest {
     return r["result"];
   }
   json call(const std::string& function, const json& arguments, bool tasks = true) {
-    return result_of("tools/call", {{"name", "functions"},
-                                    {"arguments", {{"action", "call"}, {"target", "api"}, {"function", function},
+    return result_of("tools/call", {{"name", "functions_call"},
+                                    {"arguments", {{"target", "api"}, {"function", function},
                                                    {"arguments", arguments}}}},
                      tasks);
   }
@@ -107,7 +107,7 @@ TEST_F(McpTasksTest, DiscoverOffersTheTasksExtension_R_D5) {
   const json tools = result_of("tools/list", json::object());
   EXPECT_EQ(tools["resultType"], "complete");
   EXPECT_EQ(tools["ttlMs"], 0);
-  EXPECT_EQ(tools["tools"].size(), 3u);
+  EXPECT_EQ(tools["tools"].size(), 17u);  // one per action (McpFullTest names them)
 }
 
 // A call becomes a task that ends completed with the function's result; without the extension the same call is a

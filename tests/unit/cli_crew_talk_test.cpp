@@ -328,21 +328,24 @@ TEST(FullConnection, TheMessagesToolAsksACrew_RK1) {
     return c;
   };
   const json tools = aw::cli::mcp::full_tool_list()["tools"];
-  json messages;
-  for (const json& t : tools)
-    if (t["name"] == "messages") messages = t;
-  const json actions = messages["inputSchema"]["properties"]["action"]["enum"];
-  EXPECT_NE(std::find(actions.begin(), actions.end(), "ask_crew"), actions.end()) << actions.dump();
-  EXPECT_NE(messages["inputSchema"]["properties"]["target"]["description"].get<std::string>().find("crew:NAME"),
+  json send;
+  json ask;
+  for (const json& t : tools) {
+    if (t["name"] == "messages_send") send = t;
+    if (t["name"] == "messages_ask_crew") ask = t;
+  }
+  ASSERT_TRUE(ask.is_object()) << tools.dump();
+  EXPECT_EQ(ask["inputSchema"]["required"], json::array({"crew", "message"})) << ask.dump();
+  EXPECT_NE(send["inputSchema"]["properties"]["target"]["description"].get<std::string>().find("crew:NAME"),
             std::string::npos);
 
   const json refused =
-      aw::cli::mcp::call_full_tool("messages", {{"action", "ask_crew"}, {"crew", "api"}, {"target", "x"}}, login);
+      aw::cli::mcp::call_full_tool("messages_ask_crew", {{"crew", "api"}, {"target", "x"}}, login);
   EXPECT_TRUE(refused["isError"].get<bool>());
   EXPECT_EQ(refused["structuredContent"]["error"]["code"], "bad_request") << refused.dump();
 
   const json asked =
-      aw::cli::mcp::call_full_tool("messages", {{"action", "ask_crew"}, {"crew", "api"}, {"message", "hi"}}, login);
+      aw::cli::mcp::call_full_tool("messages_ask_crew", {{"crew", "api"}, {"message", "hi"}}, login);
   EXPECT_FALSE(asked["isError"].get<bool>()) << asked.dump();
   EXPECT_EQ(asked["structuredContent"]["inbox_id"], "inb_1");
   const auto requests = server.requests();

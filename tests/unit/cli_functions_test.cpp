@@ -85,7 +85,7 @@ TEST(CliFunctionsDescribe, ARunningCallIsNotFinishedAndSaysHowToPoll_RF3) {
   EXPECT_NE(text.find("--request req_1"), std::string::npos) << text;
   EXPECT_NE(text.find("--after 4 --after-event 2 --wait 25"), std::string::npos) << text;
   const std::string mcp = fn::describe_call(call, fn::Surface::mcp);
-  EXPECT_NE(mcp.find("action=reply call_id=call_9 request_id=req_1"), std::string::npos) << mcp;
+  EXPECT_NE(mcp.find("functions_reply call_id=call_9 request_id=req_1"), std::string::npos) << mcp;
   EXPECT_NE(mcp.find("after=4 after_event=2 wait_seconds=25"), std::string::npos) << mcp;
 }
 
