@@ -52,8 +52,8 @@ int port_in(const std::string& url) {
 }
 
 // The port of the embedded server this login last used, so that a restarted one keeps the address attached chats
-// know (`up --port 0` once picked it); the default port when there is no such login.
-int port_to_use(const std::filesystem::path& config_path) {
+// know (`up --port 0` once picked it); nullopt when there is no such login.
+std::optional<int> remembered_port(const std::filesystem::path& config_path) {
   try {
     const auto previous = load_config(config_path);
     if (previous && previous->embedded && previous->server_url.rfind("http://127.0.0.1:", 0) == 0) {
@@ -63,22 +63,50 @@ int port_to_use(const std::filesystem::path& config_path) {
   } catch (const Error&) {
     // unreadable: `up` replaces it with a new login anyway
   }
-  return kDefaultPort;
+  return std::nullopt;
 }
 
-// Whether the server unit fits this `up`: installed, on loopback with a fixed port, on our data directory.
+[[noreturn]] void port_taken(int port) {
+  throw Error(ErrorCode::conflict, "port " + std::to_string(port) +
+                                       " on 127.0.0.1 is already in use by another program (another person's "
+                                       "server?); choose another with `agentworks up --port N` (0 picks a free "
+                                       "port; attached chats then need `/agentworks attach` again to learn the new "
+                                       "address)");
+}
+
+// Whether the server unit fits this `up`: installed, on loopback, on our data directory; and on which port. A unit
+// on 127.0.0.1:${AGENTWORKS_PORT} takes the port this `up` wants (recorded in the user's env file); one with a
+// fixed port serves only that port.
 struct ServerUnitPlan {
   bool usable = false;
   std::string why_not;
   int port = 0;
+  bool record_port = false;  // the env file is to name `port` before the unit (re)starts
+  bool may_move = false;     // nobody chose the port and no login knows it: another free one will do
 };
 
-ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional<int> port) {
+ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional<int> asked,
+                                std::optional<int> remembered) {
   const UnitState state = user_unit_state(kServerUnit);
-  if (!state.usable) return {false, state.why_not, 0};
+  if (!state.usable) return {false, state.why_not, 0, false};
   const auto argv = user_unit_command(kServerUnit);
   const std::string listen = option_value(argv, "--listen");
   const std::string unit_data = option_value(argv, "--data");
+  const std::string unit = kServerUnit;
+  std::error_code ec;
+  const auto canonical = [&ec](const std::filesystem::path& p) { return std::filesystem::weakly_canonical(p, ec); };
+  if (unit_data.empty() || canonical(unit_data) != canonical(data))
+    return {false, unit + " keeps its data in " + unit_data + ", not in " + data.string(), 0, false};
+  if (listen == kServerUnitListen) {
+    const auto setting = server_unit_port_setting();
+    const int unit_port = setting ? *setting : server_unit_default_port();
+    if (unit_port <= 0)
+      return {false, unit + " listens on " + listen + " but declares no AGENTWORKS_PORT", 0, false};
+    int port = asked ? *asked : remembered.value_or(unit_port);
+    if (port == 0) port = free_loopback_port();
+    if (port <= 0) throw Error(ErrorCode::unavailable, "no free port on 127.0.0.1; try again");
+    return {true, "", port, port != unit_port, !asked && !remembered};
+  }
   int unit_port = 0;
   if (listen.rfind("127.0.0.1:", 0) == 0) {
     try {
@@ -87,22 +115,31 @@ ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional
       unit_port = 0;
     }
   }
-  const std::string unit = kServerUnit;
-  if (unit_port <= 0) return {false, unit + " does not listen on a fixed 127.0.0.1 port (--listen " + listen + ")", 0};
-  if (port && *port != unit_port)
-    return {false, "--port " + std::to_string(*port) + " differs from " + unit + "'s " + listen, 0};
-  std::error_code ec;
-  const auto canonical = [&ec](const std::filesystem::path& p) { return std::filesystem::weakly_canonical(p, ec); };
-  if (unit_data.empty() || canonical(unit_data) != canonical(data))
-    return {false, unit + " keeps its data in " + unit_data + ", not in " + data.string(), 0};
-  return {true, "", unit_port};
+  if (unit_port <= 0)
+    return {false, unit + " does not listen on a fixed 127.0.0.1 port (--listen " + listen + ")", 0, false};
+  if (asked && *asked != unit_port)
+    return {false, "--port " + std::to_string(*asked) + " differs from " + unit + "'s " + listen, 0, false};
+  return {true, "", unit_port, false};
 }
 
-// Starts (or finds started) the server unit and records its main process like a spawned server.
-ServerRecord start_server_unit(const ServerUnitPlan& plan, bool& already_running) {
+// Starts (or finds started) the server unit on the plan's port and records its main process like a spawned
+// server.
+ServerRecord start_server_unit(ServerUnitPlan plan, bool& already_running) {
   const pid_t before = user_unit_main_pid(kServerUnit);
-  already_running = before > 0 && process_alive(before);
-  start_user_unit(kServerUnit);
+  const bool running = before > 0 && process_alive(before);
+  already_running = running && !plan.record_port;
+  if (!already_running && !loopback_port_free(plan.port)) {
+    if (!plan.may_move) port_taken(plan.port);
+    plan.port = free_loopback_port();  // e.g. another person's server holds the default
+    plan.record_port = true;
+    if (plan.port <= 0) throw Error(ErrorCode::unavailable, "no free port on 127.0.0.1; try again");
+  }
+  if (plan.record_port) write_server_unit_port(plan.port);
+  if (running && plan.record_port) {
+    restart_user_unit(kServerUnit);  // it listens elsewhere: the person asked for this port
+  } else {
+    start_user_unit(kServerUnit);
+  }
   const std::string url = "http://127.0.0.1:" + std::to_string(plan.port);
   if (!wait_healthy(url, kStartTimeout)) {
     throw Error(ErrorCode::internal, std::string(kServerUnit) + " started but nothing answers /v1/health at " + url +
@@ -119,12 +156,11 @@ ServerRecord start_server_unit(const ServerUnitPlan& plan, bool& already_running
 }
 
 // The plain-process path: a free port, the server spawned as a daemon, its record written once it answers.
-ServerRecord spawn_server_process(const std::filesystem::path& data, int port) {
+// `may_move`: nobody chose the port and no login knows it, so a taken one is replaced by a free one.
+ServerRecord spawn_server_process(const std::filesystem::path& data, int port, bool may_move) {
   if (!loopback_port_free(port)) {
-    throw Error(ErrorCode::conflict, "port " + std::to_string(port) +
-                                         " on 127.0.0.1 is already in use by another program; choose another "
-                                         "with `agentworks up --port N` (0 picks a free port; attached chats then "
-                                         "need `/agentworks attach` again to learn the new address)");
+    if (!may_move) port_taken(port);
+    port = 0;  // the server binds a free one
   }
   SpawnedServer spawned = spawn_server(find_server_binary(), data, port, server_log_path(), kStartTimeout);
   ServerRecord record{spawned.pid, spawned.url, port_in(spawned.url), static_cast<std::int64_t>(std::time(nullptr))};
@@ -163,12 +199,13 @@ class Up final : public Command {
   void define(Options& options) override {
     options.option("--port", port_,
                    "Loopback port for the embedded server (default: the one it last used, else 7787; 0 picks a "
-                   "free one)");
+                   "free one); with the systemd unit it is recorded for the unit");
   }
 
   json run(const Context& ctx) override {
     if (port_ && (*port_ < 0 || *port_ > 65535)) throw Error(ErrorCode::bad_request, "--port must be 0-65535");
-    const int port = port_ ? *port_ : port_to_use(ctx.config_path);
+    const std::optional<int> remembered = remembered_port(ctx.config_path);
+    const int port = port_ ? *port_ : remembered.value_or(kDefaultPort);
     const auto data = paths::server_data_dir();
     make_private_dirs(data);
     FileLock lock(data / "up.lock");  // two concurrent `up`s start one server
@@ -188,13 +225,13 @@ class Up final : public Command {
       already_running = true;
     } else {
       remove_server_record();  // stale: the process is gone
-      const ServerUnitPlan plan = plan_server_unit(data, port_);
+      const ServerUnitPlan plan = plan_server_unit(data, port_, remembered);
       server_unit_note = plan.why_not;
       if (plan.usable) {
         record = start_server_unit(plan, already_running);
         server_supervisor = "systemd";
       } else {
-        record = spawn_server_process(data, port);
+        record = spawn_server_process(data, port, !port_ && !remembered);
       }
     }
 

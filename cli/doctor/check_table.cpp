@@ -10,6 +10,7 @@ namespace {
 constexpr std::array kChecks = {
     CheckEntry{"server", std::nullopt, check_server, "agentworks up"},
     CheckEntry{"login", std::nullopt, check_login, "agentworks up"},
+    CheckEntry{"server.unit", std::nullopt, check_server_unit, "agentworks up"},
     CheckEntry{"bridge", std::nullopt, check_bridge, "agentworks daemon start"},
     CheckEntry{"hooks.claude", Provider::claude, check_claude_hooks, "agentworks attach claude"},
     CheckEntry{"claude.plugin", Provider::claude, check_claude_plugin, "agentworks attach claude"},

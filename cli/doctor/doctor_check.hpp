@@ -38,6 +38,7 @@ std::span<const CheckEntry> check_table();
 // The checks, one function each (a function may report several lines, e.g. one per attachment).
 std::vector<Finding> check_server(State& state);
 std::vector<Finding> check_login(State& state);
+std::vector<Finding> check_server_unit(State& state);
 std::vector<Finding> check_clock(State& state);
 std::vector<Finding> check_bridge(State& state);
 std::vector<Finding> check_delivery(State& state);

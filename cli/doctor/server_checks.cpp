@@ -7,7 +7,9 @@
 
 #include "doctor/doctor_check.hpp"
 #include "doctor/doctor_state.hpp"
+#include "agentworks/paths.hpp"
 #include "embedded/process.hpp"
+#include "embedded/user_units.hpp"
 #include "output.hpp"
 
 namespace agentworks::cli::doctor {
@@ -93,6 +95,43 @@ std::vector<Finding> check_login(State& state) {
                              text_or(w.body, "kind", "?") + ") of account " +
                              text_or(w.body, "account_name", "?") +
                              (agent.empty() ? "" : ", agent " + agent));
+}
+
+// The systemd user unit of the embedded server, when installed: the port it would listen on (this person's, from
+// server.env, else the unit's default), whether that agrees with the login, and whether another program holds it.
+std::vector<Finding> check_server_unit(State& state) {
+  const UnitState unit = user_unit_state(kServerUnit);
+  if (!unit.usable) return one(Status::ok, "not used: " + unit.why_not + " (agentworks up runs plain processes)");
+  const std::string listen = option_value(user_unit_command(kServerUnit), "--listen");
+  int port = 0;
+  std::string from;
+  if (listen == kServerUnitListen) {
+    const auto setting = server_unit_port_setting();
+    port = setting ? *setting : server_unit_default_port();
+    from = setting ? "from " + paths::server_unit_env_file().string() : "the unit's default";
+  } else if (listen.rfind("127.0.0.1:", 0) == 0) {
+    port = std::atoi(listen.c_str() + 10);
+    from = "fixed in the unit";
+  }
+  if (port <= 0)
+    return one(Status::warn, std::string(kServerUnit) + " listens on " + listen + ", not on a 127.0.0.1 port",
+               "reinstall the package's unit (agentworks up then runs plain processes)");
+  const std::string found = std::string(kServerUnit) + " listens on 127.0.0.1:" + std::to_string(port) + " (" +
+                            from + ")";
+  const pid_t pid = user_unit_main_pid(kServerUnit);
+  const bool running = pid > 0 && process_alive(pid);
+  if (!running && !loopback_port_free(port))
+    return one(Status::warn, found + ", which another program (another person's server?) holds",
+               "agentworks up --port 0 (records a free port for your unit; attached chats then need "
+               "`/agentworks attach` again)");
+  if (state.login() && state.login()->embedded) {
+    const std::string url = state.login()->server_url;
+    const std::string own = "http://127.0.0.1:" + std::to_string(port);
+    if (url != own && listen == kServerUnitListen)
+      return one(Status::warn, found + ", but your login uses " + url,
+                 "agentworks down, then agentworks up (records your login's port for the unit)");
+  }
+  return one(Status::ok, found + (running ? ", running" : ""));
 }
 
 std::vector<Finding> check_clock(State& state) {

@@ -19,6 +19,8 @@ bool stop_process(pid_t pid, std::chrono::milliseconds grace);
 
 // True when nothing listens on 127.0.0.1:port (port 0 is always free).
 bool loopback_port_free(int port);
+// A port on 127.0.0.1 free right now (the kernel's pick), 0 when none could be bound.
+int free_loopback_port();
 
 // An exclusive flock on a file, held for the object's life (serialises concurrent `up`/`down`).
 class FileLock {

@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "agentworks/error.hpp"
+#include "agentworks/paths.hpp"
+#include "agentworks/private_file.hpp"
 
 namespace agentworks::cli {
 namespace {
@@ -91,13 +94,57 @@ UnitState user_unit_state(const std::string& unit) {
   return {true, ""};
 }
 
-void start_user_unit(const std::string& unit) {
-  const SystemctlRun r = systemctl({"start", unit}, std::chrono::seconds(30));
+namespace {
+void run_unit(const char* verb, const std::string& unit) {
+  const SystemctlRun r = systemctl({verb, unit}, std::chrono::seconds(30));
   if (r.exit_code != 0 || r.timed_out) {
-    throw Error(ErrorCode::internal, "systemctl --user start " + unit + " failed" +
+    throw Error(ErrorCode::internal, std::string("systemctl --user ") + verb + " " + unit + " failed" +
                                          (r.timed_out ? std::string(" (no answer in 30 s)") : ": " + r.output) +
                                          "; see `journalctl --user -u " + unit + "`");
   }
+}
+
+// "AGENTWORKS_PORT=N" -> N; 0 when the text is anything else or N is no port.
+int port_assignment(const std::string& text) {
+  const std::string prefix = "AGENTWORKS_PORT=";
+  if (text.rfind(prefix, 0) != 0) return 0;
+  const std::string value = text.substr(prefix.size());
+  if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos) return 0;
+  const int port = std::stoi(value);
+  return port > 0 && port <= 65535 ? port : 0;
+}
+}  // namespace
+
+void start_user_unit(const std::string& unit) { run_unit("start", unit); }
+void restart_user_unit(const std::string& unit) { run_unit("restart", unit); }
+
+std::optional<int> server_unit_port_setting() {
+  const auto text = read_file_if_exists(paths::server_unit_env_file());
+  if (!text) return std::nullopt;
+  std::istringstream lines(*text);
+  std::string line;
+  int port = 0;
+  while (std::getline(lines, line))
+    if (const int p = port_assignment(line); p > 0) port = p;  // the last one wins, as for systemd
+  if (port == 0) return std::nullopt;
+  return port;
+}
+
+int server_unit_default_port() {
+  const SystemctlRun r = systemctl({"show", "--property=Environment", "--value", kServerUnit}, std::chrono::seconds(5));
+  if (r.exit_code != 0) return 0;
+  std::istringstream words(r.output);
+  std::string word;
+  int port = 0;
+  while (words >> word)
+    if (const int p = port_assignment(word); p > 0) port = p;
+  return port;
+}
+
+void write_server_unit_port(int port) {
+  write_private_file(paths::server_unit_env_file(),
+                     "# Written by `agentworks up`: the port of this user's agentworks-server.service.\n"
+                     "AGENTWORKS_PORT=" + std::to_string(port) + "\n");
 }
 
 pid_t user_unit_main_pid(const std::string& unit) {

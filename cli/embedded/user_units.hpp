@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ struct UnitState {
 // Asks `systemctl --user` about `unit` (bounded: a hung bus is answered as not usable).
 UnitState user_unit_state(const std::string& unit);
 
-// `systemctl --user start UNIT`; Error(internal) with systemctl's words when it fails.
+// `systemctl --user start UNIT` (or restart); Error(internal) with systemctl's words when it fails.
 void start_user_unit(const std::string& unit);
+void restart_user_unit(const std::string& unit);
 
 // The unit's main process, 0 when it has none.
 pid_t user_unit_main_pid(const std::string& unit);
@@ -33,5 +35,16 @@ std::vector<std::string> user_unit_command(const std::string& unit);
 
 // The value after `option` in argv ("--listen" -> "127.0.0.1:7787"), empty when absent.
 std::string option_value(const std::vector<std::string>& argv, const std::string& option);
+
+// The server unit listens on 127.0.0.1:${AGENTWORKS_PORT}: its `Environment=` default (7787), replaced by this
+// user's paths::server_unit_env_file(), which `agentworks up` writes. So two people on one computer each keep their
+// own port (the second one's `up` finds 7787 taken and records another).
+inline constexpr char kServerUnitListen[] = "127.0.0.1:${AGENTWORKS_PORT}";
+// The port in the env file; nullopt when there is none (or it holds no valid AGENTWORKS_PORT).
+std::optional<int> server_unit_port_setting();
+// The unit's own default (`Environment=AGENTWORKS_PORT=N`), 0 when it declares none.
+int server_unit_default_port();
+// Records `port` for the unit (the env file, private, written atomically).
+void write_server_unit_port(int port);
 
 }  // namespace agentworks::cli

@@ -62,6 +62,11 @@ fs::path home_dir() {
 
 fs::path served_crews_dir() { return config_file().parent_path() / "served"; }
 
+fs::path server_unit_env_file() {
+  if (const char* x = absolute_env("XDG_CONFIG_HOME")) return fs::path(x) / "agentworks" / "server.env";
+  return home_dir() / ".config" / "agentworks" / "server.env";
+}
+
 fs::path config_file() {
   if (const char* c = env::get(env::Var::config); c != nullptr) {
     return fs::absolute(c);

@@ -10,6 +10,9 @@ namespace agentworks::paths {
 
 // $AGENTWORKS_CONFIG, else $XDG_CONFIG_HOME/agentworks/config.json, else ~/.config/agentworks/config.json.
 std::filesystem::path config_file();
+// $XDG_CONFIG_HOME/agentworks/server.env, else ~/.config/agentworks/server.env (whatever $AGENTWORKS_CONFIG says:
+// systemd reads it as %E/agentworks/server.env): the port of this user's server unit, AGENTWORKS_PORT=N.
+std::filesystem::path server_unit_env_file();
 // Beside the config: one private record per Crew this computer serves (R-R1), read by `crews serve` and by the
 // bridge, which runs a runner for each.
 std::filesystem::path served_crews_dir();
