@@ -89,6 +89,68 @@ TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
   EXPECT_EQ(j.counts("att_1").offered_not_admitted, 2);
 }
 
+// R-B11: the quota's input, the bytes of the cached bodies, and the per-state counts `status` shows are kept by the
+// database on every change of a message row (no scan of the table per received batch or per `status`); they equal
+// the rows through caching, offers, a return to pending and removal, and wrong values left in the file are
+// corrected when the journal opens.
+TEST_F(JournalTest, TheCachedBytesCounterFollowsTheRows_RB11) {
+  const auto rows_sum = [](Journal& j) {
+    sql::Stmt s(j.db(), "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
+    return s.step() ? s.int64(0) : -1;
+  };
+  // "received:2 offered:1" from the rows themselves.
+  const auto rows_counts = [](Journal& j, const std::string& attachment) {
+    sql::Stmt s(j.db(), "SELECT state, count(*) FROM messages WHERE attachment_id = ?1 GROUP BY state ORDER BY state");
+    s.bind(1, attachment);
+    std::string out;
+    while (s.step()) out += s.text(0) + ":" + std::to_string(s.int64(1)) + " ";
+    return out;
+  };
+  const auto kept_counts = [](Journal& j, const std::string& attachment) {
+    const auto c = j.counts(attachment);
+    std::string out;
+    if (c.admitted > 0) out += "admitted:" + std::to_string(c.admitted) + " ";
+    if (c.offered_not_admitted > 0) out += "offered:" + std::to_string(c.offered_not_admitted) + " ";
+    if (c.processed > 0) out += "processed:" + std::to_string(c.processed) + " ";
+    if (c.pending > 0) out += "received:" + std::to_string(c.pending) + " ";
+    if (c.withheld > 0) out += "withheld:" + std::to_string(c.withheld) + " ";
+    return out;
+  };
+  const auto agree = [&](Journal& j) {
+    EXPECT_EQ(j.total_body_bytes(), rows_sum(j));
+    EXPECT_EQ(kept_counts(j, "att_1"), rows_counts(j, "att_1"));
+    EXPECT_EQ(kept_counts(j, "att_2"), rows_counts(j, "att_2"));
+  };
+  {
+    Journal j(db_path());
+    j.upsert_attachment(row());
+    j.upsert_attachment(row("att_2", "s2", "Worker"));
+    j.record_received(row(), msg(1), 1000);
+    j.record_received(row(), msg(2, "{\"message\":\"a longer body\"}"), 1000);
+    j.record_received(row("att_2", "s2", "Worker"), msg(3), 1000);
+    EXPECT_GT(j.total_body_bytes(), 0);
+    EXPECT_EQ(kept_counts(j, "att_1"), "received:2 ");
+    agree(j);
+    const auto offered = j.offer("att_1", {"msg_1", "msg_2"}, OfferSeen::this_turn, 1001);
+    ASSERT_EQ(offered.messages.size(), 2u);
+    agree(j);
+    EXPECT_EQ(j.return_to_pending("att_1", offered.messages), 2u);
+    agree(j);
+    ASSERT_EQ(j.offer("att_1", {"msg_1"}, OfferSeen::this_turn, 1002).messages.size(), 1u);
+    ASSERT_TRUE(j.set_delivery("msg_1", MessageState::processed, 1003));
+    agree(j);
+    j.cleanup(1004, CleanupScope::by_person);
+    agree(j);
+    j.remove_attachment("att_2");
+    agree(j);
+    j.db().exec("UPDATE counters SET value = 123456 WHERE name = 'cached_body_bytes'");
+    j.db().exec("UPDATE message_counts SET n = 99");
+  }
+  Journal reopened(db_path());
+  EXPECT_GT(reopened.total_body_bytes(), 0);
+  agree(reopened);
+}
+
 // R-N2: a native push refused before anything was written puts exactly those offered messages back, bodies and
 // all, for the Stop hook; an acknowledged one stays acknowledged.
 TEST_F(JournalTest, RefusedNativePushReturnsToPending_RN2) {

@@ -55,6 +55,31 @@ CREATE TABLE IF NOT EXISTS outbox(
   created_at INTEGER NOT NULL,
   done_at INTEGER);
 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+-- The bytes of the cached bodies, kept by the database itself on every change of a message's body (R-B11's quota
+-- is read per received batch: a sum over the table there made a catch-up quadratic in what is cached).
+-- How many messages each attachment has in each state, kept the same way: `status` reads a few rows per attachment
+-- instead of counting its messages (a client polling it during a catch-up would otherwise slow it more the more is
+-- cached).
+CREATE TABLE IF NOT EXISTS message_counts(attachment_id TEXT NOT NULL, state TEXT NOT NULL, n INTEGER NOT NULL,
+                                          PRIMARY KEY(attachment_id, state));
+CREATE TRIGGER IF NOT EXISTS message_counts_on_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO message_counts(attachment_id, state, n) VALUES(NEW.attachment_id, NEW.state, 1)
+    ON CONFLICT(attachment_id, state) DO UPDATE SET n = n + 1; END;
+CREATE TRIGGER IF NOT EXISTS message_counts_on_delete AFTER DELETE ON messages BEGIN
+  UPDATE message_counts SET n = n - 1 WHERE attachment_id = OLD.attachment_id AND state = OLD.state; END;
+CREATE TRIGGER IF NOT EXISTS message_counts_on_update AFTER UPDATE OF attachment_id, state ON messages
+  WHEN NEW.attachment_id IS NOT OLD.attachment_id OR NEW.state IS NOT OLD.state BEGIN
+  UPDATE message_counts SET n = n - 1 WHERE attachment_id = OLD.attachment_id AND state = OLD.state;
+  INSERT INTO message_counts(attachment_id, state, n) VALUES(NEW.attachment_id, NEW.state, 1)
+    ON CONFLICT(attachment_id, state) DO UPDATE SET n = n + 1; END;
+CREATE TRIGGER IF NOT EXISTS cached_bytes_on_insert AFTER INSERT ON messages WHEN NEW.body IS NOT NULL BEGIN
+  UPDATE counters SET value = value + NEW.size WHERE name = 'cached_body_bytes'; END;
+CREATE TRIGGER IF NOT EXISTS cached_bytes_on_delete AFTER DELETE ON messages WHEN OLD.body IS NOT NULL BEGIN
+  UPDATE counters SET value = value - OLD.size WHERE name = 'cached_body_bytes'; END;
+CREATE TRIGGER IF NOT EXISTS cached_bytes_on_update AFTER UPDATE OF body, size ON messages BEGIN
+  UPDATE counters SET value = value + (CASE WHEN NEW.body IS NOT NULL THEN NEW.size ELSE 0 END)
+                                    - (CASE WHEN OLD.body IS NOT NULL THEN OLD.size ELSE 0 END)
+   WHERE name = 'cached_body_bytes'; END;
 CREATE TABLE IF NOT EXISTS native_settings(attachment_id TEXT PRIMARY KEY, settings TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS name_losses(attachment_id TEXT PRIMARY KEY, taken_by TEXT NOT NULL, taken_at INTEGER NOT NULL,
                                        told INTEGER NOT NULL DEFAULT 0);
@@ -189,6 +214,13 @@ void Journal::migrate() {
     db_.exec("ALTER TABLE attachments ADD COLUMN turn_seq INTEGER NOT NULL DEFAULT 0;");
   if (version < 6 && !has_column(db_, "messages", "offer_turn"))
     db_.exec("ALTER TABLE messages ADD COLUMN offer_turn INTEGER; ALTER TABLE messages ADD COLUMN nudged_at INTEGER;");
+  // The counts and the cached-bytes total from the rows, once per open: exact whatever wrote the file before (an older bridge
+  // without the triggers); the triggers keep it from here on.
+  db_.exec("INSERT INTO counters(name, value) VALUES('cached_body_bytes', "
+           "(SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL)) "
+           "ON CONFLICT(name) DO UPDATE SET value = excluded.value");
+  db_.exec("DELETE FROM message_counts; INSERT INTO message_counts(attachment_id, state, n) "
+           "SELECT attachment_id, state, count(*) FROM messages GROUP BY attachment_id, state");
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -271,6 +303,8 @@ void Journal::remove_attachment(const std::string& attachment_id) {
   l.bind(1, attachment_id).run();
   sql::Stmt p(db_, "DELETE FROM attachment_projects WHERE attachment_id = ?1");
   p.bind(1, attachment_id).run();
+  sql::Stmt c(db_, "DELETE FROM message_counts WHERE attachment_id = ?1");
+  c.bind(1, attachment_id).run();
   tx.commit();
 }
 
@@ -352,10 +386,7 @@ std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& a
       const auto want = std::max<std::int64_t>(1, *in_session - limits_.max_messages_per_session + 1);
       *in_session -= reclaim(att.attachment_id, want + static_cast<std::int64_t>(batch.size() - i - 1));
     }
-    if (!total) {
-      sql::Stmt bytes(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
-      total = bytes.step() ? bytes.int64(0) : 0;
-    }
+    if (!total) total = total_body_bytes();
     if (*in_session >= limits_.max_messages_per_session || *total + size > limits_.max_total_body_bytes) {
       holding = true;
       results.push_back(ReceiveResult::over_quota);
@@ -509,9 +540,9 @@ std::optional<MessageState> Journal::message_state(const std::string& message_id
 
 AttachmentCounts Journal::counts(const std::string& attachment_id) {
   AttachmentCounts c;
-  sql::Stmt s(db_,
-              "SELECT state, count(*), coalesce(sum(emit IN ('unsure', 'told')), 0) FROM messages "
-              "WHERE attachment_id = ?1 GROUP BY state");
+  // The counts the triggers keep (`status` costs the same however much is cached); only the offered rows, few,
+  // are read for how their hand-out went.
+  sql::Stmt s(db_, "SELECT state, n FROM message_counts WHERE attachment_id = ?1 AND n > 0");
   s.bind(1, attachment_id);
   while (s.step()) {
     const MessageState state = message_state_column(s, 0);
@@ -520,7 +551,10 @@ AttachmentCounts Journal::counts(const std::string& attachment_id) {
     if (state == MessageState::received) c.pending = n;
     if (state == MessageState::offered) {
       c.offered_not_admitted = n;
-      c.possibly_lost = s.int64(2);
+      c.possibly_lost = scalar(db_,
+                               "SELECT count(*) FROM messages WHERE attachment_id = ?1 AND state = 'offered' "
+                               "AND emit IN ('unsure', 'told')",
+                               attachment_id);
     }
     if (state == MessageState::withheld) c.withheld = n;
     if (state == MessageState::admitted) c.admitted = n;
@@ -649,7 +683,7 @@ std::int64_t Journal::free_slots(const std::string& attachment_id) {
 std::int64_t Journal::free_body_bytes() { return limits_.max_total_body_bytes - total_body_bytes(); }
 
 std::int64_t Journal::total_body_bytes() {
-  sql::Stmt s(db_, "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
+  sql::Stmt s(db_, "SELECT value FROM counters WHERE name = 'cached_body_bytes'");
   return s.step() ? s.int64(0) : 0;
 }
 

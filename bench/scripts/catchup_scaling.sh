@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# How the bridge's catch-up grows: agentworks-bench-bridge with SMALL and LARGE waiting messages over 100 offline
+# attachments, alternated S L S L … S (ROUNDS large runs, each between two small ones, a fresh bridge and server
+# each time). Each large run's time is divided by the mean of the small runs just before and after it (its floor);
+# prints every run, the ratios' min/median/max, and the slowest `status` of all runs. The goal (docs/benchmarks.md,
+# "Catch-up scaling"): ratio <= 1.2 x LARGE/SMALL, slowest status <= 50 ms.
+# Usage: bench/scripts/catchup_scaling.sh [SMALL [LARGE [ROUNDS]]] (default 5000 50000 3). AGENTWORKS_BUILD picks
+# the build tree (default build/default). Exit 1 when a run fails or does not catch up, 3 when the two floors of
+# a large run differ by more than 20 % (the machine changed under the run: nothing is concluded).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+small=${1:-5000}
+large=${2:-50000}
+rounds=${3:-3}
+build=${AGENTWORKS_BUILD:-$here/build/default}
+bench=$build/bench/agentworks-bench-bridge
+if [ ! -x "$bench" ]; then
+  echo "catchup_scaling.sh: $bench is missing: build it (cmake --build $build --target agentworks-bench-bridge)" >&2
+  exit 1
+fi
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# One run: prints "SECONDS SLOWEST_STATUS_MS"; exits 1 (with the run's output) when it did not catch up.
+run() {
+  local out
+  if ! out=$("$bench" --attachments 100 --backlog "$1" --backlog-sessions 100 --takes 10 --idle 1 \
+               --max-seconds 900 2>&1); then
+    echo "catchup_scaling.sh: the run with $1 messages failed:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  local line status
+  line=$(grep -m1 "caught up:" <<<"$out") || { echo "$out" >&2; exit 1; }
+  status=$(grep -m1 "slowest status round trip" <<<"$out" | sed -E 's/.*catch-up: ([0-9]+) ms.*/\1/')
+  echo "$(sed -E 's/.* ([0-9.]+) s after resume.*/\1/' <<<"$line") $status"
+}
+
+read -r floor_before slowest <<<"$(run "$small")"
+echo "small $small: ${floor_before} s"
+ratios=()
+for ((r = 1; r <= rounds; r++)); do
+  read -r measured status <<<"$(run "$large")"
+  ((status > slowest)) && slowest=$status
+  read -r floor_after status <<<"$(run "$small")"
+  ((status > slowest)) && slowest=$status
+  echo "large $large: ${measured} s; small $small: ${floor_after} s"
+  if ! awk -v a="$floor_before" -v b="$floor_after" \
+      'BEGIN { lo = a < b ? a : b; hi = a < b ? b : a; exit !(hi <= 1.2 * lo) }'; then
+    echo "catchup_scaling.sh: the floors around round $r differ by more than 20 % ($floor_before s, $floor_after s):" \
+         "refused" >&2
+    exit 3
+  fi
+  ratios+=("$(awk -v m="$measured" -v a="$floor_before" -v b="$floor_after" 'BEGIN { printf "%.2f", m / ((a + b) / 2) }')")
+  floor_before=$floor_after
+done
+sorted=$(printf '%s\n' "${ratios[@]}" | sort -n)
+min=$(head -1 <<<"$sorted")
+max=$(tail -1 <<<"$sorted")
+median=$(sed -n "$(( (rounds + 1) / 2 ))p" <<<"$sorted")
+echo "ratio large/small (work x$(awk -v l="$large" -v s="$small" 'BEGIN { printf "%.0f", l / s }')):" \
+     "min $min, median $median, max $max; slowest status $slowest ms"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
