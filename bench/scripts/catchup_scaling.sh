@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # How the bridge's catch-up grows: agentworks-bench-bridge with SMALL and LARGE waiting messages over 100 offline
-# attachments, alternated S L S L … S (ROUNDS large runs, each between two small ones, a fresh bridge and server
-# each time). Each large run's time is divided by the mean of the small runs just before and after it (its floor);
+# attachments, alternated SS L SS L … SS (ROUNDS large runs, each between two floors, a fresh bridge and server
+# each run). A floor is the faster of two small runs (one 0.3 s run alone is too noisy to be a floor). Each large
+# run's time is divided by the mean of the floors just before and after it;
 # prints every run, the ratios' min/median/max, and the slowest `status` of all runs. The goal (docs/benchmarks.md,
 # "Catch-up scaling"): ratio <= 1.2 x LARGE/SMALL, slowest status <= 50 ms.
-# Usage: bench/scripts/catchup_scaling.sh [SMALL [LARGE [ROUNDS]]] (default 5000 50000 3). AGENTWORKS_BUILD picks
+# Usage: bench/scripts/catchup_scaling.sh [SMALL [LARGE [ROUNDS]]] (default 10000 50000 3). AGENTWORKS_BUILD picks
 # the build tree (default build/default). Exit 1 when a run fails or does not catch up, 3 when the two floors of
 # a large run differ by more than 20 % (the machine changed under the run: nothing is concluded).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-small=${1:-5000}
+small=${1:-10000}
 large=${2:-50000}
 rounds=${3:-3}
 build=${AGENTWORKS_BUILD:-$here/build/default}
@@ -35,13 +36,21 @@ run() {
   echo "$(sed -E 's/.* ([0-9.]+) s after resume.*/\1/' <<<"$line") $status"
 }
 
-read -r floor_before slowest <<<"$(run "$small")"
+# The faster of two small runs: "SECONDS SLOWEST_STATUS_MS".
+floor() {
+  local a sa b sb
+  read -r a sa <<<"$(run "$small")"
+  read -r b sb <<<"$(run "$small")"
+  awk -v a="$a" -v b="$b" -v sa="$sa" -v sb="$sb" 'BEGIN { printf "%s %d\n", (a < b ? a : b), (sa > sb ? sa : sb) }'
+}
+
+read -r floor_before slowest <<<"$(floor)"
 echo "small $small: ${floor_before} s"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do
   read -r measured status <<<"$(run "$large")"
   ((status > slowest)) && slowest=$status
-  read -r floor_after status <<<"$(run "$small")"
+  read -r floor_after status <<<"$(floor)"
   ((status > slowest)) && slowest=$status
   echo "large $large: ${measured} s; small $small: ${floor_after} s"
   if ! awk -v a="$floor_before" -v b="$floor_after" \
