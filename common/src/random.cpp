@@ -3,6 +3,8 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -33,6 +35,18 @@ std::string new_id(std::string_view prefix) {
   std::string id(prefix);
   id += '_';
   id += random_hex(12);
+  return id;
+}
+
+std::string new_time_ordered_id(std::string_view prefix) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  std::string id(prefix);
+  id += '_';
+  for (int shift = 44; shift >= 0; shift -= 4) id.push_back(kHex[(ms >> shift) & 0xF]);
+  id += random_hex(6);
   return id;
 }
 

@@ -321,7 +321,7 @@ Message Store::store_notice(const Notice& notice) {
     conv = insert_conversation(std::move(c));
   }
   Message m;
-  m.message_id = notice.message_id.value_or(new_id("msg"));
+  m.message_id = notice.message_id.value_or(new_time_ordered_id("msg"));
   m.account_id = conv->account_id;
   m.conversation_id = conv->conversation_id;
   m.inbox_id = conv->inbox_id;

@@ -173,7 +173,7 @@ void Store::address_to_initiator(const Conversation& conv, Message& m) {
 
 void Store::fill_sent_message(const Connection& caller, const std::optional<Agent>& speaker,
                               const Conversation& conv, const SendInput& in, Message& m) {
-  m.message_id = new_id("msg");
+  m.message_id = new_time_ordered_id("msg");
   m.account_id = caller.account_id;
   m.conversation_id = conv.conversation_id;
   m.inbox_id = conv.inbox_id;
@@ -356,7 +356,7 @@ void Store::store_status_line(const Message& about) {
   auto conv = conversation_by_id(about.conversation_id);
   if (!conv || conv->state != ConversationState::open) return;  // the sender's inbox is gone: nobody to tell
   Message m;
-  m.message_id = new_id("msg");
+  m.message_id = new_time_ordered_id("msg");
   m.account_id = about.account_id;
   m.conversation_id = conv->conversation_id;
   m.inbox_id = conv->inbox_id;

@@ -301,7 +301,7 @@ int fire_due_wakeups(Store& store, std::int64_t t, const std::function<bool(cons
     } else if (!receiving(w.agent_id)) {
       continue;  // R-W4: it waits for its chat and arrives late, once
     }
-    const std::string message_id = new_id("msg");
+    const std::string message_id = new_time_ordered_id("msg");
     {
       // R-W2: the conditional update makes it fire once, whichever replica's tick gets here first.
       Q q(store,

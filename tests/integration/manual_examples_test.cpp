@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "support/bridge_fixture.hpp"
+#include "support/docs_examples.hpp"
 
 namespace agentworks::testing {
 namespace {
@@ -27,29 +28,6 @@ std::string unroff(std::string text) {
   return out;
 }
 
-// A command line split as a shell would for these examples: words, and "double-quoted" words.
-std::vector<std::string> words_of(const std::string& line) {
-  std::vector<std::string> out;
-  std::string word;
-  bool quoted = false;
-  bool any = false;
-  for (const char ch : line) {
-    if (ch == '"') {
-      quoted = !quoted;
-      any = true;
-    } else if (ch == ' ' && !quoted) {
-      if (any) out.push_back(word);
-      word.clear();
-      any = false;
-    } else {
-      word += ch;
-      any = true;
-    }
-  }
-  if (any) out.push_back(word);
-  return out;
-}
-
 TEST_F(ManualExamples, EveryExampleRuns) {
   start_server();
   start_bridge();
@@ -61,7 +39,7 @@ TEST_F(ManualExamples, EveryExampleRuns) {
   const std::regex command(R"(\.TP\n\\fB(.*)\\fR\n)");
   int ran = 0;
   for (std::sregex_iterator it(examples.begin(), examples.end(), command), end; it != end; ++it) {
-    std::vector<std::string> argv = words_of(unroff((*it)[1].str()));
+    std::vector<std::string> argv = shell_words(unroff((*it)[1].str()));
     ASSERT_GE(argv.size(), 2u) << (*it)[1].str();
     ASSERT_EQ(argv.front(), "agentworks") << (*it)[1].str();
     argv.erase(argv.begin());

@@ -93,7 +93,7 @@ TEST_F(JournalTest, OfferIsOnceAndClearsBody_RB5_RB10) {
 // database on every change of a message row (no scan of the table per received batch or per `status`); they equal
 // the rows through caching, offers, a return to pending and removal, and wrong values left in the file are
 // corrected when the journal opens.
-TEST_F(JournalTest, TheCachedBytesCounterFollowsTheRows_RB11) {
+TEST_F(JournalTest, TheQuotaAndTheCountsAreKeptByTheDatabase_RB9_RB11) {
   const auto rows_sum = [](Journal& j) {
     sql::Stmt s(j.db(), "SELECT coalesce(sum(size), 0) FROM messages WHERE body IS NOT NULL");
     return s.step() ? s.int64(0) : -1;

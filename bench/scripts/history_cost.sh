@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Whether a send costs more on a server that stores more: two SQLite servers side by side, one holding SMALL
+# messages and one holding LARGE (sent by agentworks-bench-load beforehand, kept: --inbox-history 1000000), then
+# short measuring runs alternated A B A B … (ROUNDS each, one sender, so that a round adds little history). Prints
+# each run's CPU per accepted send and read p99, and the ratios large/small: min/median/max. The goal
+# (docs/benchmarks.md, "Cost per send against history"): both ratios at most 1.1.
+# Usage: bench/scripts/history_cost.sh [SMALL [LARGE [ROUNDS]]] (default 10000 1000000 3). AGENTWORKS_BUILD picks the
+# build tree (default build/default). Exit 1 when a run fails.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+small=${1:-10000}
+large=${2:-1000000}
+rounds=${3:-3}
+build=${AGENTWORKS_BUILD:-$here/build/default}
+bench=$build/bench/agentworks-bench-load
+server=$build/server/agentworks-server
+for program in "$bench" "$server"; do
+  [ -x "$program" ] || { echo "history_cost.sh: $program is missing: build it" >&2; exit 1; }
+done
+work=$(mktemp -d /tmp/aw-history-XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts a server on DIR; prints its URL once it listens.
+start_server() {
+  mkdir -p "$1"
+  "$server" --listen 127.0.0.1:0 --data "$1" --inbox-history 1000000 --rate-limit-per-hour 1000000000 \
+    >"$1/stdout" 2>"$1/stderr" &
+  pids+=($!)
+  echo $! >"$1/pid"
+  for _ in $(seq 300); do
+    if url=$(grep -o 'http://127.0.0.1:[0-9]*' "$1/stdout" 2>/dev/null) && [ -s "$1/owner.token" ]; then
+      echo "$url"
+      return
+    fi
+    sleep 0.1
+  done
+  echo "history_cost.sh: the server in $1 did not start" >&2
+  cat "$1/stderr" >&2
+  exit 1
+}
+
+# load DIR URL SECONDS SENDERS: one agentworks-bench-load run against that server; prints its result line.
+load() {
+  local out
+  if ! out=$("$bench" --url "$2" --token "$(cat "$1/owner.token")" --server-pid "$(cat "$1/pid")" \
+               --receivers 100 --senders "$4" --duration "$3" 2>&1); then
+    echo "history_cost.sh: a run against $2 failed:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  local cpu read_p99 accepted
+  cpu=$(grep -m1 '^result:' <<<"$out" | sed -E 's/.*cpu_us_per_send=([0-9]+).*/\1/')
+  accepted=$(grep -m1 '^result:' <<<"$out" | sed -E 's/.*accepted=([0-9]+).*/\1/')
+  read_p99=$(grep -m1 '^read latency' <<<"$out" | sed -E 's/.*p99=([0-9.]+) ms.*/\1/')
+  echo "$cpu $read_p99 $accepted"
+}
+
+# fill DIR URL COUNT: sends until the server holds at least COUNT messages.
+fill() {
+  local held=0 cpu read accepted seconds
+  while ((held < $3)); do
+    # About 5,000 sends/s with 8 senders: a run short enough not to overshoot much, at most 10 s.
+    seconds=$(awk -v left=$(($3 - held)) 'BEGIN { s = left / 5000; printf "%.1f", s < 0.2 ? 0.2 : (s > 10 ? 10 : s) }')
+    read -r cpu read accepted <<<"$(load "$1" "$2" "$seconds" 8)"
+    held=$((held + accepted))
+  done
+  echo "$held"
+}
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+url_small=$(start_server "$work/small")
+url_large=$(start_server "$work/large")
+echo "filling: $(fill "$work/small" "$url_small" "$small") messages on the small server," \
+     "$(fill "$work/large" "$url_large" "$large") on the large one"
+cpu_ratios=()
+read_ratios=()
+for ((r = 1; r <= rounds; r++)); do
+  read -r cpu_s read_s _ <<<"$(load "$work/small" "$url_small" 3 1)"
+  read -r cpu_l read_l _ <<<"$(load "$work/large" "$url_large" 3 1)"
+  echo "round $r: small: ${cpu_s} us/send, read p99 ${read_s} ms; large: ${cpu_l} us/send, read p99 ${read_l} ms"
+  cpu_ratios+=("$(awk -v l="$cpu_l" -v s="$cpu_s" 'BEGIN { printf "%.2f", l / s }')")
+  read_ratios+=("$(awk -v l="$read_l" -v s="$read_s" 'BEGIN { printf "%.2f", l / s }')")
+done
+stats() {
+  local sorted
+  sorted=$(printf '%s\n' "$@" | sort -n)
+  echo "min $(head -1 <<<"$sorted"), median $(sed -n "$(( ($# + 1) / 2 ))p" <<<"$sorted"), max $(tail -1 <<<"$sorted")"
+}
+echo "CPU per send, large/small: $(stats "${cpu_ratios[@]}")"
+echo "read p99, large/small:     $(stats "${read_ratios[@]}")"
+echo "database sizes: small $(du -sh "$work/small" | cut -f1), large $(du -sh "$work/large" | cut -f1)"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
