@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
@@ -50,7 +51,8 @@ struct HttpResult {
 };
 
 // A thread that sends requests one at a time, in order, and hands their answers to the loop through an eventfd.
-// Its state outlives the worker: a request in flight when the runner stops finishes on its own and is dropped.
+// A request in flight when the runner stops (the claim's long poll) is given up within about a second and the
+// thread is joined: nothing of it outlives the runner.
 class HttpWorker {
  public:
   using Request = std::function<json(ServerClient&)>;
@@ -63,6 +65,7 @@ class HttpWorker {
     event_add(ev_, nullptr);
     ServerClientOptions options;
     options.ca_file = crew.ca_file;
+    options.abandon = &st_->abandon;
     thread_ = std::thread([st = st_, url = crew.server_url, token = crew.token, options] {
       ServerClient client(url, token, options);
       for (;;) {
@@ -99,9 +102,10 @@ class HttpWorker {
       std::lock_guard<std::mutex> lock(st_->mutex);
       st_->stop = true;
     }
+    st_->abandon = true;
     st_->cv.notify_all();
     event_free(ev_);
-    thread_.detach();  // a long poll in flight ends by itself; its answer is dropped
+    thread_.join();
   }
   HttpWorker(const HttpWorker&) = delete;
   HttpWorker& operator=(const HttpWorker&) = delete;
@@ -121,6 +125,7 @@ class HttpWorker {
     std::deque<std::pair<Request, Done>> jobs;
     std::deque<std::pair<Done, HttpResult>> done;
     bool stop = false;
+    std::atomic<bool> abandon{false};  // read by the request in flight (ServerClientOptions::abandon)
     int fd = -1;
     ~State() {
       if (fd >= 0) ::close(fd);

@@ -165,6 +165,15 @@ json ServerClient::request(const char* method, std::string_view path, const std:
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "agentworks/0.1.0");
+  if (options_.abandon != nullptr) {
+    // libcurl calls this at least about once a second while a transfer runs, idle or not.
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, options_.abandon);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION,
+                     +[](void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+                       return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+                     });
+  }
   apply_server_trust(curl, options_.ca_file);
   if (body != nullptr) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
@@ -176,6 +185,8 @@ json ServerClient::request(const char* method, std::string_view path, const std:
   if (rc != CURLE_OK) {
     std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
     if (is_certificate_failure(rc)) throw certificate_error(base_url_, detail);
+    if (rc == CURLE_ABORTED_BY_CALLBACK)
+      throw Error(ErrorCode::unavailable, "the request to " + base_url_ + " was given up: its owner is ending");
     if (rc == CURLE_OPERATION_TIMEDOUT) detail = "no answer in time (" + detail + ")";
     throw unreachable_error(base_url_, detail);
   }

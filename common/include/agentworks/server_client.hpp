@@ -4,6 +4,7 @@
 // One instance reuses one connection and is not thread-safe; use one per thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ struct ServerClientOptions {
   long connect_timeout_ms = 3000;   // a dead or black-holed server fails fast
   long request_timeout_ms = 15000;  // per request; long polls add their wait on top
   std::string ca_file;              // CA bundle for https (the login's --ca-file); empty: the system store
+  // When set and true, a request in flight (a long poll too) is given up within about a second: Error(unavailable).
+  // For a thread that must end when its owner does.
+  const std::atomic<bool>* abandon = nullptr;
 };
 
 class ServerClient {
