@@ -17,11 +17,25 @@ namespace agentworks::bench {
 using testing::ChunkedDecoder;
 using testing::parse_response_head;
 
-int connect_tcp(const std::string& host, std::uint16_t port, std::string* error) {
+int connect_tcp(const std::string& host, std::uint16_t port, std::string* error, const std::string& source) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     *error = std::string("socket: ") + std::strerror(errno);
     return -1;
+  }
+  if (!source.empty()) {
+    // Port 0 with IP_BIND_ADDRESS_NO_PORT: the port is picked at connect, per (source, destination) pair, so
+    // each source address brings its own ephemeral range.
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+      *error = "bind to the source address " + source + ": " + std::strerror(errno);
+      ::close(fd);
+      return -1;
+    }
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

@@ -41,8 +41,8 @@ class HttpClient {
   std::chrono::milliseconds timeout_{30000};
 };
 
-// Opens a TCP connection to host:port (blocking, with TCP_NODELAY). Returns -1 and sets
-// *error on failure.
-int connect_tcp(const std::string& host, std::uint16_t port, std::string* error);
+// Opens a TCP connection to host:port (blocking, with TCP_NODELAY), from `source` when it is not empty (an
+// IPv4 address of this machine, such as 127.0.0.2). Returns -1 and sets *error on failure.
+int connect_tcp(const std::string& host, std::uint16_t port, std::string* error, const std::string& source = "");
 
 }  // namespace agentworks::bench

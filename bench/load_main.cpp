@@ -6,8 +6,9 @@
 // and server RSS.
 // With --store postgresql it starts a PostgreSQL cluster of its own and --replicas servers on one database; the
 // receivers' streams and the senders are spread round-robin over them, and each send crosses replicas.
-// Mode "streams" (--streams S): S agents each hold one SSE stream for --hold seconds;
-// reports server RSS while holding them, then checks every stream still delivers.
+// Mode "streams" (--streams S): S agents each hold one SSE stream for --hold seconds (over --replicas servers),
+// with --stream-rate paced sends during the hold; reports RSS per stream and the send -> SSE latency, then checks
+// every stream still delivers.
 //
 // The run is bounded: a watchdog kills the server and exits if anything hangs.
 #include <signal.h>
@@ -56,6 +57,8 @@ struct Options : bench::ProgramOptions {
   std::size_t message_bytes = 100;
   std::size_t streams = 0;
   double hold_s = 10;
+  double stream_rate = 0;            // streams mode: paced sends/s during the hold
+  std::size_t source_addresses = 1;  // streams mode: client source addresses 127.0.0.1..N
   std::string prefix = "bench-r";
   std::vector<std::string> server_args;
   std::string store = "sqlite";  // or "postgresql": a PostgreSQL cluster of the benchmark's own
@@ -98,12 +101,6 @@ std::vector<std::string> names_of(const std::vector<bench::BenchAgent>& agents) 
   std::vector<std::string> names;
   for (const auto& a : agents) names.push_back(a.name);
   return names;
-}
-
-std::vector<bench::StreamTarget> targets_of(const std::vector<bench::BenchAgent>& agents) {
-  std::vector<bench::StreamTarget> targets;
-  for (const auto& a : agents) targets.push_back({a.attachment_id, a.name});
-  return targets;
 }
 
 // Receiver j streams from replica j % N; sender i talks to replica i % N and, with N > 1, sends only to receivers
@@ -332,63 +329,145 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   return 0;
 }
 
-int run_streams(const Options& opt, const bench::Endpoint& endpoint, pid_t server_pid) {
-  bench::HttpClient setup(endpoint.host, endpoint.port, endpoint.token);
+// Streams mode: S agents hold one SSE stream each, spread round-robin over the servers (replicas); during the hold
+// paced senders send --stream-rate messages/s spread over them (with replicas, each to a stream on another one).
+// Reports each server's RSS per held stream and the send -> SSE latency under that load, then proves every stream
+// still delivers with one message to each agent.
+int run_streams(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids) {
+  const std::size_t n = endpoints.size();
+  bench::HttpClient setup(endpoints.front().host, endpoints.front().port, endpoints.front().token);
   std::vector<bench::BenchAgent> agents;
   std::string error;
-  std::printf("server rss at start: %s; load average: %s\n", bench::rss_text(server_pid).c_str(), bench::load_average().c_str());
+  std::printf("server rss at start: %s; load average: %s\n", bench::rss_text(pids.front()).c_str(),
+              bench::load_average().c_str());
   if (!bench::setup_agents(setup, opt.prefix, opt.streams, &agents, &error)) {
     std::fprintf(stderr, "setup failed: %s\n", error.c_str());
     return 1;
   }
-  std::printf("server rss after registering %zu agents and attachments: %s\n", agents.size(),
-              bench::rss_text(server_pid).c_str());
-  bench::SseStreamPool pool(endpoint.host, endpoint.port, endpoint.token);
-  const auto open_start = std::chrono::steady_clock::now();
-  if (!pool.open(targets_of(agents), &error)) {
-    std::fprintf(stderr, "opening streams failed after %zu: %s\n", pool.ready_streams(), error.c_str());
-    return 1;
+  std::vector<std::uint64_t> before_kib(n, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    before_kib[r] = bench::rss_kib(pids[r]).value_or(0);
+    std::printf("server %zu rss after registering %zu agents and attachments: %s\n", r, agents.size(),
+                bench::rss_text(pids[r]).c_str());
   }
-  pool.start();
-  const bool ready = wait_for([&] { return pool.ready_streams() + pool.failed_streams() >= agents.size(); }, 60s);
+  std::vector<std::vector<bench::StreamTarget>> targets(n);
+  for (std::size_t j = 0; j < agents.size(); ++j) targets[j % n].push_back({agents[j].attachment_id, agents[j].name});
+  std::vector<std::unique_ptr<bench::SseStreamPool>> pools;
+  const auto open_start = std::chrono::steady_clock::now();
+  for (std::size_t r = 0; r < n; ++r) {
+    pools.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token,
+                                                           opt.source_addresses));
+    if (!pools[r]->open(targets[r], &error)) {
+      std::fprintf(stderr, "FAILED: opening streams on server %zu after %zu: %s\n", r, pools[r]->ready_streams(),
+                   error.c_str());
+      return 1;
+    }
+    pools[r]->start();
+  }
+  const auto total = [&](auto count) {
+    std::uint64_t sum = 0;
+    for (const auto& p : pools) sum += count(*p);
+    return sum;
+  };
+  const auto ready = [&] { return total([](const bench::SseStreamPool& p) { return p.ready_streams(); }); };
+  const auto failed = [&] { return total([](const bench::SseStreamPool& p) { return p.failed_streams(); }); };
+  const auto delivered = [&] { return total([](const bench::SseStreamPool& p) { return p.delivered(); }); };
+  const bool opened = wait_for([&] { return ready() + failed() >= agents.size(); }, 120s);
   const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
-  std::printf("streams: %zu ready, %zu failed of %zu (opened in %.1f s)\n", pool.ready_streams(),
-              pool.failed_streams(), agents.size(), open_s);
-  if (!ready || pool.failed_streams() > 0) return 1;
+  std::printf("streams: %llu ready, %llu failed of %zu over %zu server%s from %zu source address%s (opened in %.1f s)\n",
+              static_cast<unsigned long long>(ready()), static_cast<unsigned long long>(failed()), agents.size(), n,
+              n == 1 ? "" : "s", opt.source_addresses, opt.source_addresses == 1 ? "" : "es", open_s);
+  if (!opened || failed() > 0) return 1;
 
-  bench::RssSampler sampler(server_pid);
+  // The hold: idle streams (heartbeats on) under the paced sends.
+  const auto names = names_of(agents);
+  std::vector<std::unique_ptr<bench::RssSampler>> samplers;
+  for (const pid_t pid : pids) samplers.push_back(std::make_unique<bench::RssSampler>(pid));
+  for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
+  std::atomic<bool> stop{false};
+  std::vector<bench::RequestStats> paced(opt.stream_rate > 0 ? opt.senders : 0);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < paced.size(); ++i) {
+    threads.emplace_back([&, i, to = sender_targets(names, i, n)] {
+      paced[i] = bench::run_sender(endpoints[i % n], to, opt.message_bytes, static_cast<std::uint32_t>(2000 + i), stop,
+                                   opt.stream_rate / static_cast<double>(paced.size()));
+    });
+  }
+  const auto hold_start = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.hold_s));
-  std::printf("server rss holding %zu streams for %.0f s: %s (max %s)\n", agents.size(), opt.hold_s,
-              bench::rss_text(server_pid).c_str(), bench::mib_text(sampler.max_kib()).c_str());
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  const double held_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - hold_start).count();
+  bench::RequestStats sends_during;
+  for (auto& s : paced) sends_during.merge(std::move(s));
+  const bool paced_delivered = wait_for([&] { return delivered() >= sends_during.ok; }, 30s);
+  std::vector<std::int64_t> latencies;
+  for (auto& p : pools) {
+    auto l = p->take_latencies();
+    latencies.insert(latencies.end(), l.begin(), l.end());
+  }
+  const auto under_load = bench::summarize(std::move(latencies));
+  double worst_kib_per_stream = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint64_t held = samplers[r]->max_kib();
+    const double per_stream = targets[r].empty() || held < before_kib[r]
+                                  ? 0
+                                  : static_cast<double>(held - before_kib[r]) / static_cast<double>(targets[r].size());
+    worst_kib_per_stream = std::max(worst_kib_per_stream, per_stream);
+    std::printf("server %zu holding %zu streams for %.0f s: rss max %s, %.1f KiB per stream over the registered "
+                "agents\n", r, targets[r].size(), held_s, bench::mib_text(held).c_str(), per_stream);
+  }
+  if (opt.stream_rate > 0) {
+    print_failures("send", sends_during);
+    std::printf("sends during the hold: %llu accepted (%.0f/s, asked %.0f/s), %llu failed; delivered %s\n",
+                static_cast<unsigned long long>(sends_during.ok), static_cast<double>(sends_during.ok) / held_s,
+                opt.stream_rate, static_cast<unsigned long long>(sends_during.failures()),
+                paced_delivered ? "all" : "NOT ALL within 30 s");
+    print_latency("send-to-SSE latency", under_load);
+  }
 
   // Prove the streams are live: one message to every agent, each must arrive on its stream.
-  const auto names = names_of(agents);
-  pool.set_measure_since(bench::steady_now_ns());
+  const std::uint64_t delivered_before = delivered();
   std::vector<bench::RequestStats> stats(opt.senders);
-  std::vector<std::thread> threads;
+  threads.clear();
   const std::size_t per = (names.size() + opt.senders - 1) / opt.senders;
   for (std::size_t i = 0; i < opt.senders; ++i) {
-    threads.emplace_back([&, i] { stats[i] = bench::send_each(endpoint, names, i * per, (i + 1) * per, opt.message_bytes); });
+    threads.emplace_back([&, i] {
+      stats[i] = bench::send_each(endpoints[i % n], names, i * per, (i + 1) * per, opt.message_bytes);
+    });
   }
   for (auto& t : threads) t.join();
   bench::RequestStats sends;
   for (auto& s : stats) sends.merge(std::move(s));
-  const bool all = wait_for([&] { return pool.delivered() >= sends.ok; }, 30s);
-  sampler.stop();
+  const bool all = wait_for([&] { return delivered() >= delivered_before + sends.ok; }, 60s);
   print_failures("send", sends);
   std::printf("one message to each agent: %llu accepted, %llu delivered over SSE%s\n",
-              static_cast<unsigned long long>(sends.ok), static_cast<unsigned long long>(pool.delivered()),
-              all ? "" : " (INCOMPLETE after 30 s)");
-  print_latency("send-to-SSE latency", bench::summarize(pool.take_latencies()));
-  const std::uint64_t max_kib = sampler.max_kib();
-  std::printf("server rss after: %s (max while holding and delivering %s)\n", bench::rss_text(server_pid).c_str(),
-              bench::mib_text(max_kib).c_str());
-  if (server_pid > 0) {
+              static_cast<unsigned long long>(sends.ok),
+              static_cast<unsigned long long>(delivered() - delivered_before), all ? "" : " (INCOMPLETE after 60 s)");
+  std::uint64_t max_kib = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    max_kib = std::max(max_kib, samplers[r]->max_kib());
+    samplers[r]->stop();
+  }
+  std::printf("server rss after: %s (max of any server while holding and delivering %s)\n",
+              bench::rss_text(pids.front()).c_str(), bench::mib_text(max_kib).c_str());
+  if (pids.front() > 0) {
     std::printf("target %zu streams with server rss < 100 MB: %s (max %s)\n", agents.size(),
                 max_kib * 1024 < 100'000'000ull ? "MET" : "MISSED", bench::mib_text(max_kib).c_str());
+    std::printf("target <= 16 KiB rss per held stream: %s (%.1f KiB)\n",
+                worst_kib_per_stream <= 16 ? "MET" : "MISSED", worst_kib_per_stream);
   }
-  pool.stop();
-  return all && sends.failures() == 0 && pool.failed_streams() == 0 ? 0 : 1;
+  if (opt.stream_rate > 0) {
+    std::printf("target send-to-SSE p99 <= 50 ms at %.0f sends/s over %zu streams: %s (%.2f ms)\n", opt.stream_rate,
+                agents.size(), under_load.count > 0 && under_load.p99_ms <= 50 ? "MET" : "MISSED", under_load.p99_ms);
+  }
+  std::printf("result: streams=%zu servers=%zu kib_per_stream=%.1f sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f\n",
+              agents.size(), n, worst_kib_per_stream, static_cast<double>(sends_during.ok) / held_s,
+              under_load.p50_ms, under_load.p99_ms);
+  for (auto& p : pools) p->stop();
+  const bool paced_ok = opt.stream_rate <= 0 || (sends_during.ok > 0 && sends_during.failures() == 0 &&
+                                                 paced_delivered && under_load.count > 0);
+  return all && paced_ok && sends.failures() == 0 && failed() == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -408,6 +487,12 @@ int main(int argc, char** argv) {
   app.add_option("--streams", opt.streams, "streams mode: hold this many SSE streams instead of the load run")
       ->check(CLI::Range(0, 100000));
   app.add_option("--hold", opt.hold_s, "streams mode: seconds to hold the streams")->check(CLI::Range(0.0, 600.0));
+  app.add_option("--stream-rate", opt.stream_rate,
+                 "streams mode: messages/s sent during the hold, spread over the streams (0 = none)")
+      ->check(CLI::Range(0.0, 100000.0));
+  app.add_option("--source-addresses", opt.source_addresses,
+                 "streams mode: connect the streams from 127.0.0.1 .. 127.0.0.N (each brings its own ephemeral ports)")
+      ->check(CLI::Range(1, 250));
   app.add_option("--prefix", opt.prefix, "agent name prefix");
   app.add_option("--server-arg", opt.server_args, "extra argument for the started server (repeatable)");
   app.add_option("--store", opt.store,
@@ -427,8 +512,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--store postgresql starts its own servers: drop --url\n");
     return 2;
   }
-  if (opt.replicas > 1 && opt.streams > 0) {
-    std::fprintf(stderr, "--streams measures one server: drop --replicas\n");
+  if (opt.source_addresses > 1 && !opt.url.empty()) {
+    std::fprintf(stderr, "--source-addresses needs a started server listening on 127.0.0.1: drop --url\n");
     return 2;
   }
 
@@ -492,7 +577,7 @@ int main(int argc, char** argv) {
                                         ? std::filesystem::path(servers.front()->data_dir()) / "data" / "server.db-wal"
                                         : std::filesystem::path();
   const int rc =
-      opt.streams > 0 ? run_streams(opt, endpoints.front(), pids.front())
+      opt.streams > 0 ? run_streams(opt, endpoints, pids)
                       : run_load(opt, endpoints, pids, wal, pg ? pg->postmaster_pid() : 0);
   std::fflush(stdout);
   for (auto& server : servers) server->stop();

@@ -56,14 +56,22 @@ std::uint64_t RequestStats::failures() const {
 }
 
 RequestStats run_sender(const Endpoint& endpoint, const std::vector<std::string>& names, std::size_t message_bytes,
-                        std::uint32_t seed, const std::atomic<bool>& stop) {
+                        std::uint32_t seed, const std::atomic<bool>& stop, double sends_per_second) {
   RequestStats stats;
   HttpClient client(endpoint.host, endpoint.port, endpoint.token);
   client.set_timeout(std::chrono::milliseconds(10000));
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::size_t> pick(0, names.size() - 1);
   std::uint64_t seq = 0;
+  const auto interval = sends_per_second > 0
+                            ? std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / sends_per_second))
+                            : std::chrono::nanoseconds(0);
+  auto next = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
+    if (interval.count() > 0) {
+      next += interval;  // a fixed schedule: a slow send is followed at once, never skipped
+      std::this_thread::sleep_until(next);
+    }
     HttpResult result;
     const std::int64_t latency = timed_send(client, names[pick(rng)], message_bytes, seq++, &result);
     record(stats, result, 201, latency);

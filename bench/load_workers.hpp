@@ -26,10 +26,10 @@ struct RequestStats {
   std::uint64_t failures() const;
 };
 
-// Sends messages to random names until `stop` is set. Each message starts with
-// kTimestampMarker and the send time, padded to `message_bytes`.
+// Sends messages to random names until `stop` is set, at most `sends_per_second` (0 = as fast as possible).
+// Each message starts with kTimestampMarker and the send time, padded to `message_bytes`.
 RequestStats run_sender(const Endpoint& endpoint, const std::vector<std::string>& names, std::size_t message_bytes,
-                        std::uint32_t seed, const std::atomic<bool>& stop);
+                        std::uint32_t seed, const std::atomic<bool>& stop, double sends_per_second = 0);
 
 // Sends exactly one message to each name in names[begin, end), in order.
 RequestStats send_each(const Endpoint& endpoint, const std::vector<std::string>& names, std::size_t begin,

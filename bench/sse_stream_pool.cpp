@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -56,8 +57,8 @@ struct SseStreamPool::Stream {
   std::atomic<std::uint64_t> last_seq{0};
 };
 
-SseStreamPool::SseStreamPool(std::string host, std::uint16_t port, std::string token)
-    : host_(std::move(host)), port_(port), token_(std::move(token)) {}
+SseStreamPool::SseStreamPool(std::string host, std::uint16_t port, std::string token, std::size_t source_addresses)
+    : host_(std::move(host)), port_(port), token_(std::move(token)), source_addresses_(source_addresses) {}
 
 SseStreamPool::~SseStreamPool() {
   stop();
@@ -72,7 +73,8 @@ bool SseStreamPool::open(const std::vector<StreamTarget>& targets, std::string* 
   }
   for (const auto& target : targets) {
     auto stream = std::make_unique<Stream>(this);
-    stream->fd = connect_tcp(host_, port_, error);
+    const std::size_t source = streams_.size() % std::max<std::size_t>(1, source_addresses_);
+    stream->fd = connect_tcp(host_, port_, error, source_addresses_ > 1 ? "127.0.0." + std::to_string(1 + source) : "");
     if (stream->fd < 0) return false;
     const std::string req = "GET /v1/attachments/" + target.attachment_id +
                             "/stream HTTP/1.1\r\nHost: " + host_ + "\r\nAuthorization: Bearer " + token_ +

@@ -21,7 +21,9 @@ struct StreamTarget {
 
 class SseStreamPool {
  public:
-  SseStreamPool(std::string host, std::uint16_t port, std::string token);
+  // `source_addresses` > 1: stream i connects from 127.0.0.(1 + i % source_addresses), so that tens of
+  // thousands of streams do not exhaust one address's ephemeral ports.
+  SseStreamPool(std::string host, std::uint16_t port, std::string token, std::size_t source_addresses = 1);
   ~SseStreamPool();
   SseStreamPool(const SseStreamPool&) = delete;
   SseStreamPool& operator=(const SseStreamPool&) = delete;
@@ -55,6 +57,7 @@ class SseStreamPool {
   std::string host_;
   std::uint16_t port_;
   std::string token_;
+  std::size_t source_addresses_;
   int epoll_fd_ = -1;
   std::vector<std::unique_ptr<Stream>> streams_;
   std::thread thread_;

@@ -58,7 +58,7 @@ std::string reason_for_state(AttachmentState state) {
 
 Hub::Hub(event_base* base, Store& store, const Limits& limits) : base_(base), store_(store), limits_(limits) {
   heartbeat_ = event_new(base_, -1, EV_PERSIST, &Hub::on_heartbeat, this);
-  timeval tv{std::max(1, limits_.heartbeat_seconds), 0};
+  const timeval tv{0, kHeartbeatTickMs * 1000};
   event_add(heartbeat_, &tv);
 }
 
@@ -296,9 +296,15 @@ void Hub::on_events(const StoreEvents& ev) {
   for (const auto id : to_wake) wake(id, false);
 }
 
+// Every stream still hears one heartbeat per interval, but each tick writes only one slice of them (the streams
+// whose id falls in this tick's slot): 10,000 streams would otherwise be written in one loop iteration, and every
+// send waiting behind it would wait that long.
 void Hub::heartbeat() {
+  const std::uint64_t slots =
+      static_cast<std::uint64_t>(std::max(1, limits_.heartbeat_seconds)) * (1000 / kHeartbeatTickMs);
+  const std::uint64_t slot = heartbeat_tick_++ % slots;
   for (const auto& [id, p] : parked_)
-    if (p->stream) p->conn->send_chunk(": hb\n\n");
+    if (p->stream && id % slots == slot) p->conn->send_chunk(": hb\n\n");
 }
 
 void Hub::on_heartbeat(int, short, void* arg) { static_cast<Hub*>(arg)->heartbeat(); }

@@ -57,6 +57,8 @@ class Hub final : public Presence {
   Store& store_;
   Limits limits_;
   event* heartbeat_ = nullptr;
+  static constexpr int kHeartbeatTickMs = 100;
+  std::uint64_t heartbeat_tick_ = 0;
   std::uint64_t next_id_ = 1;
   std::unordered_map<std::uint64_t, std::unique_ptr<Parked>> parked_;
   std::unordered_map<std::string, std::vector<std::uint64_t>> by_key_;  // agent_id / conversation_id -> ids
