@@ -37,6 +37,7 @@
 #include "http_client.hpp"
 #include "latency_stats.hpp"
 #include "load_workers.hpp"
+#include "pg_floor.hpp"
 #include "process_watch.hpp"
 #include "sse_stream_pool.hpp"
 #include "bench_options.hpp"
@@ -159,7 +160,7 @@ void print_cost(const bench::CpuBudget::PerSend& c, std::size_t servers, bool po
 }
 
 int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids,
-             const std::filesystem::path& wal, pid_t postmaster) {
+             const std::filesystem::path& wal, pid_t postmaster, const std::string& pg_url) {
   const std::size_t n = endpoints.size();
   const bench::Endpoint& first = endpoints.front();
   bench::HttpClient setup(first.host, first.port, first.token);
@@ -200,7 +201,38 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   std::printf("server rss before load: %s; load average before: %s\n", bench::rss_text(pids.front()).c_str(),
               bench::load_average().c_str());
 
+  // The floor of the same run, before and after the load: what bare SQLite commits reach on this file system, or
+  // what pgbench reaches with the transaction a batch of sends makes (one replica on PostgreSQL).
+  const double floor_seconds = std::min(3.0, opt.duration_s);
   const auto names = names_of(agents);
+  std::uint64_t delivered_before_load = 0;
+  std::unique_ptr<bench::PgFloorRunner> pg_floor;
+  bench::PgFloor pg_floor_before;
+  if (!pg_url.empty() && n == 1) {
+    // One message to each receiver first: the floor reads the run's own connection, agents and conversations.
+    const auto warm = bench::send_each(first, names, 0, names.size(), opt.message_bytes);
+    if (warm.failures() > 0 || !wait_for([&] { return delivered() >= warm.ok; }, 30s)) {
+      std::fprintf(stderr, "FAILED: the sends before the floor: %s\n", warm.first_failure.c_str());
+      return 1;
+    }
+    delivered_before_load = delivered();
+    pg_floor = std::make_unique<bench::PgFloorRunner>(pg_url, std::filesystem::temp_directory_path(), opt.senders,
+                                                      opt.message_bytes);
+    if (!pg_floor->prepare(&error) || !(pg_floor_before = pg_floor->measure(floor_seconds)).error.empty()) {
+      std::fprintf(stderr, "FAILED: the pgbench floor: %s%s\n", error.c_str(), pg_floor_before.error.c_str());
+      return 1;
+    }
+  }
+  bench::CommitFloor floor_one_before, floor_group_before;
+  if (!wal.empty()) {
+    floor_one_before = bench::measure_commit_floor(wal.parent_path(), 1, floor_seconds, opt.message_bytes);
+    floor_group_before = bench::measure_commit_floor(wal.parent_path(), opt.senders, floor_seconds, opt.message_bytes);
+    if (!floor_one_before.error.empty() || !floor_group_before.error.empty()) {
+      std::fprintf(stderr, "FAILED: the commit floor: %s%s\n", floor_one_before.error.c_str(),
+                   floor_group_before.error.c_str());
+      return 1;
+    }
+  }
   std::atomic<bool> stop{false};
   bench::RssSampler sampler(pids.front());
   WalSampler wal_sampler(wal);
@@ -232,7 +264,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   bench::RequestStats sends;
   for (auto& s : send_stats) sends.merge(std::move(s));
   // Let in-flight deliveries arrive (bounded).
-  const bool all_delivered = wait_for([&] { return delivered() >= sends.ok; }, 10s);
+  const bool all_delivered = wait_for([&] { return delivered() - delivered_before_load >= sends.ok; }, 10s);
   sampler.stop();
   wal_sampler.stop();
   std::vector<std::int64_t> latencies;
@@ -241,7 +273,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     latencies.insert(latencies.end(), l.begin(), l.end());
   }
   const auto delivery = bench::summarize(std::move(latencies));
-  const std::uint64_t delivered_count = delivered();
+  const std::uint64_t delivered_count = delivered() - delivered_before_load;
   const std::uint64_t failed_count = failed();
   for (auto& p : pools) p->stop();
 
@@ -286,27 +318,59 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   std::printf("target >= 2000 accepted sends/s: %s (%.0f/s)\n", rate >= 2000 ? "MET" : "MISSED", rate);
   std::printf("target p99 send-to-SSE < 20 ms: %s (%.2f ms)\n", delivery.count > 0 && delivery.p99_ms < 20 ? "MET" : "MISSED",
               delivery.p99_ms);
+  bool floor_moved = false;
+  if (pg_floor) {
+    const bench::PgFloor after = pg_floor->measure(floor_seconds);
+    if (!after.error.empty()) {
+      std::fprintf(stderr, "FAILED: the pgbench floor: %s\n", after.error.c_str());
+      return 1;
+    }
+    const double floor = (pg_floor_before.sends_per_second + after.sends_per_second) / 2;
+    std::printf("pgbench floor (the transaction of %zu sends, one client, same database), before / after the load: "
+                "%.0f / %.0f sends/s (%.0f / %.0f transactions/s)\n",
+                opt.senders, pg_floor_before.sends_per_second, after.sends_per_second,
+                pg_floor_before.transactions_per_second, after.transactions_per_second);
+    std::printf("target >= 0.8 of the pgbench floor: %s (%.2f)\n", rate >= 0.8 * floor ? "MET" : "MISSED",
+                rate / floor);
+    const double lo = std::min(pg_floor_before.sends_per_second, after.sends_per_second);
+    const double hi = std::max(pg_floor_before.sends_per_second, after.sends_per_second);
+    floor_moved = hi > 1.2 * lo;
+    if (rate > floor) {
+      std::printf("  NOTE: the server exceeded the floor (%.0f > %.0f sends/s): check the floor's shape before "
+                  "trusting the ratio\n", rate, floor);
+    }
+  }
   if (!wal.empty()) {
-    // The floor of the same run: what bare SQLite commits reach on this file system now.
-    const double floor_seconds = std::min(3.0, opt.duration_s);
+    // The floor again after the load: the two must agree, or the machine changed under the run.
     const auto one = bench::measure_commit_floor(wal.parent_path(), 1, floor_seconds, opt.message_bytes);
     const auto group = bench::measure_commit_floor(wal.parent_path(), opt.senders, floor_seconds, opt.message_bytes);
     if (!one.error.empty() || !group.error.empty()) {
       std::fprintf(stderr, "FAILED: the commit floor: %s%s\n", one.error.c_str(), group.error.c_str());
       return 1;
     }
-    std::printf("commit floor (SQLite WAL, synchronous=FULL, same directory, after the load): 1 row per commit "
-                "%.0f rows/s; %zu rows per commit %.0f rows/s (%.0f commits/s)\n",
-                one.rows_per_second, opt.senders, group.rows_per_second, group.commits_per_second);
-    const double ratio = rate / group.rows_per_second;
+    std::printf("commit floor (SQLite WAL, synchronous=FULL, same directory), before / after the load: 1 row per "
+                "commit %.0f / %.0f rows/s; %zu rows per commit %.0f / %.0f rows/s (%.0f / %.0f commits/s)\n",
+                floor_one_before.rows_per_second, one.rows_per_second, opt.senders,
+                floor_group_before.rows_per_second, group.rows_per_second, floor_group_before.commits_per_second,
+                group.commits_per_second);
+    const double group_floor = (floor_group_before.rows_per_second + group.rows_per_second) / 2;
+    const double one_floor = (floor_one_before.rows_per_second + one.rows_per_second) / 2;
+    const double ratio = rate / group_floor;
     std::printf("target >= 0.8 of the %zu-rows-per-commit floor: %s (%.2f; %.2f of the 1-row floor)\n", opt.senders,
-                ratio >= 0.8 ? "MET" : "MISSED", ratio, rate / one.rows_per_second);
+                ratio >= 0.8 ? "MET" : "MISSED", ratio, rate / one_floor);
     // Where the loop thread alone rules the target out: busy all the time at this cost it cannot reach it.
-    if (cost.loops_us > 0 && cost.loops_ceiling_per_s < 0.8 * group.rows_per_second) {
+    if (cost.loops_us > 0 && cost.loops_ceiling_per_s < 0.8 * group_floor) {
       std::printf("  beyond one event-loop thread at this cost: busy all the time it allows %.0f sends/s, 0.8 of"
                   " the floor is %.0f/s, which needs <= %.0f us of loop CPU per send (it spent %.0f us)\n",
-                  cost.loops_ceiling_per_s, 0.8 * group.rows_per_second, 1e6 / (0.8 * group.rows_per_second),
-                  cost.loops_us);
+                  cost.loops_ceiling_per_s, 0.8 * group_floor, 1e6 / (0.8 * group_floor), cost.loops_us);
+    }
+    const double lo = std::min(floor_group_before.rows_per_second, group.rows_per_second);
+    const double hi = std::max(floor_group_before.rows_per_second, group.rows_per_second);
+    floor_moved = hi > 1.2 * lo;
+    // The server beating its floor means the floor is not one: a number, not a verdict.
+    if (rate > group_floor) {
+      std::printf("  NOTE: the server exceeded the floor (%.0f > %.0f rows/s): check the floor's shape before "
+                  "trusting the ratio\n", rate, group_floor);
     }
   }
   // One line for scripts (bench/scripts/replicas.sh).
@@ -325,6 +389,11 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
                  static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
                  static_cast<unsigned long long>(delivery.count), static_cast<unsigned long long>(failed_count));
     return 1;
+  }
+  if (floor_moved) {
+    std::fprintf(stderr, "REFUSED: the floor moved by more than 20 %% between before and after the load: run it "
+                 "again on a quiet machine\n");
+    return 3;
   }
   return 0;
 }
@@ -578,7 +647,7 @@ int main(int argc, char** argv) {
                                         : std::filesystem::path();
   const int rc =
       opt.streams > 0 ? run_streams(opt, endpoints, pids)
-                      : run_load(opt, endpoints, pids, wal, pg ? pg->postmaster_pid() : 0);
+                      : run_load(opt, endpoints, pids, wal, pg ? pg->postmaster_pid() : 0, pg ? pg->url() : "");
   std::fflush(stdout);
   for (auto& server : servers) server->stop();
   return rc;

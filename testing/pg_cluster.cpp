@@ -149,6 +149,8 @@ enum class PgStartOutcome { ready, port_taken, failed, timed_out };
 
 }  // namespace
 
+fs::path pg_server_bindir() { return pg_bindir(); }
+
 PgCluster PgCluster::start(const fs::path& dir_in) {
   const fs::path dir = fs::absolute(dir_in);
   // The server's socket is DIR/.s.PGSQL.PORT, and a Unix socket path holds at most 107 bytes.

@@ -10,6 +10,10 @@
 
 namespace agentworks::testing {
 
+// The directory of the PostgreSQL 15 server programs (initdb, pg_ctl, pgbench); throws std::runtime_error saying
+// what to install when there is none.
+std::filesystem::path pg_server_bindir();
+
 // The superuser initdb creates; every URL names it.
 inline constexpr char kPgUser[] = "agentworks";
 

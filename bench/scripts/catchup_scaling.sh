@@ -9,16 +9,15 @@
 # the build tree (default build/default). Exit 1 when a run fails or does not catch up, 3 when the two floors of
 # a large run differ by more than 20 % (the machine changed under the run: nothing is concluded).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck disable=SC2034  # read by lib.sh
+script=catchup_scaling.sh
+# shellcheck source=bench/scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 small=${1:-10000}
 large=${2:-50000}
 rounds=${3:-3}
-build=${AGENTWORKS_BUILD:-$here/build/default}
 bench=$build/bench/agentworks-bench-bridge
-if [ ! -x "$bench" ]; then
-  echo "catchup_scaling.sh: $bench is missing: build it (cmake --build $build --target agentworks-bench-bridge)" >&2
-  exit 1
-fi
+need_programs "$bench"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # One run: prints "SECONDS SLOWEST_STATUS_MS"; exits 1 (with the run's output) when it did not catch up.
@@ -45,12 +44,15 @@ floor() {
 }
 
 read -r floor_before slowest <<<"$(floor)"
+need_number "the small run's time and slowest status" "$floor_before" "$slowest"
 echo "small $small: ${floor_before} s"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do
   read -r measured status <<<"$(run "$large")"
+  need_number "the large run's time and slowest status" "$measured" "$status"
   ((status > slowest)) && slowest=$status
   read -r floor_after status <<<"$(floor)"
+  need_number "the small run's time and slowest status" "$floor_after" "$status"
   ((status > slowest)) && slowest=$status
   echo "large $large: ${measured} s; small $small: ${floor_after} s"
   if ! awk -v a="$floor_before" -v b="$floor_after" \
@@ -59,13 +61,8 @@ for ((r = 1; r <= rounds; r++)); do
          "refused" >&2
     exit 3
   fi
-  ratios+=("$(awk -v m="$measured" -v a="$floor_before" -v b="$floor_after" 'BEGIN { printf "%.2f", m / ((a + b) / 2) }')")
+  ratios+=("$(ratio "$measured" "$(awk -v a="$floor_before" -v b="$floor_after" 'BEGIN { print (a + b) / 2 }')")")
   floor_before=$floor_after
 done
-sorted=$(printf '%s\n' "${ratios[@]}" | sort -n)
-min=$(head -1 <<<"$sorted")
-max=$(tail -1 <<<"$sorted")
-median=$(sed -n "$(( (rounds + 1) / 2 ))p" <<<"$sorted")
-echo "ratio large/small (work x$(awk -v l="$large" -v s="$small" 'BEGIN { printf "%.0f", l / s }')):" \
-     "min $min, median $median, max $max; slowest status $slowest ms"
+echo "ratio large/small (work x$(ratio "$large" "$small")): $(spread "${ratios[@]}"); slowest status $slowest ms"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,16 +7,16 @@
 # Usage: bench/scripts/history_cost.sh [SMALL [LARGE [ROUNDS]]] (default 10000 1000000 3). AGENTWORKS_BUILD picks the
 # build tree (default build/default). Exit 1 when a run fails.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck disable=SC2034  # read by lib.sh
+script=history_cost.sh
+# shellcheck source=bench/scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 small=${1:-10000}
 large=${2:-1000000}
 rounds=${3:-3}
-build=${AGENTWORKS_BUILD:-$here/build/default}
 bench=$build/bench/agentworks-bench-load
 server=$build/server/agentworks-server
-for program in "$bench" "$server"; do
-  [ -x "$program" ] || { echo "history_cost.sh: $program is missing: build it" >&2; exit 1; }
-done
+need_programs "$bench" "$server"
 work=$(mktemp -d /tmp/aw-history-XXXXXX)
 pids=()
 cleanup() {
@@ -63,11 +63,12 @@ load() {
 
 # fill DIR URL COUNT: sends until the server holds at least COUNT messages.
 fill() {
-  local held=0 cpu read accepted seconds
+  local held=0 accepted seconds
   while ((held < $3)); do
     # About 5,000 sends/s with 8 senders: a run short enough not to overshoot much, at most 10 s.
     seconds=$(awk -v left=$(($3 - held)) 'BEGIN { s = left / 5000; printf "%.1f", s < 0.2 ? 0.2 : (s > 10 ? 10 : s) }')
-    read -r cpu read accepted <<<"$(load "$1" "$2" "$seconds" 8)"
+    read -r _ _ accepted <<<"$(load "$1" "$2" "$seconds" 8)"
+    need_number "a filling run's accepted sends" "$accepted"
     held=$((held + accepted))
   done
   echo "$held"
@@ -83,16 +84,12 @@ read_ratios=()
 for ((r = 1; r <= rounds; r++)); do
   read -r cpu_s read_s _ <<<"$(load "$work/small" "$url_small" 3 1)"
   read -r cpu_l read_l _ <<<"$(load "$work/large" "$url_large" 3 1)"
+  need_number "round $r's CPU per send and read p99" "$cpu_s" "$read_s" "$cpu_l" "$read_l"
   echo "round $r: small: ${cpu_s} us/send, read p99 ${read_s} ms; large: ${cpu_l} us/send, read p99 ${read_l} ms"
-  cpu_ratios+=("$(awk -v l="$cpu_l" -v s="$cpu_s" 'BEGIN { printf "%.2f", l / s }')")
-  read_ratios+=("$(awk -v l="$read_l" -v s="$read_s" 'BEGIN { printf "%.2f", l / s }')")
+  cpu_ratios+=("$(ratio "$cpu_l" "$cpu_s")")
+  read_ratios+=("$(ratio "$read_l" "$read_s")")
 done
-stats() {
-  local sorted
-  sorted=$(printf '%s\n' "$@" | sort -n)
-  echo "min $(head -1 <<<"$sorted"), median $(sed -n "$(( ($# + 1) / 2 ))p" <<<"$sorted"), max $(tail -1 <<<"$sorted")"
-}
-echo "CPU per send, large/small: $(stats "${cpu_ratios[@]}")"
-echo "read p99, large/small:     $(stats "${read_ratios[@]}")"
+echo "CPU per send, large/small: $(spread "${cpu_ratios[@]}")"
+echo "read p99, large/small:     $(spread "${read_ratios[@]}")"
 echo "database sizes: small $(du -sh "$work/small" | cut -f1), large $(du -sh "$work/large" | cut -f1)"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

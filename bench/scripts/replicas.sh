@@ -6,18 +6,15 @@
 # server binary (default that tree's); AGENTWORKS_BENCH_KEEP_LOGS=1 keeps each run's full output. Exits non-zero when any run fails (the bench fails when it measured nothing
 # or lost deliveries); the failing run's output is printed.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck disable=SC2034  # read by lib.sh
+script=replicas.sh
+# shellcheck source=bench/scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 seconds=${1:-10}
 shift $(( $# > 1 ? 1 : $# ))
-build=${AGENTWORKS_BUILD:-$here/build/default}
 server=${AGENTWORKS_SERVER:-$build/server/agentworks-server}
 bench=$build/bench/agentworks-bench-load
-for program in "$bench" "$server"; do
-  if [ ! -x "$program" ]; then
-    echo "replicas.sh: $program is missing: build it (cmake --build $build --target agentworks-bench-load agentworks-server)" >&2
-    exit 1
-  fi
-done
+need_programs "$bench" "$server"
 out=$(mktemp -d /tmp/aw-replicas-XXXXXX)
 if [ -n "${AGENTWORKS_BENCH_KEEP_LOGS:-}" ]; then
   echo "replicas.sh: each run's full output stays in $out" >&2
@@ -50,6 +47,7 @@ base="$out/sqlite-1.log"
 base_rate=$(field "$base" sends_per_s)
 base_p50=$(field "$base" p50_ms)
 base_p99=$(field "$base" p99_ms)
+need_number "the SQLite run's sends/s, p50 and p99" "$base_rate" "$base_p50" "$base_p99"
 printf '%-12s %8s %10s %9s %9s %12s %12s %12s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" "p50/sqlite" \
   "p99/sqlite" "cpu_us/send"
 for run in "${runs[@]}"; do
@@ -59,6 +57,7 @@ for run in "${runs[@]}"; do
   p50=$(field "$log" p50_ms)
   p99=$(field "$log" p99_ms)
   cost=$(field "$log" cpu_us_per_send)
+  need_number "the $store run's ($replicas server(s)) sends/s, p50, p99 and CPU per send" "$rate" "$p50" "$p99" "$cost"
   awk -v s="$store" -v n="$replicas" -v r="$rate" -v a="$p50" -v b="$p99" -v br="$base_rate" -v ba="$base_p50" \
       -v bb="$base_p99" -v c="$cost" 'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f %12.0f\n",
                                             s, n, r, a, b, r / br, a / ba, b / bb, c }'

@@ -87,9 +87,9 @@ struct ServerUnitPlan {
 
 ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional<int> asked,
                                 std::optional<int> remembered) {
-  const UnitState state = user_unit_state(kServerUnit);
-  if (!state.usable) return {false, state.why_not, 0, false};
-  const auto argv = user_unit_command(kServerUnit);
+  const UnitFacts facts = user_unit_facts(kServerUnit);
+  if (!facts.state.usable) return {false, facts.state.why_not, 0, false};
+  const auto& argv = facts.command;
   const std::string listen = option_value(argv, "--listen");
   const std::string unit_data = option_value(argv, "--data");
   const std::string unit = kServerUnit;
@@ -99,7 +99,7 @@ ServerUnitPlan plan_server_unit(const std::filesystem::path& data, std::optional
     return {false, unit + " keeps its data in " + unit_data + ", not in " + data.string(), 0, false};
   if (listen == kServerUnitListen) {
     const auto setting = server_unit_port_setting();
-    const int unit_port = setting ? *setting : server_unit_default_port();
+    const int unit_port = setting ? *setting : facts.default_port;
     if (unit_port <= 0)
       return {false, unit + " listens on " + listen + " but declares no AGENTWORKS_PORT", 0, false};
     int port = asked ? *asked : remembered.value_or(unit_port);
@@ -246,7 +246,7 @@ class Up final : public Command {
     save_config(ctx.config_path, config);
 
     // The bridge reads this login when a chat attaches, so it starts after the login is saved (idempotent).
-    const UnitState bridge_unit = user_unit_state(kBridgeUnit);
+    const UnitState bridge_unit = user_unit_facts(kBridgeUnit).state;
     const BridgeStart bridge = bridge_unit.usable ? start_bridge_unit() : start_bridge();
 
     json result = public_login_json(config);

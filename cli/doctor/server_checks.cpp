@@ -100,14 +100,15 @@ std::vector<Finding> check_login(State& state) {
 // The systemd user unit of the embedded server, when installed: the port it would listen on (this person's, from
 // server.env, else the unit's default), whether that agrees with the login, and whether another program holds it.
 std::vector<Finding> check_server_unit(State& state) {
-  const UnitState unit = user_unit_state(kServerUnit);
-  if (!unit.usable) return one(Status::ok, "not used: " + unit.why_not + " (agentworks up runs plain processes)");
-  const std::string listen = option_value(user_unit_command(kServerUnit), "--listen");
+  const UnitFacts unit = user_unit_facts(kServerUnit);
+  if (!unit.state.usable)
+    return one(Status::ok, "not used: " + unit.state.why_not + " (agentworks up runs plain processes)");
+  const std::string listen = option_value(unit.command, "--listen");
   int port = 0;
   std::string from;
   if (listen == kServerUnitListen) {
     const auto setting = server_unit_port_setting();
-    port = setting ? *setting : server_unit_default_port();
+    port = setting ? *setting : unit.default_port;
     from = setting ? "from " + paths::server_unit_env_file().string() : "the unit's default";
   } else if (listen.rfind("127.0.0.1:", 0) == 0) {
     port = std::atoi(listen.c_str() + 10);
@@ -118,8 +119,7 @@ std::vector<Finding> check_server_unit(State& state) {
                "reinstall the package's unit (agentworks up then runs plain processes)");
   const std::string found = std::string(kServerUnit) + " listens on 127.0.0.1:" + std::to_string(port) + " (" +
                             from + ")";
-  const pid_t pid = user_unit_main_pid(kServerUnit);
-  const bool running = pid > 0 && process_alive(pid);
+  const bool running = unit.main_pid > 0 && process_alive(unit.main_pid);
   if (!running && !loopback_port_free(port))
     return one(Status::warn, found + ", which another program (another person's server?) holds",
                "agentworks up --port 0 (records a free port for your unit; attached chats then need "

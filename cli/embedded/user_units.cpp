@@ -85,15 +85,6 @@ SystemctlRun systemctl(const std::vector<std::string>& args, std::chrono::second
 
 }  // namespace
 
-UnitState user_unit_state(const std::string& unit) {
-  const SystemctlRun r = systemctl({"show", "--property=LoadState", "--value", unit}, std::chrono::seconds(5));
-  if (!r.started) return {false, "systemctl is not on PATH"};
-  if (r.timed_out) return {false, "systemctl --user did not answer within 5 s"};
-  if (r.exit_code != 0) return {false, "systemd --user does not run here (" + r.output + ")"};
-  if (r.output != "loaded") return {false, unit + " is not installed (LoadState " + r.output + ")"};
-  return {true, ""};
-}
-
 namespace {
 void run_unit(const char* verb, const std::string& unit) {
   const SystemctlRun r = systemctl({verb, unit}, std::chrono::seconds(30));
@@ -101,6 +92,14 @@ void run_unit(const char* verb, const std::string& unit) {
     throw Error(ErrorCode::internal, std::string("systemctl --user ") + verb + " " + unit + " failed" +
                                          (r.timed_out ? std::string(" (no answer in 30 s)") : ": " + r.output) +
                                          "; see `journalctl --user -u " + unit + "`");
+  }
+}
+
+pid_t pid_value(const std::string& text) {
+  try {
+    return static_cast<pid_t>(std::stol(text));
+  } catch (const std::exception&) {
+    return 0;
   }
 }
 
@@ -130,17 +129,6 @@ std::optional<int> server_unit_port_setting() {
   return port;
 }
 
-int server_unit_default_port() {
-  const SystemctlRun r = systemctl({"show", "--property=Environment", "--value", kServerUnit}, std::chrono::seconds(5));
-  if (r.exit_code != 0) return 0;
-  std::istringstream words(r.output);
-  std::string word;
-  int port = 0;
-  while (words >> word)
-    if (const int p = port_assignment(word); p > 0) port = p;
-  return port;
-}
-
 void write_server_unit_port(int port) {
   write_private_file(paths::server_unit_env_file(),
                      "# Written by `agentworks up`: the port of this user's agentworks-server.service.\n"
@@ -149,23 +137,19 @@ void write_server_unit_port(int port) {
 
 pid_t user_unit_main_pid(const std::string& unit) {
   const SystemctlRun r = systemctl({"show", "--property=MainPID", "--value", unit}, std::chrono::seconds(5));
-  if (r.exit_code != 0) return 0;
-  try {
-    return static_cast<pid_t>(std::stol(r.output));
-  } catch (const std::exception&) {
-    return 0;
-  }
+  return r.exit_code == 0 ? pid_value(r.output) : 0;
 }
 
-std::vector<std::string> user_unit_command(const std::string& unit) {
-  // "{ path=/usr/bin/agentworks-server ; argv[]=/usr/bin/agentworks-server --listen ... ; ignore_errors=no ; ... }"
-  const SystemctlRun r = systemctl({"show", "--property=ExecStart", "--value", unit}, std::chrono::seconds(5));
+namespace {
+
+// "{ path=/usr/bin/agentworks-server ; argv[]=/usr/bin/agentworks-server --listen ... ; ignore_errors=no ; ... }"
+// -> its argv, specifier %h expanded with $HOME.
+std::vector<std::string> exec_start_argv(const std::string& text) {
   std::vector<std::string> argv;
-  if (r.exit_code != 0) return argv;
-  const auto start = r.output.find("argv[]=");
+  const auto start = text.find("argv[]=");
   if (start == std::string::npos) return argv;
-  const auto end = r.output.find(" ;", start);
-  const std::string line = r.output.substr(start + 7, end == std::string::npos ? std::string::npos : end - start - 7);
+  const auto end = text.find(" ;", start);
+  const std::string line = text.substr(start + 7, end == std::string::npos ? std::string::npos : end - start - 7);
   const char* home = std::getenv("HOME");
   std::string word;
   for (std::size_t i = 0; i <= line.size(); ++i) {
@@ -180,6 +164,52 @@ std::vector<std::string> user_unit_command(const std::string& unit) {
     }
   }
   return argv;
+}
+
+}  // namespace
+
+UnitFacts user_unit_facts(const std::string& unit) {
+  UnitFacts facts;
+  // One `show` for every property: each systemctl costs a bus round trip and a process.
+  const SystemctlRun r =
+      systemctl({"show", "--property=LoadState,MainPID,ExecStart,Environment", unit}, std::chrono::seconds(5));
+  if (!r.started) {
+    facts.state = {false, "systemctl is not on PATH"};
+    return facts;
+  }
+  if (r.timed_out) {
+    facts.state = {false, "systemctl --user did not answer within 5 s"};
+    return facts;
+  }
+  if (r.exit_code != 0) {
+    facts.state = {false, "systemd --user does not run here (" + r.output + ")"};
+    return facts;
+  }
+  std::istringstream lines(r.output);
+  std::string line, load_state;
+  while (std::getline(lines, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "LoadState") {
+      load_state = value;
+    } else if (key == "MainPID") {
+      facts.main_pid = pid_value(value);
+    } else if (key == "ExecStart") {
+      facts.command = exec_start_argv(value);
+    } else if (key == "Environment") {
+      std::istringstream words(value);
+      std::string word;
+      while (words >> word)
+        if (const int p = port_assignment(word); p > 0) facts.default_port = p;
+    }
+  }
+  if (load_state != "loaded") {
+    facts.state = {false, unit + " is not installed (LoadState " + load_state + ")"};
+    return facts;
+  }
+  facts.state = {true, ""};
+  return facts;
 }
 
 std::string option_value(const std::vector<std::string>& argv, const std::string& option) {

@@ -20,18 +20,21 @@ struct UnitState {
   std::string why_not;  // for --json and status: "systemctl is not on PATH", "not installed", ...
 };
 
-// Asks `systemctl --user` about `unit` (bounded: a hung bus is answered as not usable).
-UnitState user_unit_state(const std::string& unit);
+// What `systemctl --user show` says of `unit`, in one call (bounded: a hung bus is answered as not usable).
+struct UnitFacts {
+  UnitState state;
+  pid_t main_pid = 0;                // 0 when it has none
+  std::vector<std::string> command;  // ExecStart's argv, specifier %h expanded with $HOME; empty when none
+  int default_port = 0;              // its `Environment=AGENTWORKS_PORT=N`, 0 when it declares none
+};
+UnitFacts user_unit_facts(const std::string& unit);
 
 // `systemctl --user start UNIT` (or restart); Error(internal) with systemctl's words when it fails.
 void start_user_unit(const std::string& unit);
 void restart_user_unit(const std::string& unit);
 
-// The unit's main process, 0 when it has none.
+// The unit's main process, 0 when it has none (one property, read again around a start or restart).
 pid_t user_unit_main_pid(const std::string& unit);
-
-// The argv of the unit's ExecStart (specifier %h expanded with $HOME), empty when systemctl shows none.
-std::vector<std::string> user_unit_command(const std::string& unit);
 
 // The value after `option` in argv ("--listen" -> "127.0.0.1:7787"), empty when absent.
 std::string option_value(const std::vector<std::string>& argv, const std::string& option);
@@ -42,8 +45,6 @@ std::string option_value(const std::vector<std::string>& argv, const std::string
 inline constexpr char kServerUnitListen[] = "127.0.0.1:${AGENTWORKS_PORT}";
 // The port in the env file; nullopt when there is none (or it holds no valid AGENTWORKS_PORT).
 std::optional<int> server_unit_port_setting();
-// The unit's own default (`Environment=AGENTWORKS_PORT=N`), 0 when it declares none.
-int server_unit_default_port();
 // Records `port` for the unit (the env file, private, written atomically).
 void write_server_unit_port(int port);
 

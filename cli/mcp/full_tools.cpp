@@ -31,14 +31,24 @@ json input(json properties, std::initializer_list<const char*> required) {
   return schema;
 }
 
+// The {code, message} of an error: a tool error's, and (`nullable`) a Call's own, null until it failed.
+json error_object(bool nullable, const std::string& description) {
+  json schema = {{"properties", {{"code", prop("string", "The stable error code")},
+                                 {"message", prop("string", "What went wrong and what to do")}}},
+                 {"description", description}};
+  if (nullable) {
+    schema["type"] = json::array({"object", "null"});
+  } else {
+    schema["type"] = "object";
+    schema["required"] = {"code", "message"};
+  }
+  return schema;
+}
+
 // A tool's output schema: its success answer, or the tool error's {"error":{code,message}} (clients check every
 // structuredContent against the schema, errors included). Extra fields are allowed: the server may add some.
 json output(json properties, std::initializer_list<const char*> required) {
-  if (!properties.contains("error"))
-    properties["error"] = {{"type", "object"},
-                           {"properties", {{"code", prop("string", "The stable error code")},
-                                           {"message", prop("string", "What went wrong and what to do")}}},
-                           {"required", {"code", "message"}}};
+  if (!properties.contains("error")) properties["error"] = error_object(false, "Why the tool refused");
   json success = json::array();
   for (const char* r : required) success.push_back(r);
   return {{"type", "object"},
@@ -75,11 +85,7 @@ json call_output(bool with_cancel) {
       {"result", {{"description", "The result JSON, checked by the function's output schema"}}},
       {"result_file", typed({"string", "null"}, "The file holding a result too large to inline")},
       {"files", {{"type", "array"}, {"description", "The call's output files (read with functions_read)"}}},
-      // A Call has its own `error` (null until it failed); a tool error's is the same {code, message}.
-      {"error", {{"type", {"object", "null"}},
-                 {"properties", {{"code", prop("string", "The stable error code")},
-                                 {"message", prop("string", "What went wrong")}}},
-                 {"description", "Why the call failed, was cancelled or interrupted; or why the tool refused"}}}};
+      {"error", error_object(true, "Why the call failed, was cancelled or interrupted; or why the tool refused")}};
   if (!with_cancel) return output(std::move(properties), {"call_id", "status"});
   properties["cancel"] = prop("string", "requested, cancelled or already_ended");
   return output(std::move(properties), {"call_id", "status", "cancel"});

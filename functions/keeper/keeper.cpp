@@ -5,7 +5,11 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +20,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+extern char** environ;
 
 namespace agentworks::functions::keeper {
 namespace {
@@ -255,6 +261,191 @@ int keeper_main(int argc, char** argv) {
     // namespace is gone, and an exit handler that forks (LeakSanitizer's, in the sanitizer build) would fail on
     // the call's stderr.
     _exit(0);
+  }
+}
+
+namespace {
+
+// What one launch request carries besides its descriptors, read from the request's memfd: the working directory,
+// the program and its arguments, and the environment (launcher.hpp documents the layout).
+struct LaunchRequest {
+  std::string text;
+  std::string cwd;
+  std::vector<char*> program;  // null-terminated
+  std::vector<char*> env;      // null-terminated
+};
+
+bool read_request(int memfd, LaunchRequest* request) {
+  char buf[65536];
+  off_t at = 0;
+  for (;;) {
+    const ssize_t n = ::pread(memfd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    request->text.append(buf, static_cast<std::size_t>(n));
+    at += n;
+  }
+  // cwd NUL, argument count NUL, the arguments each NUL-terminated, then the environment entries.
+  std::vector<char*> fields;
+  char* p = request->text.data();
+  char* const end = p + request->text.size();
+  while (p < end) {
+    char* nul = static_cast<char*>(std::memchr(p, '\0', static_cast<std::size_t>(end - p)));
+    if (nul == nullptr) return false;
+    fields.push_back(p);
+    p = nul + 1;
+  }
+  if (fields.size() < 3) return false;
+  request->cwd = fields[0];
+  const unsigned long count = std::strtoul(fields[1], nullptr, 10);
+  if (count == 0 || count > fields.size() - 2) return false;
+  request->program.assign(fields.begin() + 2, fields.begin() + 2 + static_cast<long>(count));
+  request->program.push_back(nullptr);
+  request->env.assign(fields.begin() + 2 + static_cast<long>(count), fields.end());
+  request->env.push_back(nullptr);
+  return true;
+}
+
+void send_reply(int sock, const std::string& text, int pidfd) {
+  iovec iov{const_cast<char*>(text.data()), text.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  if (pidfd >= 0) {
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+  }
+  while (::sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+// The forked keeper: the state posix_spawn gave it before (its own process group, no blocked signal, the
+// default dispositions, the four descriptors and nothing else, the Crew folder as its directory), then the keeper.
+[[noreturn]] void become_keeper(const int (&fds)[5], const LaunchRequest& request) {
+  ::setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  std::signal(SIGCHLD, SIG_DFL);
+  std::signal(SIGPIPE, SIG_DFL);
+  int high[4];
+  for (int i = 0; i < 4; ++i) high[i] = ::fcntl(fds[i], F_DUPFD, 16);
+  for (int i = 0; i < 4; ++i) ::dup2(high[i], i);
+  ::syscall(SYS_close_range, 4U, ~0U, 0U);
+  if (::chdir(request.cwd.c_str()) != 0) {
+    report(std::string("spawn_failed cannot enter the Crew folder ") + request.cwd + ": " + std::strerror(errno));
+    _exit(126);
+  }
+  environ = const_cast<char**>(request.env.data());
+  std::vector<std::string> args = {"agentworks-keeper", "--parent", std::to_string(::getppid()), "--"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.insert(argv.end(), request.program.begin(), request.program.end());  // ends with its null
+  _exit(keeper_main(static_cast<int>(argv.size() - 1), argv.data()));
+}
+
+// One request: five descriptors (stdin, stdout, stderr, status, the request's memfd); the reply is "pid N" with
+// the keeper's pidfd, or "error TEXT".
+void serve_request(int sock, int sigfd) {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(5 * sizeof(int))];
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) _exit(0);  // the host closed its end (or is gone): nothing more to launch
+  int fds[5] = {-1, -1, -1, -1, -1};
+  int received = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      if (received < 5) {
+        fds[received++] = fd;
+      } else {
+        ::close(fd);
+      }
+    }
+  }
+  const auto close_all = [&] {
+    for (const int fd : fds)
+      if (fd >= 0) ::close(fd);
+  };
+  LaunchRequest request;
+  if (received != 5 || (msg.msg_flags & MSG_CTRUNC) != 0 || !read_request(fds[4], &request)) {
+    close_all();
+    send_reply(sock, "error a launch request needs five descriptors and a well-formed request", -1);
+    return;
+  }
+  const pid_t child = ::fork();
+  if (child < 0) {
+    const std::string why = std::strerror(errno);
+    close_all();
+    send_reply(sock, "error fork: " + why, -1);
+    return;
+  }
+  if (child == 0) {
+    ::close(sock);
+    ::close(sigfd);
+    become_keeper(fds, request);
+  }
+  close_all();
+  // Not reaped before this: a child that already exited is a zombie, still its own pid.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+  if (pidfd < 0) {
+    const std::string why = std::strerror(errno);
+    ::kill(child, SIGKILL);
+    send_reply(sock, "error pidfd_open: " + why, -1);
+    return;
+  }
+  send_reply(sock, "pid " + std::to_string(child), pidfd);
+  ::close(pidfd);
+}
+
+}  // namespace
+
+int launcher_main(int argc, char** argv) {
+  // argv: agentworks-keeper --launcher --parent PID; fd 3 is the host's end of a SOCK_SEQPACKET socket.
+  if (argc != 4 || std::strcmp(argv[1], "--launcher") != 0 || std::strcmp(argv[2], "--parent") != 0 ||
+      ::fcntl(kStatusFd, F_GETFD) < 0) {
+    std::fprintf(stderr, "agentworks-keeper --launcher is started by its host to fork keepers\n");
+    return 2;
+  }
+  // The host gone, the launcher goes at once, and each keeper it forked gets its SIGTERM and ends its tree.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != static_cast<pid_t>(std::atol(argv[3]))) return 1;
+  const int sock = ::fcntl(kStatusFd, F_DUPFD_CLOEXEC, 16);
+  ::close(kStatusFd);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, nullptr);
+  const int sigfd = ::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sock < 0 || sigfd < 0) return 1;
+  for (;;) {
+    pollfd fds[2] = {{sock, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) continue;
+    if ((fds[1].revents & POLLIN) != 0) {
+      signalfd_siginfo info{};
+      while (::read(sigfd, &info, sizeof info) > 0) {
+      }
+      while (::waitpid(-1, nullptr, WNOHANG) > 0) {  // the keepers' ends are reported on their own status pipes
+      }
+    }
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) serve_request(sock, sigfd);
   }
 }
 

@@ -16,4 +16,14 @@ namespace agentworks::functions::keeper {
 
 int keeper_main(int argc, char** argv);
 
+// `agentworks-keeper --launcher --parent PID`, fd 3 a SOCK_SEQPACKET socket to its host: one long-lived process per
+// host thread that runs executions, which forks a keeper for each request instead of the host starting the keeper
+// program for every call (an exec and the C library's start, about 1 ms, saved per call). A request is one byte
+// with five descriptors: the keeper's stdin, stdout, stderr and status (its fds 0-3), and a memfd holding
+// "CWD\0COUNT\0" then COUNT program arguments and the environment entries, each NUL-terminated. The reply is
+// "pid N" with the keeper's pidfd, or "error TEXT". The forked keeper behaves exactly as one started as a program,
+// with this launcher as the parent whose death it watches; the launcher dies with its host (SIGKILL) or exits when
+// the host closes its socket, and reaps its keepers.
+int launcher_main(int argc, char** argv);
+
 }  // namespace agentworks::functions::keeper

@@ -3,9 +3,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <spawn.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agentworks/error.hpp"
+#include "process/keeper_launcher.hpp"
 
 namespace agentworks::functions {
 namespace {
@@ -31,15 +30,9 @@ constexpr std::size_t kMaxEventLine = 16 * 1024 * 1024;
 // is killed with SIGKILL (with the program's group, when it runs without a PID namespace).
 constexpr timeval kTerminateGrace{3, 0};
 
-int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
-
-// Moves a descriptor above the four the keeper receives, so the dup2 calls after fork cannot clobber it.
-int high_fd(int fd) {
-  if (fd >= 4) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 4);
-  ::close(fd);
-  return moved;
-}
+// The keeper is the launcher's child, not this process's: it is signalled through its pidfd, never by a pid that
+// the launcher may already have reaped and the system reused.
+void signal_keeper(int pidfd, int sig) { ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0); }
 
 [[noreturn]] void spawn_error(const std::string& what) {
   throw Error(ErrorCode::internal, "cannot start the execution: " + what + ": " + std::strerror(errno));
@@ -55,17 +48,6 @@ void close_fd(int& fd) {
 Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end,
                      LineHandler on_stdout_line)
     : on_line_(std::move(on_stderr_line)), on_end_(std::move(on_end)), on_stdout_line_(std::move(on_stdout_line)) {
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {spec.keeper, "--parent", std::to_string(::getpid()), "--"};
-  args.insert(args.end(), spec.command.begin(), spec.command.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_copy = spec.env;
-  std::vector<char*> envp;
-  for (auto& e : env_copy) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
   int in = ::memfd_create("agentworks-call-stdin", MFD_CLOEXEC);
   if (in < 0) spawn_error("memfd_create");
   std::size_t written = 0;
@@ -84,54 +66,20 @@ Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on
     ::close(in);
     spawn_error("pipe2");
   }
-  in = high_fd(in);
-  const int child_out = high_fd(out[1]);
-  const int child_err = high_fd(err[1]);
-  const int child_status = high_fd(status[1]);
-  // posix_spawn (a vfork-style clone in glibc) costs no copy of the host's page tables; the keeper sets its
-  // own parent-death signal and checks the parent pid it is given.
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_adddup2(&actions, in, 0);
-  posix_spawn_file_actions_adddup2(&actions, child_out, 1);
-  posix_spawn_file_actions_adddup2(&actions, child_err, 2);
-  posix_spawn_file_actions_adddup2(&actions, child_status, 3);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-  posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);  // the host ignores it; the keeper and the program get the default
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(in);
-  ::close(child_out);
-  ::close(child_err);
-  ::close(child_status);
-  if (rc != 0) {
-    for (const int fd : {out[0], err[0], status[0]}) ::close(fd);
-    errno = rc;
-    spawn_error("posix_spawn " + spec.keeper);
+  LaunchedKeeper launched;
+  try {
+    launched = launch_keeper(spec.keeper, in, out[1], err[1], status[1], spec.cwd, spec.command, spec.env);
+  } catch (...) {
+    for (const int fd : {in, out[0], out[1], err[0], err[1], status[0], status[1]}) ::close(fd);
+    throw;
   }
-  pid_ = pid;
+  for (const int fd : {in, out[1], err[1], status[1]}) ::close(fd);
+  pid_ = launched.pid;
+  pidfd_ = launched.pidfd;
   out_fd_ = out[0];
   err_fd_ = err[0];
   status_fd_ = status[0];
   for (const int fd : {out_fd_, err_fd_, status_fd_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  pidfd_ = pidfd_open(pid);
-  if (pidfd_ < 0) {
-    ::kill(-pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    spawn_error("pidfd_open");
-  }
   out_ev_ = event_new(base, out_fd_, EV_READ | EV_PERSIST, &Execution::on_stdout, this);
   err_ev_ = event_new(base, err_fd_, EV_READ | EV_PERSIST, &Execution::on_stderr, this);
   exit_ev_ = event_new(base, pidfd_, EV_READ, &Execution::on_exit, this);
@@ -145,7 +93,7 @@ Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on
 Execution::~Execution() {
   if (!ended_ && pid_ > 0) {
     // The host is going away: the keeper must take the tree with it, and a keeper stopped from inside cannot.
-    ::kill(pid_, SIGTERM);
+    signal_keeper(pidfd_, SIGTERM);
     read_status();
     if (group_ > 0) ::kill(-group_, SIGKILL);
   }
@@ -159,7 +107,7 @@ Execution::~Execution() {
 
 void Execution::terminate() {
   if (ended_ || pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
+  signal_keeper(pidfd_, SIGTERM);
   evtimer_add(escalate_ev_, &kTerminateGrace);  // a timeout always ends in SIGKILL
 }
 
@@ -167,7 +115,7 @@ void Execution::on_escalate(int, short, void* arg) {
   auto* self = static_cast<Execution*>(arg);
   if (self->ended_) return;
   self->read_status();
-  ::kill(self->pid_, SIGKILL);  // the keeper's PID namespace dies with it
+  signal_keeper(self->pidfd_, SIGKILL);  // the keeper's PID namespace dies with it
   if (self->group_ > 0) ::kill(-self->group_, SIGKILL);
 }
 
@@ -279,9 +227,6 @@ void Execution::drain_after_exit() {
 void Execution::finish() {
   if (ended_) return;
   ended_ = true;
-  int wstatus = 0;
-  while (::waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
-  }
   // Whatever the tree wrote before it died is in the pipes now; a process that escaped the tree cannot hold
   // the call open, so read what is there and stop.
   drain_stdout();
@@ -302,17 +247,10 @@ void Execution::finish() {
     end.detail = line.substr(13);
   } else {
     // The keeper itself died without a word (killed from outside, or from inside without a PID namespace): in a
-    // namespace the tree died with it; else its group is killed here.
+    // namespace the tree died with it; else its group is killed here. How it died is its launcher's to know.
     if (group_ > 0) ::kill(-group_, SIGKILL);
     end.kind = ExecutionEnd::Kind::signaled;
-    end.code = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : SIGKILL;
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 126) {
-      end.kind = ExecutionEnd::Kind::spawn_failed;
-      end.detail = "cannot enter the Crew folder";
-    } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127) {
-      end.kind = ExecutionEnd::Kind::spawn_failed;
-      end.detail = "cannot start the keeper process";
-    }
+    end.code = SIGKILL;
   }
   for (event* e : {out_ev_, err_ev_, exit_ev_, after_exit_ev_, escalate_ev_}) event_del(e);
   on_end_(end);  // may destroy this object: nothing after this line

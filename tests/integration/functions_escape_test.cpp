@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -34,10 +35,30 @@ std::vector<pid_t> processes_with(const std::string& marker) {
     text << in.rdbuf();
     std::string arg;
     while (std::getline(text, arg, '\0')) {
-      if (arg == marker) out.push_back(static_cast<pid_t>(pid));
+      if (arg == marker) {
+        out.push_back(static_cast<pid_t>(pid));
+        break;
+      }
     }
   }
   ::closedir(d);
+  return out;
+}
+
+// The keeper launchers started by `parent`: its children started as `agentworks-keeper --launcher` (the keepers
+// they fork carry the same command line, one level further down).
+std::vector<pid_t> launchers_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const pid_t pid : processes_with("--launcher")) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close_paren = text.rfind(')');
+    if (close_paren == std::string::npos) continue;
+    std::istringstream rest(text.substr(close_paren + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) out.push_back(pid);
+  }
   return out;
 }
 
@@ -135,6 +156,32 @@ TEST_F(FunctionsEscape, DoubleForkAndSetsidDieWithTheCall_R_F6) {
   const json done = run_and_expect_nothing_left(
       "(sleep " + orphan + " &)\nsetsid sh -c 'exec sleep " + daemon + "' &\nsleep 0.3\necho left", {orphan, daemon});
   EXPECT_EQ(done.at("status"), "completed") << done.dump();
+}
+
+// R-F2: the keeper launcher (the one process that forks each call's keeper) killed with -9 in the middle of a call:
+// that call ends (its keeper got its parent-death signal and took the tree with it), nothing of it is left, and the
+// next call runs under a new launcher.
+TEST_F(FunctionsEscape, KillNineOfTheKeeperLauncherEndsItsCallsAndTheNextCallRuns_R_F2) {
+  start_server();
+  const std::string child = use(marker());
+  make_crew("api", json::array({function_decl("long"), function_decl("quick")}),
+            {{"tools/long.sh", "sleep " + child + "\necho woke"}, {"tools/quick.sh", "echo quick"}});
+  const std::string id = call_ok("api", "long").at("call_id").get<std::string>();
+  ASSERT_TRUE(wait_until([&] { return !processes_with(child).empty(); })) << "the call's program never started";
+  const auto launchers = launchers_of(server_->pid());
+  ASSERT_EQ(launchers.size(), 1u) << "one launcher per server thread that runs calls";
+  ::kill(launchers.front(), SIGKILL);
+  const json done = wait_terminal(id, std::chrono::seconds(30));
+  EXPECT_EQ(done.at("status"), "failed") << done.dump();
+  EXPECT_EQ(done.at("error").value("code", ""), "killed") << done.dump();
+  EXPECT_TRUE(wait_until([&] { return processes_with(child).empty(); }, std::chrono::seconds(3)))
+      << "the call's program outlived its launcher's death";
+  const json next = wait_terminal(call_ok("api", "quick").at("call_id").get<std::string>());
+  EXPECT_EQ(next.at("status"), "completed") << next.dump();
+  EXPECT_EQ(next.value("answer", ""), "quick") << next.dump();
+  const auto now = launchers_of(server_->pid());
+  ASSERT_EQ(now.size(), 1u);
+  EXPECT_NE(now.front(), launchers.front());
 }
 
 // Decision 0006: inside its PID namespace an execution has a /proc of its own, so $$ and /proc agree (sandboxes
