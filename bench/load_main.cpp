@@ -153,6 +153,12 @@ void print_cost(const bench::CpuBudget::PerSend& c, std::size_t servers, bool po
   std::printf("cpu per accepted send: servers %.0f us (their event-loop threads %.0f us)", c.servers_us, c.loops_us);
   if (postgres) std::printf(", PostgreSQL %.0f us", c.postgres_us);
   std::printf("; %.0f us in all\n", c.total_us);
+  // What predicts more cores: each replica does its share of the sends, PostgreSQL does all of them.
+  if (servers > 1) {
+    std::printf("cpu per accepted send per replica: %.0f us (%zu replicas share the sends)%s\n",
+                c.servers_us / static_cast<double>(servers), servers,
+                postgres ? "; PostgreSQL's cost is per send, whatever the number of replicas" : "");
+  }
   std::printf("ceilings at that cost: %zu event-loop thread%s busy all the time %.0f sends/s; %d cores busy with %s"
               " only %.0f sends/s\n",
               servers, servers == 1 ? "" : "s", c.loops_ceiling_per_s, c.cores,
@@ -375,10 +381,10 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   }
   // One line for scripts (bench/scripts/replicas.sh).
   std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu"
-              " cpu_us_per_send=%.0f cores_ceiling_per_s=%.0f\n",
+              " cpu_us_per_send=%.0f cores_ceiling_per_s=%.0f server_us_per_send=%.0f postgres_us_per_send=%.0f\n",
               opt.store.c_str(), n, rate, delivery.p50_ms, delivery.p99_ms,
               static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
-              cost.total_us, cost.cores_ceiling_per_s);
+              cost.total_us, cost.cores_ceiling_per_s, cost.servers_us, cost.postgres_us);
   // A run that measured nothing, or lost deliveries, is a failure, not a number.
   if (sends.ok == 0) {
     std::fprintf(stderr, "FAILED: no send was accepted (first failure: %s)\n", sends.first_failure.c_str());

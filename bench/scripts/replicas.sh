@@ -48,8 +48,8 @@ base_rate=$(field "$base" sends_per_s)
 base_p50=$(field "$base" p50_ms)
 base_p99=$(field "$base" p99_ms)
 need_number "the SQLite run's sends/s, p50 and p99" "$base_rate" "$base_p50" "$base_p99"
-printf '%-12s %8s %10s %9s %9s %12s %12s %12s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" "p50/sqlite" \
-  "p99/sqlite" "cpu_us/send"
+printf '%-12s %8s %10s %9s %9s %12s %12s %12s %12s %14s %12s\n' store servers sends/s p50_ms p99_ms "rate/sqlite" \
+  "p50/sqlite" "p99/sqlite" "cpu_us/send" "us/send/replica" "pg_us/send"
 for run in "${runs[@]}"; do
   read -r store replicas <<<"$run"
   log="$out/$store-$replicas.log"
@@ -57,16 +57,21 @@ for run in "${runs[@]}"; do
   p50=$(field "$log" p50_ms)
   p99=$(field "$log" p99_ms)
   cost=$(field "$log" cpu_us_per_send)
-  need_number "the $store run's ($replicas server(s)) sends/s, p50, p99 and CPU per send" "$rate" "$p50" "$p99" "$cost"
+  server_cost=$(field "$log" server_us_per_send)
+  pg_cost=$(field "$log" postgres_us_per_send)
+  need_number "the $store run's ($replicas server(s)) sends/s, p50, p99 and CPU per send" "$rate" "$p50" "$p99" "$cost" \
+    "$server_cost" "$pg_cost"
+  # Per replica: each does its share of the sends; PostgreSQL's cost is per send whatever the replicas.
   awk -v s="$store" -v n="$replicas" -v r="$rate" -v a="$p50" -v b="$p99" -v br="$base_rate" -v ba="$base_p50" \
-      -v bb="$base_p99" -v c="$cost" 'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f %12.0f\n",
-                                            s, n, r, a, b, r / br, a / ba, b / bb, c }'
+      -v bb="$base_p99" -v c="$cost" -v sc="$server_cost" -v pc="$pg_cost" \
+      'BEGIN { printf "%-12s %8d %10.0f %9.2f %9.2f %12.2f %12.2f %12.2f %12.0f %14.0f %12.0f\n",
+                      s, n, r, a, b, r / br, a / ba, b / bb, c, sc / n, pc }'
 done
 
-# The issue's goals: 2 replicas on PostgreSQL accept at least one SQLite server's sends/s; the cross-replica
-# send -> SSE p99 (2 and 3 replicas) is at most 50 ms.
+# The cross-replica send -> SSE p99 (2 and 3 replicas) is at most 50 ms (docs/benchmarks.md). The comparison of 2
+# replicas with one SQLite server is a retired goal (it measured PostgreSQL on these cores), kept for the log.
 two_rate=$(field "$out/postgresql-2.log" sends_per_s)
-awk -v r="$two_rate" -v b="$base_rate" 'BEGIN { printf "goal 2 replicas on PostgreSQL >= 1 SQLite server sends/s: %s (%.0f vs %.0f)\n",
+awk -v r="$two_rate" -v b="$base_rate" 'BEGIN { printf "retired goal, for the log: 2 replicas on PostgreSQL >= 1 SQLite server sends/s: %s (%.0f vs %.0f)\n",
                                                 (r >= b ? "MET" : "MISSED"), r, b }'
 # What the goal asks of this machine: at PostgreSQL's CPU per send (servers and PostgreSQL together), all its cores
 # busy with nothing else and no lock or wait between the replicas allow at most this many sends/s.
