@@ -115,6 +115,57 @@ std::vector<std::string> sender_targets(const std::vector<std::string>& names, s
   return out;
 }
 
+// The receivers' streams: receiver j streams from server j % N, each server's through a pool of its own.
+class StreamPools {
+ public:
+  // False with *error naming the server when a stream cannot be opened.
+  bool open(const std::vector<bench::Endpoint>& endpoints, const std::vector<bench::BenchAgent>& agents,
+            std::size_t source_addresses, std::string* error) {
+    targets_.assign(endpoints.size(), {});
+    for (std::size_t j = 0; j < agents.size(); ++j)
+      targets_[j % endpoints.size()].push_back({agents[j].attachment_id, agents[j].name});
+    for (std::size_t r = 0; r < endpoints.size(); ++r) {
+      pools_.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token,
+                                                              source_addresses));
+      if (!targets_[r].empty() && !pools_[r]->open(targets_[r], error)) {
+        *error = "opening streams on server " + std::to_string(r) + " after " +
+                 std::to_string(pools_[r]->ready_streams()) + ": " + *error;
+        return false;
+      }
+      pools_[r]->start();
+    }
+    return true;
+  }
+  std::uint64_t ready() const { return total(&bench::SseStreamPool::ready_streams); }
+  std::uint64_t failed() const { return total(&bench::SseStreamPool::failed_streams); }
+  std::uint64_t delivered() const { return total(&bench::SseStreamPool::delivered); }
+  std::size_t held_by(std::size_t server) const { return targets_[server].size(); }
+  void measure_from_now() {
+    for (auto& p : pools_) p->set_measure_since(bench::steady_now_ns());
+  }
+  std::vector<std::int64_t> take_latencies() {
+    std::vector<std::int64_t> all;
+    for (auto& p : pools_) {
+      auto l = p->take_latencies();
+      all.insert(all.end(), l.begin(), l.end());
+    }
+    return all;
+  }
+  void stop() {
+    for (auto& p : pools_) p->stop();
+  }
+
+ private:
+  template <typename Count>
+  std::uint64_t total(Count count) const {
+    std::uint64_t sum = 0;
+    for (const auto& p : pools_) sum += ((*p).*count)();
+    return sum;
+  }
+  std::vector<std::vector<bench::StreamTarget>> targets_;
+  std::vector<std::unique_ptr<bench::SseStreamPool>> pools_;
+};
+
 // The size of the SQLite store's WAL, sampled every 250 ms while the load runs (the WAL must stay bounded).
 class WalSampler {
  public:
@@ -177,25 +228,14 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     std::fprintf(stderr, "FAILED: setup: %s\n", error.c_str());
     return 1;
   }
-  std::vector<std::vector<bench::StreamTarget>> targets(n);
-  for (std::size_t j = 0; j < agents.size(); ++j) targets[j % n].push_back({agents[j].attachment_id, agents[j].name});
-  std::vector<std::unique_ptr<bench::SseStreamPool>> pools;
-  for (std::size_t r = 0; r < n; ++r) {
-    pools.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token));
-    if (!targets[r].empty() && !pools[r]->open(targets[r], &error)) {
-      std::fprintf(stderr, "FAILED: opening streams on replica %zu: %s\n", r, error.c_str());
-      return 1;
-    }
-    pools[r]->start();
+  StreamPools pools;
+  if (!pools.open(endpoints, agents, 1, &error)) {
+    std::fprintf(stderr, "FAILED: %s\n", error.c_str());
+    return 1;
   }
-  const auto total = [&](auto count) {
-    std::uint64_t sum = 0;
-    for (const auto& p : pools) sum += count(*p);
-    return sum;
-  };
-  const auto ready = [&] { return total([](const bench::SseStreamPool& p) { return p.ready_streams(); }); };
-  const auto failed = [&] { return total([](const bench::SseStreamPool& p) { return p.failed_streams(); }); };
-  const auto delivered = [&] { return total([](const bench::SseStreamPool& p) { return p.delivered(); }); };
+  const auto ready = [&] { return pools.ready(); };
+  const auto failed = [&] { return pools.failed(); };
+  const auto delivered = [&] { return pools.delivered(); };
   if (!wait_for([&] { return ready() + failed() >= agents.size(); }, 30s) || failed() > 0) {
     std::fprintf(stderr, "FAILED: streams not ready: %llu ready, %llu failed of %zu\n",
                  static_cast<unsigned long long>(ready()), static_cast<unsigned long long>(failed()), agents.size());
@@ -247,7 +287,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   std::vector<pid_t> measured;  // a --url server without --server-pid has none
   std::copy_if(pids.begin(), pids.end(), std::back_inserter(measured), [](pid_t p) { return p > 0; });
   bench::CpuBudget budget(measured, postmaster);
-  for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
+  pools.measure_from_now();
   const auto start = std::chrono::steady_clock::now();
   std::vector<bench::RequestStats> send_stats(opt.senders);
   std::vector<std::thread> threads;
@@ -273,15 +313,10 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
   const bool all_delivered = wait_for([&] { return delivered() - delivered_before_load >= sends.ok; }, 10s);
   sampler.stop();
   wal_sampler.stop();
-  std::vector<std::int64_t> latencies;
-  for (auto& p : pools) {
-    auto l = p->take_latencies();
-    latencies.insert(latencies.end(), l.begin(), l.end());
-  }
-  const auto delivery = bench::summarize(std::move(latencies));
+  const auto delivery = bench::summarize(pools.take_latencies());
   const std::uint64_t delivered_count = delivered() - delivered_before_load;
   const std::uint64_t failed_count = failed();
-  for (auto& p : pools) p->stop();
+  pools.stop();
 
   std::printf("run: %.1f s, %zu senders, %zu receivers, %zu-byte messages, reader paced at %.0f/s\n", elapsed,
               opt.senders, opt.receivers, opt.message_bytes, opt.reads_per_second);
@@ -425,28 +460,15 @@ int run_streams(const Options& opt, const std::vector<bench::Endpoint>& endpoint
     std::printf("server %zu rss after registering %zu agents and attachments: %s\n", r, agents.size(),
                 bench::rss_text(pids[r]).c_str());
   }
-  std::vector<std::vector<bench::StreamTarget>> targets(n);
-  for (std::size_t j = 0; j < agents.size(); ++j) targets[j % n].push_back({agents[j].attachment_id, agents[j].name});
-  std::vector<std::unique_ptr<bench::SseStreamPool>> pools;
+  StreamPools pools;
   const auto open_start = std::chrono::steady_clock::now();
-  for (std::size_t r = 0; r < n; ++r) {
-    pools.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token,
-                                                           opt.source_addresses));
-    if (!pools[r]->open(targets[r], &error)) {
-      std::fprintf(stderr, "FAILED: opening streams on server %zu after %zu: %s\n", r, pools[r]->ready_streams(),
-                   error.c_str());
-      return 1;
-    }
-    pools[r]->start();
+  if (!pools.open(endpoints, agents, opt.source_addresses, &error)) {
+    std::fprintf(stderr, "FAILED: %s\n", error.c_str());
+    return 1;
   }
-  const auto total = [&](auto count) {
-    std::uint64_t sum = 0;
-    for (const auto& p : pools) sum += count(*p);
-    return sum;
-  };
-  const auto ready = [&] { return total([](const bench::SseStreamPool& p) { return p.ready_streams(); }); };
-  const auto failed = [&] { return total([](const bench::SseStreamPool& p) { return p.failed_streams(); }); };
-  const auto delivered = [&] { return total([](const bench::SseStreamPool& p) { return p.delivered(); }); };
+  const auto ready = [&] { return pools.ready(); };
+  const auto failed = [&] { return pools.failed(); };
+  const auto delivered = [&] { return pools.delivered(); };
   const bool opened = wait_for([&] { return ready() + failed() >= agents.size(); }, 120s);
   const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
   std::printf("streams: %llu ready, %llu failed of %zu over %zu server%s from %zu source address%s (opened in %.1f s)\n",
@@ -458,7 +480,7 @@ int run_streams(const Options& opt, const std::vector<bench::Endpoint>& endpoint
   const auto names = names_of(agents);
   std::vector<std::unique_ptr<bench::RssSampler>> samplers;
   for (const pid_t pid : pids) samplers.push_back(std::make_unique<bench::RssSampler>(pid));
-  for (auto& p : pools) p->set_measure_since(bench::steady_now_ns());
+  pools.measure_from_now();
   std::atomic<bool> stop{false};
   std::vector<bench::RequestStats> paced(opt.stream_rate > 0 ? opt.senders : 0);
   std::vector<std::thread> threads;
@@ -476,21 +498,16 @@ int run_streams(const Options& opt, const std::vector<bench::Endpoint>& endpoint
   bench::RequestStats sends_during;
   for (auto& s : paced) sends_during.merge(std::move(s));
   const bool paced_delivered = wait_for([&] { return delivered() >= sends_during.ok; }, 30s);
-  std::vector<std::int64_t> latencies;
-  for (auto& p : pools) {
-    auto l = p->take_latencies();
-    latencies.insert(latencies.end(), l.begin(), l.end());
-  }
-  const auto under_load = bench::summarize(std::move(latencies));
+  const auto under_load = bench::summarize(pools.take_latencies());
   double worst_kib_per_stream = 0;
   for (std::size_t r = 0; r < n; ++r) {
     const std::uint64_t held = samplers[r]->max_kib();
-    const double per_stream = targets[r].empty() || held < before_kib[r]
+    const double per_stream = pools.held_by(r) == 0 || held < before_kib[r]
                                   ? 0
-                                  : static_cast<double>(held - before_kib[r]) / static_cast<double>(targets[r].size());
+                                  : static_cast<double>(held - before_kib[r]) / static_cast<double>(pools.held_by(r));
     worst_kib_per_stream = std::max(worst_kib_per_stream, per_stream);
     std::printf("server %zu holding %zu streams for %.0f s: rss max %s, %.1f KiB per stream over the registered "
-                "agents\n", r, targets[r].size(), held_s, bench::mib_text(held).c_str(), per_stream);
+                "agents\n", r, pools.held_by(r), held_s, bench::mib_text(held).c_str(), per_stream);
   }
   if (opt.stream_rate > 0) {
     print_failures("send", sends_during);
@@ -539,7 +556,7 @@ int run_streams(const Options& opt, const std::vector<bench::Endpoint>& endpoint
   std::printf("result: streams=%zu servers=%zu kib_per_stream=%.1f sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f\n",
               agents.size(), n, worst_kib_per_stream, static_cast<double>(sends_during.ok) / held_s,
               under_load.p50_ms, under_load.p99_ms);
-  for (auto& p : pools) p->stop();
+  pools.stop();
   const bool paced_ok = opt.stream_rate <= 0 || (sends_during.ok > 0 && sends_during.failures() == 0 &&
                                                  paced_delivered && under_load.count > 0);
   return all && paced_ok && sends.failures() == 0 && failed() == 0 ? 0 : 1;

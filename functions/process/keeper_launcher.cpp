@@ -53,6 +53,10 @@ class Launcher {
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&actions);
     posix_spawnattr_init(&attr);
+    // Not the host's stdin and stdout (a parent reading the host's output to its end must not wait for the
+    // launcher); its stderr stays the host's, for what it has to say.
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     sigset_t none, defaults;
