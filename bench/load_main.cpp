@@ -216,6 +216,17 @@ void print_cost(const bench::CpuBudget::PerSend& c, std::size_t servers, bool po
               postgres ? "the servers and PostgreSQL" : "the server", c.cores_ceiling_per_s);
 }
 
+// A floor measured before and after the load: true when the two differ by more than 20 % (the machine changed under
+// the run, nothing is concluded). A server that beats the floor's mean says the floor is not one: noted.
+bool judge_floor(double before, double after, double rate) {
+  const double floor = (before + after) / 2;
+  if (rate > floor) {
+    std::printf("  NOTE: the server exceeded the floor (%.0f > %.0f/s): check the floor's shape before trusting the "
+                "ratio\n", rate, floor);
+  }
+  return std::max(before, after) > 1.2 * std::min(before, after);
+}
+
 int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, const std::vector<pid_t>& pids,
              const std::filesystem::path& wal, pid_t postmaster, const std::string& pg_url) {
   const std::size_t n = endpoints.size();
@@ -373,13 +384,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
                 pg_floor_before.transactions_per_second, after.transactions_per_second);
     std::printf("target >= 0.8 of the pgbench floor: %s (%.2f)\n", rate >= 0.8 * floor ? "MET" : "MISSED",
                 rate / floor);
-    const double lo = std::min(pg_floor_before.sends_per_second, after.sends_per_second);
-    const double hi = std::max(pg_floor_before.sends_per_second, after.sends_per_second);
-    floor_moved = hi > 1.2 * lo;
-    if (rate > floor) {
-      std::printf("  NOTE: the server exceeded the floor (%.0f > %.0f sends/s): check the floor's shape before "
-                  "trusting the ratio\n", rate, floor);
-    }
+    floor_moved = judge_floor(pg_floor_before.sends_per_second, after.sends_per_second, rate);
   }
   if (!wal.empty()) {
     // The floor again after the load: the two must agree, or the machine changed under the run.
@@ -405,14 +410,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
                   " the floor is %.0f/s, which needs <= %.0f us of loop CPU per send (it spent %.0f us)\n",
                   cost.loops_ceiling_per_s, 0.8 * group_floor, 1e6 / (0.8 * group_floor), cost.loops_us);
     }
-    const double lo = std::min(floor_group_before.rows_per_second, group.rows_per_second);
-    const double hi = std::max(floor_group_before.rows_per_second, group.rows_per_second);
-    floor_moved = hi > 1.2 * lo;
-    // The server beating its floor means the floor is not one: a number, not a verdict.
-    if (rate > group_floor) {
-      std::printf("  NOTE: the server exceeded the floor (%.0f > %.0f rows/s): check the floor's shape before "
-                  "trusting the ratio\n", rate, group_floor);
-    }
+    floor_moved = judge_floor(floor_group_before.rows_per_second, group.rows_per_second, rate);
   }
   // One line for scripts (bench/scripts/replicas.sh).
   std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu"
