@@ -9,8 +9,6 @@
 # the build tree (default build/default). Exit 1 when a run fails or does not catch up, 3 when the two floors of
 # a large run differ by more than 20 % (the machine changed under the run: nothing is concluded).
 set -euo pipefail
-# shellcheck disable=SC2034  # read by lib.sh
-script=catchup_scaling.sh
 # shellcheck source=bench/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 small=${1:-10000}

@@ -7,8 +7,6 @@
 # Usage: bench/scripts/history_cost.sh [SMALL [LARGE [ROUNDS]]] (default 10000 1000000 3). AGENTWORKS_BUILD picks the
 # build tree (default build/default). Exit 1 when a run fails.
 set -euo pipefail
-# shellcheck disable=SC2034  # read by lib.sh
-script=history_cost.sh
 # shellcheck source=bench/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 small=${1:-10000}

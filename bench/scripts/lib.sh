@@ -1,5 +1,6 @@
-# shellcheck shell=bash disable=SC2154  # $script is the sourcing script's name
-# What the bench scripts share. Sourced after `set -euo pipefail` with $script set to the script's name.
+# shellcheck shell=bash
+# What the bench scripts share. Sourced after `set -euo pipefail`.
+script=$(basename "$0")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${AGENTWORKS_BUILD:-$here/build/default}
 

@@ -6,8 +6,6 @@
 # server binary (default that tree's); AGENTWORKS_BENCH_KEEP_LOGS=1 keeps each run's full output. Exits non-zero when any run fails (the bench fails when it measured nothing
 # or lost deliveries); the failing run's output is printed.
 set -euo pipefail
-# shellcheck disable=SC2034  # read by lib.sh
-script=replicas.sh
 # shellcheck source=bench/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 seconds=${1:-10}

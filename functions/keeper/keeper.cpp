@@ -193,18 +193,10 @@ int run_program(char** program, const sigset_t& waited, bool namespace_init) {
   }
 }
 
-}  // namespace
-
-int keeper_main(int argc, char** argv) {
-  // argv: agentworks-keeper --parent PID -- PROGRAM ARGS...
-  if (argc < 5 || std::strcmp(argv[1], "--parent") != 0 || std::strcmp(argv[3], "--") != 0 ||
-      ::fcntl(kStatusFd, F_GETFD) < 0) {
-    std::fprintf(stderr, "agentworks-keeper is started by agentworks-server (or a bridge serving a Crew) for one function call\n");
-    return 2;
-  }
-  char** program = argv + 4;
+// The keeper proper, started as a program or forked by a launcher: `parent` is the process whose death it watches.
+int keep(char** program, pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != static_cast<pid_t>(std::atol(argv[2]))) return 1;  // the server died before the line above
+  if (::getppid() != parent) return 1;  // the parent died before the line above
   ::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   sigset_t waited;
@@ -262,6 +254,18 @@ int keeper_main(int argc, char** argv) {
     // the call's stderr.
     _exit(0);
   }
+}
+
+}  // namespace
+
+int keeper_main(int argc, char** argv) {
+  // argv: agentworks-keeper --parent PID -- PROGRAM ARGS...
+  if (argc < 5 || std::strcmp(argv[1], "--parent") != 0 || std::strcmp(argv[3], "--") != 0 ||
+      ::fcntl(kStatusFd, F_GETFD) < 0) {
+    std::fprintf(stderr, "agentworks-keeper is started by agentworks-server (or a bridge serving a Crew) for one function call\n");
+    return 2;
+  }
+  return keep(argv + 4, static_cast<pid_t>(std::atol(argv[2])));
 }
 
 namespace {
@@ -344,11 +348,7 @@ void send_reply(int sock, const std::string& text, int pidfd) {
     _exit(126);
   }
   environ = const_cast<char**>(request.env.data());
-  std::vector<std::string> args = {"agentworks-keeper", "--parent", std::to_string(::getppid()), "--"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.insert(argv.end(), request.program.begin(), request.program.end());  // ends with its null
-  _exit(keeper_main(static_cast<int>(argv.size() - 1), argv.data()));
+  _exit(keep(const_cast<char**>(request.program.data()), ::getppid()));
 }
 
 // One request: five descriptors (stdin, stdout, stderr, status, the request's memfd); the reply is "pid N" with

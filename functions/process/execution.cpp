@@ -2,7 +2,6 @@
 
 #include <event2/event.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,19 +47,7 @@ void close_fd(int& fd) {
 Execution::Execution(event_base* base, const ExecutionSpec& spec, LineHandler on_stderr_line, EndHandler on_end,
                      LineHandler on_stdout_line)
     : on_line_(std::move(on_stderr_line)), on_end_(std::move(on_end)), on_stdout_line_(std::move(on_stdout_line)) {
-  int in = ::memfd_create("agentworks-call-stdin", MFD_CLOEXEC);
-  if (in < 0) spawn_error("memfd_create");
-  std::size_t written = 0;
-  while (written < spec.stdin_bytes.size()) {
-    const ssize_t n = ::write(in, spec.stdin_bytes.data() + written, spec.stdin_bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(in);
-      spawn_error("writing the inputs");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  ::lseek(in, 0, SEEK_SET);
+  const int in = memfd_holding("agentworks-call-stdin", spec.stdin_bytes);
   int out[2], err[2], status[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0) {
     ::close(in);

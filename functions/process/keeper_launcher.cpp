@@ -147,6 +147,24 @@ thread_local Launcher this_threads_launcher;
 
 }  // namespace
 
+int memfd_holding(const char* name, const std::string& bytes) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) launch_error(std::string("memfd_create: ") + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "no progress";
+      ::close(fd);
+      launch_error(std::string("writing ") + name + ": " + why);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
 LaunchedKeeper launch_keeper(const std::string& keeper, int in, int out, int err, int status, const std::string& cwd,
                              const std::vector<std::string>& command, const std::vector<std::string>& env) {
   std::string request = cwd;
@@ -158,18 +176,7 @@ LaunchedKeeper launch_keeper(const std::string& keeper, int in, int out, int err
       request += field;
       request += '\0';
     }
-  const int memfd = ::memfd_create("agentworks-launch-request", MFD_CLOEXEC);
-  if (memfd < 0) launch_error(std::string("memfd_create: ") + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < request.size()) {
-    const ssize_t n = ::write(memfd, request.data() + written, request.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(memfd);
-      launch_error("writing the launch request");
-    }
-    written += static_cast<std::size_t>(n);
-  }
+  const int memfd = memfd_holding("agentworks-launch-request", request);
   const int fds[5] = {in, out, err, status, memfd};
   try {
     const LaunchedKeeper launched = this_threads_launcher.launch(keeper, fds);

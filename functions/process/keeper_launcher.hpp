@@ -14,6 +14,9 @@ struct LaunchedKeeper {
   int pidfd = -1;  // owned by the caller; readable when the keeper has exited (the launcher reaps it)
 };
 
+// A memfd named `name` holding `bytes`, at offset 0 (close-on-exec); throws Error(internal) when it cannot.
+int memfd_holding(const char* name, const std::string& bytes);
+
 // Forks a keeper for `command` with fds 0-3 = in, out, err, status (the caller keeps and closes its own copies).
 // Throws Error(internal) when no launcher answers: a launcher that died is started again once for this call.
 LaunchedKeeper launch_keeper(const std::string& keeper, int in, int out, int err, int status, const std::string& cwd,
