@@ -178,7 +178,7 @@ constexpr std::array kCommands = {
     CommandEntry{"bridge function cancel", "As this attached chat: ask a call it made to end",
                  make_bridge_function_cancel},
     CommandEntry{"attach",
-                 "Install the agentworks hooks/plugin for claude, codex or cursor in this project (attaches no chat)",
+                 "Install the agentworks hooks/plugin for claude, codex, cursor or pi in this project (attaches no chat)",
                  make_attach},
     CommandEntry{"detach", "Detach one chat (--provider, --session) after a confirmation on the terminal",
                  make_detach},

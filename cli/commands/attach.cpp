@@ -21,7 +21,7 @@ namespace {
 class Attach final : public Command {
  public:
   void define(Options& options) override {
-    options.option("provider", provider_, "claude, codex or cursor");
+    options.option("provider", provider_, "claude, codex, cursor or pi");
     options.flag("--global", global_, "Install for the person's user settings instead of the current project");
     options.flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
     options.option("--project", project_, "The project directory (default: the current directory)");
@@ -32,12 +32,13 @@ class Attach final : public Command {
 
   json run(const Context& /*ctx*/) override {
     if (provider_.empty()) {
-      throw Error(ErrorCode::usage, "name the provider: `agentworks attach claude|codex|cursor` (add --uninstall "
+      throw Error(ErrorCode::usage, "name the provider: `agentworks attach claude|codex|cursor|pi` (add --uninstall "
                                     "to remove it); to attach a chat, type `/agentworks attach` inside the chat");
     }
-    if (allow_tools_ && is_provider(provider_, Provider::cursor)) {
-      throw Error(ErrorCode::usage, "--allow-tools is for claude and codex (agentworks installs no MCP tools for "
-                                    "Cursor); run it without --allow-tools (nothing was changed)");
+    if (allow_tools_ && (is_provider(provider_, Provider::cursor) || is_provider(provider_, Provider::pi))) {
+      throw Error(ErrorCode::usage, "--allow-tools is for claude and codex (Cursor has no agentworks tools; Pi runs "
+                                    "extension tools without asking); run it without --allow-tools (nothing was "
+                                    "changed)");
     }
     install::InstallOptions options;
     options.global = global_;

@@ -16,7 +16,7 @@ namespace agentworks::cli {
 using nlohmann::json;
 
 void BridgeMessageCommand::define_provider(Options& options) {
-  options.option("--provider", provider_, "The agent CLI whose attached chat this runs in: claude, codex or cursor")
+  options.option("--provider", provider_, "The agent CLI whose attached chat this runs in: claude, codex, cursor or pi")
       .required();
 }
 

@@ -17,7 +17,7 @@ namespace {
 class Detach final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--provider", provider_, "The chat's provider: claude, codex or cursor").required();
+    options.option("--provider", provider_, "The chat's provider: claude, codex, cursor or pi").required();
     options.option("--session", session_, "The chat's session id (see `agentworks status --agents`)").required();
     options.flag("--yes,-y", yes_, "Confirm without the terminal question (you, the person, are confirming)");
   }

@@ -45,7 +45,7 @@ struct Ran {
 // up keeps its lines: a broken hook must show whether or not its CLI is installed.
 std::vector<Provider> unused_providers(const std::vector<Ran>& ran) {
   std::vector<Provider> unused;
-  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor}) {
+  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor, Provider::pi}) {
     bool only_warnings = true;
     for (const auto& r : ran)
       if (r.check->provider == p)
@@ -62,18 +62,18 @@ doctor::Finding unused_line(const std::vector<Provider>& unused) {
     names += (names.empty() ? "" : ", ") + std::string(info.display_name) +
              (info.executable.empty() ? " (no ~/.cursor)" : " (no `" + std::string(info.executable) + "` on PATH)");
   }
-  const bool none = unused.size() == 3;
+  const bool none = unused.size() == kProviders.size();
   return {none ? doctor::Status::warn : doctor::Status::ok,
           "not set up here: " + names + "; their checks are skipped (agentworks doctor --provider " +
               std::string(provider_info(unused.front()).name) + " runs them anyway)",
-          none ? "install Claude Code, Codex or Cursor, then agentworks attach PROVIDER" : ""};
+          none ? "install Claude Code, Codex, Cursor or Pi, then agentworks attach PROVIDER" : ""};
 }
 
 class Doctor final : public Command {
  public:
   void define(Options& options) override {
-    options.option("--provider", provider_, "Only the checks of this provider (claude, codex or cursor)")
-        .one_of({"claude", "codex", "cursor"});
+    options.option("--provider", provider_, "Only the checks of this provider (claude, codex, cursor or pi)")
+        .one_of({"claude", "codex", "cursor", "pi"});
     options.option("--project", project_, "The project whose hooks are checked (default: the current directory)");
   }
 

@@ -1,4 +1,4 @@
-// agentworks mcp serve [--provider P] [--claude-channel]: the credential-less messaging MCP server that an agent
+// agentworks mcp serve [--provider P] [--claude-channel] [--session-id ID]: the credential-less messaging MCP server that an agent
 // CLI starts over stdio (plugins' .mcp.json, Codex's [mcp_servers]). It never reads the CLI login (R-C2): every
 // tool goes to the bridge for this process's provider ancestor. stdout carries only MCP messages (docs/mcp.md).
 // agentworks mcp serve --full: the person's opt-in full connection instead, speaking for their CLI login
@@ -32,8 +32,11 @@ class McpServe final : public Command {
  public:
   void define(Options& options) override {
     options.option("--provider", options_.provider,
-                   "The agent CLI that starts this server (claude, codex, cursor); codex makes every call need the "
-                   "host's thread id");
+                   "The agent CLI that starts this server (claude, codex, cursor, pi); codex makes every call need "
+                   "the host's thread id");
+    options.option("--session-id", options_.session_id,
+                   "With --provider pi: the Pi session this server serves (the agentworks Pi extension starts one "
+                   "per session; it also carries Pi's native route)");
     options.flag("--claude-channel", options_.claude_channel,
                  "Also act as a Claude channel: push messages into the running Claude session");
     options.flag("--full", full_,
@@ -82,6 +85,12 @@ class McpServe final : public Command {
       return json{{"stopped", true}};
     }
     mcp::current_caller(options_.provider);  // a bad --provider is a usage error before anything is served
+    if (!options_.session_id.empty()) {
+      if (!is_provider(options_.provider, Provider::pi)) {
+        throw Error(ErrorCode::usage, "--session-id goes with --provider pi (Codex names its thread per call)");
+      }
+      mcp::checked_thread_id(options_.session_id, "--session-id");
+    }
     // `agentworks claude` starts Claude with the channel enabled and sets this for the plugin's server; without
     // it a pushed message could land in a session that never shows it, so the Stop hook keeps delivering.
     const char* channel_env = env::get(env::Var::claude_channel);

@@ -18,6 +18,7 @@ constexpr std::array kChecks = {
     CheckEntry{"codex.trust", Provider::codex, check_codex_trust, "codex, then /hooks: trust the agentworks hooks"},
     CheckEntry{"codex.mcp", Provider::codex, check_codex_mcp, "agentworks attach codex"},
     CheckEntry{"hooks.cursor", Provider::cursor, check_cursor_hooks, "agentworks attach cursor"},
+    CheckEntry{"pi.extension", Provider::pi, check_pi_extension, "agentworks attach pi"},
     CheckEntry{"claude.cli", Provider::claude, check_claude_cli,
                "install Claude Code (npm install -g @anthropic-ai/claude-code)"},
     CheckEntry{"codex.cli", Provider::codex, check_codex_cli, "install Codex (npm install -g @openai/codex)"},

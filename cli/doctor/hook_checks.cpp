@@ -87,4 +87,33 @@ std::vector<Finding> check_cursor_hooks(State& state) {
                         attach_fix(state, "cursor"))};
 }
 
+// Pi: the extension `agentworks attach pi` writes, whose agentworks-hook still exists (it runs the hook for every
+// lifecycle event it forwards).
+std::vector<Finding> check_pi_extension(State& state) {
+  for (const auto& path : pi_extension_files(state.inputs().project)) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) continue;
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string content = text.str();
+    constexpr std::string_view kHookLine = "const AGENTWORKS_HOOK = \"";
+    const auto at = content.find(kHookLine);
+    if (content.rfind("// agentworks extension for Pi", 0) != 0 || at == std::string::npos) {
+      return one(Status::fail, path.string() + " is not the agentworks extension", attach_fix(state, "pi"));
+    }
+    const auto start = at + kHookLine.size();
+    const json hook = json::parse("\"" + content.substr(start, content.find('"', start) - start) + "\"", nullptr, false);
+    std::error_code ec;
+    if (!hook.is_string() || !fs::exists(hook.get<std::string>(), ec)) {
+      return one(Status::fail, path.string() + " runs an agentworks-hook that no longer exists",
+                 attach_fix(state, "pi"));
+    }
+    return one(Status::ok, "the agentworks extension is in " + path.string() + " (Pi loads it at start or /reload)");
+  }
+  return one(named(state, Provider::pi) ? Status::fail : Status::warn,
+             "the agentworks Pi extension is not installed for " + state.inputs().project.string() +
+                 " or in the Pi agent directory",
+             attach_fix(state, "pi"));
+}
+
 }  // namespace agentworks::cli::doctor

@@ -30,6 +30,11 @@ fs::path claude_user_dir() {
   return from_variable_or(provider_info(Provider::claude).home_variable, paths::home_dir() / ".claude");
 }
 
+std::vector<fs::path> pi_extension_files(const fs::path& project) {
+  const auto agent = from_variable_or(provider_info(Provider::pi).home_variable, paths::home_dir() / ".pi" / "agent");
+  return project_then_own(project / ".pi" / "extensions" / "agentworks.ts", agent / "extensions" / "agentworks.ts");
+}
+
 fs::path claude_marketplace_dir() { return paths::data_dir() / "claude-marketplace"; }
 
 std::vector<fs::path> codex_hooks_files(const fs::path& project) {

@@ -17,6 +17,8 @@ std::filesystem::path claude_marketplace_dir();
 std::vector<std::filesystem::path> codex_hooks_files(const std::filesystem::path& project);
 std::vector<std::filesystem::path> codex_mcp_configs(const std::filesystem::path& project);
 std::vector<std::filesystem::path> cursor_hooks_files(const std::filesystem::path& project);
+// The agentworks Pi extension in the project, then in the person's Pi agent directory ($PI_CODING_AGENT_DIR).
+std::vector<std::filesystem::path> pi_extension_files(const std::filesystem::path& project);
 // Claude Code settings that may enable the plugin: the project's shared and local files, then the user's.
 std::vector<std::filesystem::path> claude_settings_files(const std::filesystem::path& project);
 

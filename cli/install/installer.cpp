@@ -11,9 +11,10 @@ std::unique_ptr<Installer> make_installer(const std::string& provider, const Ins
       case Provider::claude: return make_claude_installer(options);
       case Provider::codex: return make_codex_installer(options);
       case Provider::cursor: return make_cursor_installer(options);
+      case Provider::pi: return make_pi_installer(options);
     }
   }
-  throw Error(ErrorCode::usage, "unknown provider \"" + provider + "\"; use claude, codex or cursor");
+  throw Error(ErrorCode::usage, "unknown provider \"" + provider + "\"; use claude, codex, cursor or pi");
 }
 
 }  // namespace agentworks::cli::install

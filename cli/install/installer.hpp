@@ -22,7 +22,7 @@ struct InstallOptions {
 class Installer {
  public:
   virtual ~Installer() = default;
-  // "Claude Code", "Codex", "Cursor".
+  // "Claude Code", "Codex", "Cursor", "Pi".
   virtual std::string display_name() const = 0;
   // Where it goes, for the confirmation question and the output: a directory or file path.
   virtual std::string destination() const = 0;
@@ -42,5 +42,6 @@ std::unique_ptr<Installer> make_installer(const std::string& provider, const Ins
 std::unique_ptr<Installer> make_claude_installer(const InstallOptions& options);
 std::unique_ptr<Installer> make_codex_installer(const InstallOptions& options);
 std::unique_ptr<Installer> make_cursor_installer(const InstallOptions& options);
+std::unique_ptr<Installer> make_pi_installer(const InstallOptions& options);
 
 }  // namespace agentworks::cli::install

@@ -14,7 +14,7 @@ CallerIdentity current_caller(const std::string& provider) {
   for (const char c : provider) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok || provider.size() > 32) {
-      throw Error(ErrorCode::usage, "--provider must be a provider name such as claude, codex or cursor");
+      throw Error(ErrorCode::usage, "--provider must be a provider name such as claude, codex, cursor or pi");
     }
   }
   return CallerIdentity{process::provider_ancestor(), provider};
@@ -22,8 +22,8 @@ CallerIdentity current_caller(const std::string& provider) {
 
 std::string checked_thread_id(const std::string& thread_id, const std::string& source) {
   if (!valid_client_id(thread_id)) {
-    throw Error(ErrorCode::bad_request, "the Codex thread id in " + source +
-                                            " is not a valid thread id (1-200 printable ASCII characters)");
+    throw Error(ErrorCode::bad_request, "the chat id in " + source +
+                                            " is not a valid session or thread id (1-200 printable ASCII characters)");
   }
   return thread_id;
 }
@@ -32,11 +32,12 @@ void add_session_selector(json& request, const CallerIdentity& caller, const std
   if (!caller.process) {
     throw Error(ErrorCode::not_found,
                 "cannot find the agent CLI process this runs under, so no attached chat can be named; run it from "
-                "the chat (Claude Code, Codex or Cursor) that was attached with `/agentworks attach`");
+                "the chat (Claude Code, Codex, Cursor or Pi) that was attached with `/agentworks attach`");
   }
   request["process"] = {{"pid", caller.process->pid}, {"start", caller.process->start}};
   if (thread_id) {
-    request["provider"] = provider_name(Provider::codex);
+    // The host named its chat: a Pi session id from the Pi extension, else a Codex thread id.
+    request["provider"] = provider_name(is_provider(caller.provider, Provider::pi) ? Provider::pi : Provider::codex);
     request["session_id"] = *thread_id;
     return;
   }

@@ -21,9 +21,10 @@ struct CallerIdentity {
 // The identity of this process (provider_ancestor()); `provider` as given (validated, may be empty).
 CallerIdentity current_caller(const std::string& provider);
 
-// Adds the session selector fields (process, provider, session_id) to a bridge request. `thread_id` is the
-// Codex thread (host metadata or CODEX_THREAD_ID). Throws Error(not_found) when the provider process is unknown,
-// Error(bad_request) when a Codex call has no valid thread id.
+// Adds the session selector fields (process, provider, session_id) to a bridge request. `thread_id` is the chat
+// its host named: the Codex thread (host metadata or CODEX_THREAD_ID) or the Pi session (the Pi extension's
+// metadata). Throws Error(not_found) when the provider process is unknown, Error(bad_request) when a Codex call
+// has no valid thread id.
 void add_session_selector(nlohmann::json& request, const CallerIdentity& caller,
                           const std::optional<std::string>& thread_id);
 

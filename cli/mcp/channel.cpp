@@ -95,16 +95,20 @@ milliseconds ChannelPump::take_once() {
   return kNoParkInterval;
 }
 
+milliseconds ChannelPump::next_wait() {
+  try {
+    return take_once();
+  } catch (const Error&) {
+    return kIdleInterval;  // not attached yet, no bridge, or stopping
+  } catch (const std::exception& e) {
+    std::cerr << "agentworks mcp: channel: " << e.what() << std::endl;
+    return kIdleInterval;
+  }
+}
+
 void ChannelPump::run() {
   while (!stopping()) {
-    auto wait = kIdleInterval;
-    try {
-      wait = take_once();
-    } catch (const Error&) {
-      // not attached yet, no bridge, or stopping
-    } catch (const std::exception& e) {
-      std::cerr << "agentworks mcp: channel: " << e.what() << std::endl;
-    }
+    const milliseconds wait = next_wait();
     if (wait.count() == 0) continue;
     std::unique_lock lock(mutex_);
     if (wake_.wait_for(lock, wait, [this] { return stop_; })) return;

@@ -35,6 +35,10 @@ class ChannelPump {
   bool stopping();
   // One parked take and its notifications; returns how long to wait before the next.
   std::chrono::milliseconds take_once();
+  // take_once(), or the idle interval when the bridge could not be asked. Each outcome returns its own wait: the
+  // earlier form (a default assigned from take_once() inside a try) read 0 after a throw in the release build,
+  // and without a bridge the pump spun on connect().
+  std::chrono::milliseconds next_wait();
 
   LineWriter& writer_;
   CallerIdentity caller_;

@@ -14,6 +14,7 @@
 #include "mcp/jsonrpc.hpp"
 #include "mcp/messaging.hpp"
 #include "mcp/protocol_version.hpp"
+#include "mcp/steer_pump.hpp"
 #include "mcp/tools.hpp"
 
 namespace agentworks::cli::mcp {
@@ -60,6 +61,7 @@ class Server {
                         [this](const std::string& method) {
                           // The client is ready for pushes.
                           if (method == "notifications/initialized" && pump_) pump_->start();
+                          if (method == "notifications/initialized" && steer_) steer_->start();
                         },
                         [this](const std::string& method, const json& params) { return dispatch(method, params); },
                         log_mcp_line, nullptr, nullptr});
@@ -71,6 +73,13 @@ class Server {
     if (method == "ping") return json::object();
     if (method == "tools/list") return tool_list();
     if (method == "tools/call") return call_tool(params);
+    if (method == "agentworks/steer_result" && steer_) {
+      try {
+        return forward_steer_result(params, caller_, options_.session_id);
+      } catch (const Error& e) {
+        throw RpcError(rpc_invalid_params, std::string(code_name(e.code())) + ": " + e.what());
+      }
+    }
     throw RpcError(rpc_method_not_found, "unknown method '" + method + "'");
   }
 
@@ -80,16 +89,42 @@ class Server {
                                : std::string();
     json capabilities = {{"tools", json::object()}};
     if (options_.claude_channel) capabilities["experimental"] = {{"claude/channel", json::object()}};
+    start_steer(params);
+    if (steer_) capabilities["experimental"] = {{"agentworks/steer", json::object()}};
     return {{"protocolVersion", negotiate_version(requested)},
             {"capabilities", capabilities},
             {"serverInfo", {{"name", "agentworks"}, {"version", "0.1.0"}}},
             {"instructions", kInstructions}};
   }
 
-  // The Codex thread of this call: _meta["x-codex-turn-metadata"].thread_id, set by the host (R-C8).
-  static std::optional<std::string> codex_thread(const json& params) {
+  // Pi: the extension declares capabilities.experimental["agentworks/steer"] {pi_version, unusable?} when it can
+  // take pushes; the pump starts once the client says it is initialized.
+  void start_steer(const json& params) {
+    if (steer_ || !is_provider(options_.provider, Provider::pi) || options_.session_id.empty()) return;
+    const json* offer = nullptr;
+    if (const auto caps = params.find("capabilities"); caps != params.end() && caps->is_object()) {
+      if (const auto exp = caps->find("experimental"); exp != caps->end() && exp->is_object()) {
+        if (const auto s = exp->find("agentworks/steer"); s != exp->end() && s->is_object()) offer = &*s;
+      }
+    }
+    if (offer == nullptr) return;
+    SteerOffer o;
+    if (offer->contains("pi_version") && (*offer)["pi_version"].is_string()) o.pi_version = (*offer)["pi_version"];
+    if (offer->contains("unusable") && (*offer)["unusable"].is_string()) o.unusable = (*offer)["unusable"];
+    steer_ = std::make_unique<SteerPump>(writer_, caller_, options_.session_id, std::move(o));
+  }
+
+  // The chat of this call as its host names it (R-C8): Codex sets _meta["x-codex-turn-metadata"].thread_id; the
+  // agentworks Pi extension sets _meta["agentworks/session_id"] to Pi's session id. Either must belong to the
+  // calling provider process (the bridge checks).
+  static std::optional<std::string> host_session(const json& params) {
     const auto meta = params.find("_meta");
     if (meta == params.end() || !meta->is_object()) return std::nullopt;
+    if (const auto pi = meta->find("agentworks/session_id"); pi != meta->end() && !pi->is_null()) {
+      const char* const source = "_meta[\"agentworks/session_id\"]";
+      if (!pi->is_string()) throw Error(ErrorCode::bad_request, std::string(source) + " must be a string");
+      return checked_thread_id(pi->get<std::string>(), source);
+    }
     const auto turn = meta->find("x-codex-turn-metadata");
     if (turn == meta->end() || turn->is_null()) return std::nullopt;
     json turn_meta = *turn;
@@ -99,6 +134,12 @@ class Server {
       throw Error(ErrorCode::bad_request, std::string(source) + " has no thread_id, so the chat it comes from is unknown");
     }
     return checked_thread_id(turn_meta["thread_id"].get<std::string>(), source);
+  }
+
+  // --session-id names the Pi session for every call; else the host's metadata does.
+  std::optional<std::string> chat_of(const json& params) const {
+    if (!options_.session_id.empty()) return options_.session_id;
+    return host_session(params);
   }
 
   json call_tool(const json& params) {
@@ -116,7 +157,7 @@ class Server {
     // Minted here, once per tool call, so the result can name it even when the call fails.
     const std::string submission_id = ensure_submission_id(op, fields);
     try {
-      const json answer = call_messaging_op(op, fields, caller_, codex_thread(params));
+      const json answer = call_messaging_op(op, fields, caller_, chat_of(params));
       json structured = answer;
       structured.erase("ok");
       structured.erase("id");
@@ -145,7 +186,8 @@ class Server {
   LineWriter writer_;
   ServeOptions options_;
   CallerIdentity caller_;
-  std::unique_ptr<ChannelPump> pump_;  // last: stopped before the writer goes
+  std::unique_ptr<ChannelPump> pump_;  // stopped before the writer goes
+  std::unique_ptr<SteerPump> steer_;
 };
 
 }  // namespace

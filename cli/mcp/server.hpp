@@ -12,6 +12,7 @@ namespace agentworks::cli::mcp {
 struct ServeOptions {
   std::string provider;        // --provider: "" (from the hook registration) or e.g. "codex"
   bool claude_channel = false;  // --claude-channel
+  std::string session_id;       // --session-id: the Pi session this server serves (the Pi extension starts one each)
 };
 
 // Returns when `in` ends. Never throws.

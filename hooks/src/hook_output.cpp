@@ -22,6 +22,7 @@ std::string continue_with(Provider provider, std::string_view text) {
       // and 2.1.332) and is shown as "Stop hook says: TEXT", given to the model as "Stop hook additional context".
       return line({{"hookSpecificOutput", {{"hookEventName", "Stop"}, {"additionalContext", text}}}});
     case Provider::codex:
+    case Provider::pi:  // the extension continues the session with `reason` (plugins/pi/agentworks.ts)
       return line({{"decision", "block"}, {"reason", text}});
     case Provider::cursor:
       return line({{"followup_message", text}});
@@ -37,6 +38,7 @@ std::string block_prompt(Provider provider, std::string_view text) {
                    {"reason", text},
                    {"hookSpecificOutput", {{"hookEventName", "UserPromptSubmit"}, {"suppressOriginalPrompt", true}}}});
     case Provider::codex:
+    case Provider::pi:  // the extension shows `reason` to the person; the model never sees the command
       return line({{"decision", "block"}, {"reason", text}});
     case Provider::cursor:
       return line({{"continue", false}, {"user_message", text}});

@@ -23,7 +23,7 @@ struct EventName {
 };
 
 // The one table of what each provider calls its events.
-constexpr std::array<EventName, 10> kEvents = {{
+constexpr std::array<EventName, 14> kEvents = {{
     {Provider::claude, "Stop", Event::stop},
     {Provider::claude, "UserPromptSubmit", Event::prompt_submit},
     {Provider::claude, "SessionStart", Event::session_start},
@@ -34,6 +34,12 @@ constexpr std::array<EventName, 10> kEvents = {{
     {Provider::codex, "SessionEnd", Event::session_end},
     {Provider::cursor, "stop", Event::stop},
     {Provider::cursor, "beforeSubmitPrompt", Event::prompt_submit},
+    // Pi has no hooks: the agentworks extension runs this program at Pi's matching lifecycle events, with
+    // Claude-shaped input (plugins/pi/agentworks.ts).
+    {Provider::pi, "Stop", Event::stop},
+    {Provider::pi, "UserPromptSubmit", Event::prompt_submit},
+    {Provider::pi, "SessionStart", Event::session_start},
+    {Provider::pi, "SessionEnd", Event::session_end},
 }};
 
 }  // namespace

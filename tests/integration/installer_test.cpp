@@ -233,6 +233,46 @@ TEST_F(InstallerTest, CursorProjectInstallMergesAndUninstallKeepsForeignHooks_RH
   EXPECT_EQ(read_json(file), foreign);
 }
 
+// R-H10 (Pi): the extension file goes to <project>/.pi/extensions/agentworks.ts with the hook's and the CLI's
+// absolute paths filled in (no placeholder left), the same bytes on a second run; --global writes it to
+// $PI_CODING_AGENT_DIR/extensions; uninstall removes exactly that file; a foreign file of that name is refused
+// (conflict) and left alone, and --allow-tools is refused for Pi.
+TEST_F(InstallerTest, PiExtensionInstallsGlobalAndUninstallsAndLeavesForeignFiles_RH10) {
+  const fs::path file = project_ / ".pi" / "extensions" / "agentworks.ts";
+  const CliResult r = attach({"pi", "--yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.json()["attached"], false);
+  EXPECT_EQ(r.json()["extension_file"], file.string());
+  const std::string text = read_file(file);
+  EXPECT_EQ(text.rfind("// agentworks extension for Pi", 0), 0u) << text.substr(0, 80);
+  EXPECT_NE(text.find("const AGENTWORKS_HOOK = \"" + hook_.string() + "\";"), std::string::npos);
+  EXPECT_EQ(text.find("@AGENTWORKS_"), std::string::npos);
+  ASSERT_EQ(attach({"pi", "--yes"}).exit_code, 0);
+  EXPECT_EQ(read_file(file), text);
+
+  const fs::path agent_dir = home_.path("pi-agent");
+  const CliResult g = run_cli({"attach", "pi", "--global", "--yes", "--json"}, env({{"PI_CODING_AGENT_DIR", agent_dir.string()}}));
+  ASSERT_EQ(g.exit_code, 0) << g.describe();
+  EXPECT_EQ(read_file(agent_dir / "extensions" / "agentworks.ts"), text);
+
+  const CliResult tools = attach({"pi", "--yes", "--allow-tools"});
+  EXPECT_EQ(tools.exit_code, 2) << tools.describe();
+  EXPECT_EQ(tools.error_code(), "usage");
+
+  const CliResult u = attach({"pi", "--uninstall", "--yes"});
+  ASSERT_EQ(u.exit_code, 0) << u.describe();
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_TRUE(fs::exists(agent_dir / "extensions" / "agentworks.ts"));
+
+  write_text(file, "export default function () {}\n");
+  const CliResult foreign = attach({"pi", "--yes"});
+  EXPECT_EQ(foreign.exit_code, 5) << foreign.describe();
+  EXPECT_EQ(foreign.error_code(), "conflict");
+  EXPECT_EQ(read_file(file), "export default function () {}\n");
+  EXPECT_EQ(attach({"pi", "--uninstall", "--yes"}).error_code(), "conflict");
+  EXPECT_TRUE(fs::exists(file));
+}
+
 // R-H10: without a terminal and without --yes the installer refuses (usage, exit 2), says to pass --yes, and
 // writes nothing at all.
 TEST_F(InstallerTest, NoTerminalWithoutYesIsRefusedAndWritesNothing_RH10) {
@@ -275,7 +315,7 @@ TEST_F(InstallerTest, BadOrMissingProviderIsUsageError_RH10) {
   const CliResult bad = attach({"vim", "--yes"});
   EXPECT_EQ(bad.exit_code, 2) << bad.describe();
   EXPECT_EQ(bad.error_code(), "usage");
-  EXPECT_NE(bad.json()["error"]["message"].get<std::string>().find("claude, codex or cursor"), std::string::npos);
+  EXPECT_NE(bad.json()["error"]["message"].get<std::string>().find("claude, codex, cursor or pi"), std::string::npos);
   const CliResult none = attach({"--yes"});
   EXPECT_EQ(none.exit_code, 2) << none.describe();
   EXPECT_EQ(none.error_code(), "usage");

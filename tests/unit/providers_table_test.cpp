@@ -30,7 +30,7 @@ TEST(ProvidersTable, NamesRoundTrip) {
     EXPECT_FALSE(row.display_name.empty()) << row.name;
     EXPECT_FALSE(row.short_name.empty()) << row.name;
   }
-  EXPECT_EQ(names, (std::set<std::string_view>{"claude", "codex", "cursor"}));
+  EXPECT_EQ(names, (std::set<std::string_view>{"claude", "codex", "cursor", "pi"}));
 }
 
 TEST(ProvidersTable, OnlyExactNamesResolve) {

@@ -1,4 +1,4 @@
-// The three agent CLIs agentworks serves (Claude Code, Codex, Cursor), in one table: each row holds what the
+// The four agent CLIs agentworks serves (Claude Code, Codex, Cursor, Pi), in one table: each row holds what the
 // programs otherwise spelled out per provider (its name on the wire and the command line, its home variable, what
 // a person types in the chat, how the bridge pushes to it). Header-only and constexpr so the hook can include it
 // at no cost; no allocation, no JSON.
@@ -10,10 +10,10 @@
 
 namespace agentworks {
 
-enum class Provider { claude, codex, cursor };
+enum class Provider { claude, codex, cursor, pi };
 
 // How the bridge pushes a message into a running chat of this provider without waiting for its Stop hook.
-enum class NativeRoute { claude_inbox, codex_queue, none };
+enum class NativeRoute { claude_inbox, codex_queue, pi_steer, none };
 
 struct ProviderInfo {
   Provider provider;
@@ -27,11 +27,13 @@ struct ProviderInfo {
   NativeRoute native_route;
 };
 
-inline constexpr std::array<ProviderInfo, 3> kProviders = {{
+inline constexpr std::array<ProviderInfo, 4> kProviders = {{
     {Provider::claude, "claude", "Claude Code", "Claude", "CLAUDE_CONFIG_DIR", "/agentworks", "claude",
      "mcp__plugin_agentworks_agentworks__", NativeRoute::claude_inbox},
     {Provider::codex, "codex", "Codex", "Codex", "CODEX_HOME", "agentworks", "codex", "", NativeRoute::codex_queue},
     {Provider::cursor, "cursor", "Cursor", "Cursor", nullptr, "/agentworks", "", "", NativeRoute::none},
+    // Pi has no MCP: its agentworks extension registers the same tools under their own names.
+    {Provider::pi, "pi", "Pi", "Pi", "PI_CODING_AGENT_DIR", "/agentworks", "pi", "", NativeRoute::pi_steer},
 }};
 
 // The command word where the provider is not known (an empty or foreign provider name).
@@ -46,7 +48,7 @@ constexpr const ProviderInfo& provider_info(Provider provider) {
 
 constexpr std::string_view provider_name(Provider provider) { return provider_info(provider).name; }
 
-// The exact, lower-case name ("claude", "codex", "cursor"); nullopt for anything else.
+// The exact, lower-case name ("claude", "codex", "cursor", "pi"); nullopt for anything else.
 constexpr std::optional<Provider> provider_from_name(std::string_view name) {
   for (const auto& row : kProviders) {
     if (row.name == name) return row.provider;
@@ -74,13 +76,14 @@ constexpr std::string_view route_name(NativeRoute route) {
   switch (route) {
     case NativeRoute::claude_inbox: return "claude-inbox";
     case NativeRoute::codex_queue: return "codex-queue";
+    case NativeRoute::pi_steer: return "pi-steer";
     case NativeRoute::none: return "stop-hook";
   }
   return "stop-hook";
 }
 
 static_assert(kProviders[0].provider == Provider::claude && kProviders[1].provider == Provider::codex &&
-                  kProviders[2].provider == Provider::cursor,
+                  kProviders[2].provider == Provider::cursor && kProviders[3].provider == Provider::pi,
               "one row per provider, in enumerator order");
 
 }  // namespace agentworks

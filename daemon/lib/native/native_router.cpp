@@ -100,9 +100,10 @@ json route_json(const RouteView& v) {
 
 std::string route_sentence(const RouteView& v, const std::string& subject) {
   if (v.native) {
-    return subject + (v.route == "claude-inbox" ? " arrive at once through Claude Code's session inbox"
-                                                : " arrive at once through Codex's queue") +
-           " (after the current turn when it is busy).";
+    const char* through = v.route == "claude-inbox" ? " arrive at once through Claude Code's session inbox"
+                          : v.route == "pi-steer"   ? " arrive at once through the agentworks Pi extension"
+                                                    : " arrive at once through Codex's queue";
+    return subject + through + " (after the current turn when it is busy).";
   }
   if (v.checking) {
     return subject + " arrive at once through Codex's queue when the installed Codex supports it, else at the end "
@@ -156,18 +157,24 @@ struct PushState {
   std::optional<ClaudeBinding> claude;
   std::optional<CodexBinding> codex;
   std::optional<process::ProcessKey> tui;
+  bool pi = false;
   bool pushed = false;
   std::vector<std::string> lost_listed;  // possibly lost offers the pushed text lists (R-B6)
 };
 
 NativeRouter::NativeRouter(DeliveryServices& bridge, Outbox& outbox)
-    : bridge_(bridge), outbox_(outbox), notifier_(bridge.loop()), timer_(open_timer(bridge.loop(), this)) {}
+    : bridge_(bridge),
+      outbox_(outbox),
+      notifier_(bridge.loop()),
+      pi_steer_(bridge.loop()),
+      timer_(open_timer(bridge.loop(), this)) {}
 
 NativeRouter::~NativeRouter() { stop(); }
 
 void NativeRouter::stop() {
   stopped_ = true;
   for (auto& [id, r] : routes_) r->tui_watch.reset();  // their handles must not keep the loop alive
+  pi_steer_.stop();
   close_timer(timer_);
 }
 
@@ -230,7 +237,31 @@ void NativeRouter::refresh(const std::string& attachment_id) {
   bind(*slot);
 }
 
-void NativeRouter::forget(const std::string& attachment_id) { routes_.erase(attachment_id); }
+void NativeRouter::forget(const std::string& attachment_id) {
+  routes_.erase(attachment_id);
+  pi_steer_.release(attachment_id);
+}
+
+void NativeRouter::pi_waiting(const std::string& attachment_id, std::chrono::milliseconds wait, Reply reply,
+                              bool fresh) {
+  if (stopped_) return;
+  if (fresh) pi_steer_.clear_refusal(attachment_id);
+  pi_steer_.park(attachment_id, wait, std::move(reply));
+  Route* r = find(attachment_id);
+  if (r == nullptr || r->state != Route::State::on) return refresh(attachment_id);
+  if (bridge_.journal().counts(attachment_id).pending > 0) schedule(*r, kGather);
+}
+
+void NativeRouter::pi_refused(const std::string& attachment_id, std::string reason) {
+  if (stopped_) return;
+  pi_steer_.release(attachment_id);  // a wait of an earlier extension instance is answered idle
+  pi_steer_.refuse(attachment_id, std::move(reason));
+  refresh(attachment_id);
+}
+
+bool NativeRouter::pi_result(const std::string& attachment_id, const std::string& push_id, const PushResult& result) {
+  return pi_steer_.result(attachment_id, push_id, result);
+}
 
 void NativeRouter::turn_off(Route& r, std::string reason) {
   if (r.state != Route::State::off || r.reason != reason) {
@@ -270,6 +301,18 @@ void NativeRouter::bind(Route& r) {
                        "session binds its new process");
   }
   // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
+  if (is_provider(row->provider, Provider::pi)) {
+    if (const auto refusal = pi_steer_.refusal(r.attachment_id)) return turn_off(r, *refusal);
+    if (!pi_steer_.listening(r.attachment_id)) {
+      return turn_off(r, "the agentworks Pi extension of this session is not waiting for messages (Pi was started "
+                         "without it, or it is reconnecting)");
+    }
+    r.state = Route::State::on;
+    r.reason.clear();
+    log::info("native route of " + r.attachment_id + " on: the agentworks Pi extension");
+    if (bridge_.journal().counts(r.attachment_id).pending > 0) schedule(r, kGather);
+    return;
+  }
   if (is_provider(row->provider, Provider::codex) && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
   if (is_provider(row->provider, Provider::claude)) {
     const auto dir = claude_sessions_dir(settings.home, paths::home_dir().string());
@@ -401,6 +444,8 @@ void NativeRouter::start_push(Route& r) {
   }
   // Never queue into a thread whose TUI is gone: Codex's daemon would run it with nobody watching (R-H11).
   if (r.tui && !alive(*r.tui)) return tui_ended(r.attachment_id, r.generation);  // r is gone after this
+  // Pi: between two waits of its extension nothing is offered; the next wait pushes.
+  if (is_provider(r.provider, Provider::pi) && !pi_steer_.listening(r.attachment_id)) return;
   const auto now = Clock::now();
   r.tokens = std::min(kBurst, r.tokens + std::chrono::duration<double>(now - r.refilled).count() * kRefillPerSecond);
   r.refilled = now;
@@ -421,6 +466,7 @@ void NativeRouter::start_push(Route& r) {
   st->claude = r.claude;
   st->codex = r.codex;
   st->tui = r.tui;
+  st->pi = is_provider(r.provider, Provider::pi);
 
   const auto notices = notices_for(bridge_, *row);
   OfferSelect select = [this, st, att = *row, notices](const std::vector<CachedMessage>& releasable, bool guidance) {
@@ -486,6 +532,8 @@ void NativeRouter::push_offered(const std::shared_ptr<PushState>& st, const Deli
   // R-N2: the offer is persisted (offer_flow committed it); only now is anything written.
   if (st->claude) {
     push_claude(bridge_.loop(), *st->claude, new_id("aw"), text.text, std::move(done));
+  } else if (st->pi) {
+    pi_steer_.push(st->attachment_id, text.text, std::move(done));
   } else {
     push_codex(bridge_.loop(), *st->codex, text.text, std::move(done));
   }

@@ -22,6 +22,7 @@
 #include "delivery/delivery_text.hpp"
 #include "delivery/notify.hpp"
 #include "delivery/offer_flow.hpp"
+#include "native/pi_steer.hpp"
 #include "request/request_fields.hpp"
 #include "state/journal.hpp"
 
@@ -79,6 +80,14 @@ class NativeRouter {
   RouteView view(const std::string& attachment_id) const;
   void stop();
 
+  // Pi (pi_steer.hpp): the extension of this attachment parked a wait; `fresh` (a new extension instance) clears a
+  // refusal. Binds the route when it was off, pushes what waits.
+  void pi_waiting(const std::string& attachment_id, std::chrono::milliseconds wait, Reply reply, bool fresh);
+  // The extension cannot steer this Pi (`reason`): the route is off and the turn-end delivery takes over (R-N3).
+  void pi_refused(const std::string& attachment_id, std::string reason);
+  // The extension's result of a push; false when nothing waits for it.
+  bool pi_result(const std::string& attachment_id, const std::string& push_id, const PushResult& result);
+
  private:
   struct Route;
   Route* find(const std::string& attachment_id);
@@ -103,6 +112,7 @@ class NativeRouter {
   Outbox& outbox_;
   DesktopNotifier notifier_;
   std::map<std::string, std::unique_ptr<Route>> routes_;
+  PiSteer pi_steer_;
   uv_timer_t* timer_ = nullptr;
   std::uint64_t next_generation_ = 1;
   bool stopped_ = false;

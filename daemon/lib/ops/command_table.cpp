@@ -69,6 +69,15 @@ const std::vector<Command>& commands() {
        "caller's provider process (the Claude channel of `agentworks mcp serve --claude-channel`). With wait_ms and "
        "nothing waiting, the answer is parked until the stream caches a message, the attachment ends, or wait_ms "
        "passes (then it is empty)."},
+      {op::steer_wait, op_steer_wait, claims_session,
+       "{provider: pi, session_id, process, wait_ms? (0-60000, default 25000), pi_version, unusable?, fresh?}: the "
+       "agentworks Pi extension's parked wait (Pi's native route). Answers {push: {push_id, text}} once a push is "
+       "offered (persisted first), {push: null} when the wait passes, or {push: null, route: off, reason} when this "
+       "Pi cannot be steered (an unverified version, or `unusable` says why); fresh: a new extension instance."},
+      {op::steer_result, op_steer_result, claims_session,
+       "{provider: pi, session_id, process, push_id, outcome: written|refused, detail?}: what became of a push. "
+       "written settles it; refused (nothing was handed to Pi) returns its messages to pending and turns the route "
+       "off; no result within 10 s is ambiguous (offered, the person is told). Answers {settled}."},
       {op::peers, op_peers, claims_session,
        "{provider+session_id | process}: the same account's other agents: agent_name, purpose, provider, connected."},
       {op::wakeup, op_wakeup, claims_session,

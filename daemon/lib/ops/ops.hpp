@@ -63,5 +63,7 @@ void relay_as_agent(Bridge& bridge, const AttachmentRow& row, const std::string&
 void submit_once(Bridge& bridge, const AttachmentRow& row, const std::string& kind, const std::string& path,
                  const nlohmann::json& body, const std::string& id, const Reply& reply);
 void op_channel_take(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_steer_wait(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
+void op_steer_result(Bridge& bridge, const nlohmann::json& req, const Reply& reply, const AttachmentRow* session);
 
 }  // namespace agentworks::bridge

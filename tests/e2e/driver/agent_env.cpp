@@ -89,6 +89,27 @@ std::string codex_session_id(const testing::ProcessResult& run) {
   return "";
 }
 
+EnvOverrides pi_env(const testing::TempHome& home, const MockModel& model) {
+  const auto agent_dir = home.path("pi-agent");
+  std::filesystem::create_directories(agent_dir);
+  std::ofstream(agent_dir / "models.json")
+      << R"({"providers":{"mock":{"baseUrl":")" << model.anthropic_base_url()
+      << R"(","api":"anthropic-messages","apiKey":"mock-e2e-key","models":[{"id":"mock-model","reasoning":false}]}}})";
+  EnvOverrides env = common_env(home);
+  env["PI_CODING_AGENT_DIR"] = agent_dir.string();
+  env["PI_SKIP_VERSION_CHECK"] = "1";
+  env["PI_OFFLINE"] = "1";
+  env["PI_TELEMETRY"] = "0";
+  env["ANTHROPIC_API_KEY"] = std::nullopt;
+  return env;
+}
+
+std::vector<std::string> pi_argv(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{pi_binary().string(), "--provider", "mock", "--model", "mock-model"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 std::string describe_run(const testing::ProcessResult& run) {
   return "exit " + std::to_string(run.exit_code) + (run.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
          run.out + "\n--- stderr\n" + run.err;

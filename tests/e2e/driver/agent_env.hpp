@@ -35,6 +35,12 @@ testing::ProcessResult run_codex(const testing::EnvOverrides& env, const std::fi
 // The "session id: X" line `codex exec` prints on stderr (the thread id the hooks see as session_id); "" if none.
 std::string codex_session_id(const testing::ProcessResult& run);
 
+// Pi against the mock: a custom provider "mock" (Anthropic Messages API at the mock) in
+// $PI_CODING_AGENT_DIR/models.json, no version check, no telemetry. Start it with pi_argv().
+testing::EnvOverrides pi_env(const testing::TempHome& home, const MockModel& model);
+// `pi --provider mock --model mock-model ARGS`.
+std::vector<std::string> pi_argv(const std::vector<std::string>& args = {});
+
 // "exit N, timed out: yes/no\nstdout\nstderr" for assertion messages.
 std::string describe_run(const testing::ProcessResult& run);
 

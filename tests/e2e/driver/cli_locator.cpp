@@ -51,6 +51,11 @@ std::filesystem::path codex_binary() {
   return path;
 }
 
+std::filesystem::path pi_binary() {
+  static const auto path = runnable("pi");
+  return path;
+}
+
 bool cli_required() {
   const char* v = std::getenv("AGENTWORKS_E2E_REQUIRED");
   return v != nullptr && std::string(v) == "1";

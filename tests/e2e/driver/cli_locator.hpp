@@ -14,6 +14,8 @@ std::filesystem::path codex_binary();
 // Claude Code 2.1.197 (no session inbox; npm alias `claude-code-2-1-197` in tests/e2e/package.json):
 // node_modules/claude-code-2-1-197/bin/claude.exe; empty when missing or `--version` is not 2.1.197.
 std::filesystem::path claude_2_1_197_binary();
+// node_modules/.bin/pi (the Pi coding agent); empty when missing or not runnable.
+std::filesystem::path pi_binary();
 bool cli_required();
 // PATH for the agent CLIs: node_modules/.bin, then the build dirs of agentworks and agentworks-hook, then $PATH.
 std::string path_with_tools();

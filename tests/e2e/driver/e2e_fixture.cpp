@@ -29,7 +29,9 @@ void E2eTest::SetUp() {
 
 void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& env,
                           const std::vector<std::string>& extra) {
-  env = provider == "codex" ? codex_env(home_, *model_) : claude_env(home_, *model_);
+  env = provider == "codex" ? codex_env(home_, *model_)
+        : provider == "pi"  ? pi_env(home_, *model_)
+                            : claude_env(home_, *model_);
   std::vector<std::string> args{"attach", provider, "--yes"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto install = project_cli(args, env);

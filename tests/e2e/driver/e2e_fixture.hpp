@@ -24,7 +24,7 @@ class E2eTest : public testing::MessagingTest {
   // `agentworks ARGS` run in the project directory as the person would (env: the temp HOME + tools on PATH).
   testing::CliResult project_cli(const std::vector<std::string>& args, const testing::EnvOverrides& env,
                                  const std::optional<std::string>& stdin_data = std::nullopt);
-  // The person's one-time setup for `provider` (claude or codex): sets `env` to that CLI's offline environment and
+  // The person's one-time setup for `provider` (claude, codex or pi): sets `env` to that CLI's offline environment and
   // runs `agentworks attach PROVIDER --yes` in the project; for Codex also trusts the project's hooks as its /hooks
   // screen does. `extra` goes on the attach command line (e.g. --allow-tools). Fails the test (fatally) when any
   // step fails.
