@@ -2,7 +2,10 @@
 // E2eTest::send_from_terminal) to the mock model receiving the main-turn request that carries the message id,
 // for an idle attached chat of
 //   - Claude Code 2.1.332 in stream-json mode, woken through its session inbox (route "claude-inbox"), and
-//   - the Codex 0.171.0 TUI in tmux, woken through `codex queue` (route "codex-queue").
+//   - the Codex 0.171.0 TUI in tmux, woken through `codex queue` (route "codex-queue"), and
+//   - the Pi 0.73.1 TUI in tmux, woken through the agentworks Pi extension (route "pi-steer").
+// The three in one run: --gtest_filter='ClaudeNativeWakeBench.SendToModelRequestThroughClaudeInbox:
+// CodexNativeWakeBench.SendToModelRequestThroughCodexQueue:PiNativeWakeBench.*'.
 // It reuses the e2e fixture (temp HOME, real server + bridge, mock model, the CLIs from tests/e2e/node_modules).
 // Run by hand, one case at a time (docs/benchmarks.md "Native wake"); never registered with ctest.
 // Samples: AGENTWORKS_BENCH_SAMPLES (default 20), after one unmeasured warm-up message. Sends start at least
@@ -413,6 +416,54 @@ TEST_F(CodexNativeWakeBench, SendToModelRequestThroughCodexQueue) { run(true); }
 // The same with `codex --no-daemon` (as tests/e2e/codex_e2e_test.cpp runs it): `codex queue` writes the queue
 // database under CODEX_HOME and the TUI picks the item up from there.
 TEST_F(CodexNativeWakeBench, SendToModelRequestThroughCodexQueueNoDaemon) { run(false); }
+
+class PiNativeWakeBench : public NativeWakeBench {
+ protected:
+  void SetUp() override {
+    AW_E2E_NEED_CLI(pi_binary(), "pi");
+    E2eTest::SetUp();
+    provider_ = "pi";
+    install_for("pi", env_);
+  }
+  void TearDown() override {
+    if (HasFailure() && tui_) note("--- screen ---\n" + tui_->screen());
+    tui_.reset();
+    E2eTest::TearDown();
+  }
+  // The turn's reply is on the screen, and the screen stays the same over two polls 300 ms apart: Pi's run has
+  // ended (its spinner line changes while a run goes on) and the extension's turn-end delivery has answered.
+  bool turn_shown(const std::string& reply) {
+    if (!testing::wait_until([&] { return tui_->screen().find(reply) != std::string::npos; }, 60s, 50ms)) return false;
+    std::string before = tui_->screen();
+    for (int same = 0; same < 2;) {
+      std::this_thread::sleep_for(300ms);
+      const std::string now = tui_->screen();
+      same = now == before ? same + 1 : 0;
+      before = now;
+    }
+    return true;
+  }
+  std::unique_ptr<TmuxSession> tui_;
+};
+
+// The measure: send -> the model request of an idle Pi session through the extension's steer, beside
+// Claude's inbox and Codex's queue in the same run (see the filter at the top).
+TEST_F(PiNativeWakeBench, SendToModelRequestThroughPiSteer) {
+  const auto dir = home_.path("tmux-bench");
+  std::filesystem::create_directories(dir);
+  tui_ = std::make_unique<TmuxSession>(dir, env_, project_, pi_argv());
+  ASSERT_TRUE(tui_->wait_screen("mock-model", 60s)) << tui_->screen();
+  const std::string attach = "/agentworks attach bench \"Bench\"";
+  tui_->type(attach);
+  ASSERT_TRUE(tui_->wait_screen(attach, 10s)) << tui_->screen();
+  tui_->press("Enter");
+  ASSERT_TRUE(testing::wait_until(
+      [&] { return attachment_named("pi", "bench").value("state", "") == "attached"; }, 60s, 100ms))
+      << tui_->screen();
+  expect_native_route("pi-steer");
+  if (HasFailure()) return;
+  run_samples("pi-steer", [&](const std::string& reply) { return turn_shown(reply); });
+}
 
 }  // namespace
 }  // namespace agentworks::e2e

@@ -47,6 +47,7 @@ install_agent_clis() {
   tests/e2e/node_modules/.bin/claude --version
   tests/e2e/node_modules/claude-code-2-1-197/bin/claude.exe --version
   tests/e2e/node_modules/.bin/codex --version
+  PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1 tests/e2e/node_modules/.bin/pi --version
 }
 
 build() {  # build PRESET

@@ -113,4 +113,21 @@ std::vector<Finding> check_codex_cli(State& /*state*/) {
                              std::string(native_versions::kCodexQueueRange) + ")");
 }
 
+std::vector<Finding> check_pi_cli(State& /*state*/) {
+  const auto pi = agent_binary(Provider::pi);
+  if (!pi) return one(Status::warn, "Pi is not installed (no `pi` on PATH)");
+  const Run run = run_quietly({pi->string(), "--version"});
+  if (auto problem = version_problem(run, pi->string())) return {*problem};
+  std::string version = first_line(run.result->output);
+  while (!version.empty() && (version.back() == '\r' || version.back() == ' ')) version.pop_back();
+  const std::string where = "Pi " + version + " at " + pi->string();
+  if (!native_versions::pi_steer_known(version)) {
+    return one(Status::warn, where + ": no native route (the agentworks extension was checked with " +
+                                 std::string(native_versions::kPiSteerRange) + "); messages arrive at the end of each turn",
+               "npm install -g @mariozechner/pi-coding-agent@0.73 (for native steer), or keep the end-of-turn delivery");
+  }
+  return one(Status::ok, where + ": native route pi-steer through the agentworks extension (checked versions " +
+                             std::string(native_versions::kPiSteerRange) + ")");
+}
+
 }  // namespace agentworks::cli::doctor

@@ -76,6 +76,13 @@ std::string native_fix(const std::string& reason, const std::string& provider, c
     return "in that chat: " + std::string(command_word_for(provider)) + " attach " + agent +
            " \"PURPOSE\" (without --no-native)";
   }
+  if (is_provider(provider, Provider::pi)) {
+    if (reason.find("not a version agentworks has verified") != std::string::npos) {
+      return "use Pi 0.73 (npm install -g @mariozechner/pi-coding-agent@0.73), or keep the end-of-turn delivery";
+    }
+    return "in that Pi: /reload (the agentworks extension waits for messages again; agentworks doctor --provider pi "
+           "checks it is installed)";
+  }
   return "agentworks status --agents (the route is bound again at the chat's next hook event)";
 }
 

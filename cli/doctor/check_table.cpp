@@ -22,6 +22,7 @@ constexpr std::array kChecks = {
     CheckEntry{"claude.cli", Provider::claude, check_claude_cli,
                "install Claude Code (npm install -g @anthropic-ai/claude-code)"},
     CheckEntry{"codex.cli", Provider::codex, check_codex_cli, "install Codex (npm install -g @openai/codex)"},
+    CheckEntry{"pi.cli", Provider::pi, check_pi_cli, "install Pi (npm install -g @mariozechner/pi-coding-agent)"},
     CheckEntry{"delivery", std::nullopt, check_delivery, "agentworks native on"},
     CheckEntry{"journal.integrity", std::nullopt, check_journal_integrity, "agentworks daemon stop"},
     CheckEntry{"journal.quota", std::nullopt, check_journal_quota, "agentworks status --agents"},

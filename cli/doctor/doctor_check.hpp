@@ -49,6 +49,7 @@ std::vector<Finding> check_codex_trust(State& state);
 std::vector<Finding> check_codex_mcp(State& state);
 std::vector<Finding> check_cursor_hooks(State& state);
 std::vector<Finding> check_pi_extension(State& state);
+std::vector<Finding> check_pi_cli(State& state);
 std::vector<Finding> check_claude_cli(State& state);
 std::vector<Finding> check_codex_cli(State& state);
 std::vector<Finding> check_journal_integrity(State& state);

@@ -11,6 +11,8 @@ constexpr Version kClaudeFirstKnown{2, 1, 332};
 constexpr Version kClaudeFirstUnknown{2, 2, 0};
 constexpr Version kCodexFirstKnown{0, 171, 0};
 constexpr Version kCodexFirstUnknown{0, 172, 0};
+constexpr Version kPiFirstKnown{0, 73, 0};
+constexpr Version kPiFirstUnknown{0, 74, 0};
 
 // Parses exactly "X.Y.Z" (digits only, each part 1 to `max_digits` digits).
 std::optional<Version> parse_version(std::string_view v, std::size_t max_digits) {
@@ -47,6 +49,10 @@ bool claude_inbox_known(std::string_view version) {
 
 bool codex_queue_known(std::string_view version) {
   return in_range(parse_version(version, 6), kCodexFirstKnown, kCodexFirstUnknown);
+}
+
+bool pi_steer_known(std::string_view version) {
+  return in_range(parse_version(version, 6), kPiFirstKnown, kPiFirstUnknown);
 }
 
 std::optional<std::string> parse_codex_version_line(std::string_view output) {

@@ -42,6 +42,14 @@ TEST(DoctorClock, ParsesImfFixdateOnly) {
   EXPECT_EQ(parse_http_date("Thu, 03 Foo 2026 07:40:00 GMT"), std::nullopt);
 }
 
+TEST(NativeVersions, PiSteerRange_RN3) {
+  EXPECT_TRUE(native_versions::pi_steer_known("0.73.0"));
+  EXPECT_TRUE(native_versions::pi_steer_known("0.73.1"));
+  for (const auto* v : {"0.72.9", "0.74.0", "1.73.1", "0.73", "0.73.1-beta", "", "v0.73.1"}) {
+    EXPECT_FALSE(native_versions::pi_steer_known(v)) << v;
+  }
+}
+
 TEST(NativeVersions, ClaudeVersionLineAndRanges) {
   EXPECT_EQ(native_versions::parse_claude_version_line("2.1.332 (Claude Code)\n"), "2.1.332");
   EXPECT_EQ(native_versions::parse_claude_version_line("Claude Code\n"), std::nullopt);

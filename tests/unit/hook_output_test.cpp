@@ -29,6 +29,8 @@ TEST(HookOutput, StopContinuation_RH1) {
             (json{{"hookSpecificOutput", {{"hookEventName", "Stop"}, {"additionalContext", "hi\nthere"}}}}));
   EXPECT_EQ(parsed_line(continue_with(Provider::codex, "hi")), (json{{"decision", "block"}, {"reason", "hi"}}));
   EXPECT_EQ(parsed_line(continue_with(Provider::cursor, "hi")), (json{{"followup_message", "hi"}}));
+  // The Pi extension continues the session with `reason` (plugins/pi/agentworks.ts).
+  EXPECT_EQ(parsed_line(continue_with(Provider::pi, "hi")), (json{{"decision", "block"}, {"reason", "hi"}}));
 }
 
 TEST(HookOutput, PromptBlock_RH4) {
@@ -39,6 +41,7 @@ TEST(HookOutput, PromptBlock_RH4) {
   EXPECT_EQ(parsed_line(block_prompt(Provider::codex, "done")), (json{{"decision", "block"}, {"reason", "done"}}));
   EXPECT_EQ(parsed_line(block_prompt(Provider::cursor, "done")),
             (json{{"continue", false}, {"user_message", "done"}}));
+  EXPECT_EQ(parsed_line(block_prompt(Provider::pi, "done")), (json{{"decision", "block"}, {"reason", "done"}}));
 }
 
 TEST(HookOutput, TellPerson_RH11) {
@@ -62,6 +65,12 @@ TEST(HookProvider, EventTable) {
   EXPECT_EQ(parse_event(Provider::cursor, "stop"), Event::stop);
   EXPECT_EQ(parse_event(Provider::cursor, "beforeSubmitPrompt"), Event::prompt_submit);
   EXPECT_EQ(parse_event(Provider::cursor, "SessionStart"), std::nullopt);
+  EXPECT_EQ(parse_provider("pi"), Provider::pi);
+  for (const auto* name : {"Stop", "UserPromptSubmit", "SessionStart", "SessionEnd"}) {
+    EXPECT_TRUE(parse_event(Provider::pi, name).has_value()) << name;
+  }
+  EXPECT_EQ(parse_event(Provider::pi, "stop"), Event::stop);  // names are matched ignoring case
+  EXPECT_EQ(parse_event(Provider::pi, "agent_end"), std::nullopt);
   EXPECT_EQ(parse_event(Provider::claude, "PreToolUse"), std::nullopt);
   EXPECT_EQ(parse_event(Provider::claude, "beforeSubmitPrompt"), std::nullopt);
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentworks/native_versions.hpp"
 #include "platform/uv_handle.hpp"
 
 namespace agentworks::bridge::native {
@@ -13,13 +14,10 @@ namespace agentworks::bridge::native {
 using nlohmann::json;
 
 std::optional<std::string> unverified_pi_version(const std::string& version) {
-  // Verified: sendUserMessage with deliverAs, ctx.isIdle, registerCommand, registerTool (docs/plugins.md "Pi").
-  static constexpr std::string_view kVerified[] = {"0.73."};
-  for (const auto prefix : kVerified) {
-    if (version.rfind(prefix, 0) == 0) return std::nullopt;
-  }
+  if (native_versions::pi_steer_known(version)) return std::nullopt;
   return "Pi " + (version.empty() ? std::string("of an unknown version") : version) +
-         " is not a version agentworks has verified (0.73); messages arrive at the end of each turn";
+         " is not a version agentworks has verified (" + std::string(native_versions::kPiSteerRange) +
+         "); messages arrive at the end of each turn";
 }
 
 PiSteer::PiSteer(uv_loop_t* loop) : timer_(open_timer(loop, this)) {}
