@@ -228,7 +228,8 @@ export default function agentworks(pi: ExtensionAPI) {
     sessionId = c.sessionManager.getSessionId();
     cwd = c.cwd;
     continued = false;
-    await runHook("SessionStart", { ...session(), source: event?.reason ?? "startup" });
+    const start = await runHook("SessionStart", { ...session(), source: event?.reason ?? "startup" });
+    if (start.systemMessage) c.ui.notify(start.systemMessage, "info"); // e.g. how to resume an offline attachment
     try {
       await startMcp(c);
     } catch (e) {

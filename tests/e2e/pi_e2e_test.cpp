@@ -116,6 +116,9 @@ TEST_F(PiE2eTest, TypedAttachSteersIntoIdleSessionAndToolsAckAndReply_RH4_RN2_RC
   EXPECT_EQ(*id_seen, id);
   EXPECT_EQ(turns_with("Steered into Pi").size(), 1u) << model_->describe();
   EXPECT_NE(text_field(delivery_of("reviewer"), "last").find("delivered"), std::string::npos) << delivery_of("reviewer").dump();
+  const auto status = project_cli({"status", "--agents", "--json"}, env_);
+  ASSERT_EQ(status.exit_code, 0) << status.describe();
+  EXPECT_NE(status.out.find("pi-steer"), std::string::npos) << status.out;
 
   const std::string session = text_field(attachment_named("pi", "reviewer"), "session_id");
   ASSERT_TRUE(t.say("/agentworks detach", [&] { return attachment("pi", session).empty() || text_field(attachment("pi", session), "state") != "attached"; },
@@ -225,6 +228,39 @@ TEST_F(PiE2eTest, UnverifiedVersionFallsBackToTurnEndDelivery_RN3) {
   EXPECT_GT(delivered->seq, turns_with("Do a small thing")[0].seq);
   EXPECT_EQ(turns_with("Turn-end delivery for an unverified Pi").size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("pi", session, 0));
+}
+
+// R-H11, R-H12: /quit takes the attachment offline (name kept) and a message sent then waits; `pi --continue` runs
+// the same session in a new process, whose start tells the person to resume; the typed resume reconnects exactly
+// this session (the new process is bound) and the waiting message arrives once.
+TEST_F(PiE2eTest, QuitGoesOfflineAndTypedResumeReconnectsTheSameSession_RH11_RH12) {
+  auto& t = start_pi();
+  ASSERT_TRUE(attach_typed("reviewer")) << t.screen();
+  const std::string session = text_field(attachment_named("pi", "reviewer"), "session_id");
+  // Pi writes a session's file with its first message: only then can `pi --continue` find it.
+  ASSERT_TRUE(t.say("Hello before quitting", [&] { return !turns_with("Hello before quitting").empty(); }, kPiReady))
+      << t.screen();
+  t.type("/quit");
+  ASSERT_TRUE(t.wait_screen("/quit", 10s));
+  t.press("Enter");
+  ASSERT_TRUE(testing::wait_until([&] { return text_field(attachment("pi", session), "state") == "offline"; }, 30s,
+                                  100ms))
+      << attachment("pi", session).dump();
+  const std::string id = send_from_terminal("reviewer", "Waiting while Pi was closed");
+  tui_.reset();
+
+  const auto dir = home_.path("tmux-pi-again");
+  fs::create_directories(dir);
+  tui_ = std::make_unique<TmuxSession>(dir, env_, project_, pi_argv({"--continue"}));
+  auto& again = *tui_;
+  ASSERT_TRUE(again.wait_screen("/agentworks resume", 60s)) << "the start does not tell how to reconnect";
+  ASSERT_TRUE(again.say("/agentworks resume", [&] { return text_field(attachment("pi", session), "state") == "attached"; },
+                        kPiReady))
+      << again.screen();
+  EXPECT_EQ(text_field(attachment_named("pi", "reviewer"), "session_id"), session);
+  const auto woke = turn_with_id(id);
+  ASSERT_TRUE(woke) << model_->describe();
+  EXPECT_EQ(turns_with("Waiting while Pi was closed").size(), 1u) << model_->describe();
 }
 
 }  // namespace

@@ -304,8 +304,8 @@ void NativeRouter::bind(Route& r) {
   if (is_provider(row->provider, Provider::pi)) {
     if (const auto refusal = pi_steer_.refusal(r.attachment_id)) return turn_off(r, *refusal);
     if (!pi_steer_.listening(r.attachment_id)) {
-      return turn_off(r, "the agentworks Pi extension of this session is not waiting for messages (Pi was started "
-                         "without it, or it is reconnecting)");
+      return turn_off(r, "the agentworks Pi extension of this session has not asked for messages yet (it does "
+                         "within 2 s of an attach or resume; if this stays, type /reload in Pi)");
     }
     r.state = Route::State::on;
     r.reason.clear();

@@ -73,7 +73,8 @@ const std::vector<Command>& commands() {
        "{provider: pi, session_id, process, wait_ms? (0-60000, default 25000), pi_version, unusable?, fresh?}: the "
        "agentworks Pi extension's parked wait (Pi's native route). Answers {push: {push_id, text}} once a push is "
        "offered (persisted first), {push: null} when the wait passes, or {push: null, route: off, reason} when this "
-       "Pi cannot be steered (an unverified version, or `unusable` says why); fresh: a new extension instance."},
+       "Pi cannot be steered (an unverified version, or `unusable` says why); fresh: a new extension instance. An "
+       "offline or fenced attachment is not_found (the extension asks again)."},
       {op::steer_result, op_steer_result, claims_session,
        "{provider: pi, session_id, process, push_id, outcome: written|refused, detail?}: what became of a push. "
        "written settles it; refused (nothing was handed to Pi) returns its messages to pending and turns the route "

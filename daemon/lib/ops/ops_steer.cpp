@@ -34,8 +34,9 @@ void op_steer_wait(Bridge& bridge, const json& req, const Reply& reply, const At
   const auto unusable = optional_string(req, "unusable", 500).value_or("");
   const bool fresh = optional_bool(req, "fresh", false);
   if (row.state != AttachmentState::attached) {
-    reply.ok({{"push", nullptr}, {"route", "off"}, {"reason", "the attachment is " + std::string(to_string(row.state))}});
-    return;
+    // Not a route decision: the extension asks again, and a resume brings the route back.
+    throw Error(ErrorCode::not_found, "this Pi chat's attachment is " + std::string(to_string(row.state)) +
+                                          "; the person types /agentworks resume to reconnect it");
   }
   std::optional<std::string> refusal = native::unverified_pi_version(version);
   if (!refusal && !unusable.empty()) refusal = "the agentworks Pi extension cannot steer this Pi: " + unusable;
