@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ctx.agent_name = agent_name(in);
   if (ctx.agent_name.empty()) ctx.agent_name = "reviewer";
   ctx.attachment_id = "att_" + secret.substr(0, 8);
-  ctx.provider = in.PickValueInArray({"claude", "codex", "cursor"});
+  ctx.provider = in.PickValueInArray({"claude", "codex", "cursor", "pi"});
   ctx.guidance = in.ConsumeBool();
   ctx.max_units = in.ConsumeIntegralInRange<std::size_t>(0, 12000);
   ctx.waiting_after = in.ConsumeIntegralInRange<std::size_t>(0, 2000);

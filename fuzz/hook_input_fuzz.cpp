@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                "exact bytes");
   }
   const std::string_view whole(reinterpret_cast<const char*>(data), size);
-  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor}) {
+  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor, Provider::pi}) {
     const auto in = parse_hook_input(whole, p);
     if (!in) continue;
     FUZZ_CHECK(in->session_id.empty() || valid_session_id(in->session_id), "session id obeys the rule");

@@ -31,7 +31,7 @@ std::string quote(const std::string& word) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view prompt(reinterpret_cast<const char*>(data), size);
   const bool mentions = prompt.find("agentworks") != std::string_view::npos;
-  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor}) {
+  for (const Provider p : {Provider::claude, Provider::codex, Provider::cursor, Provider::pi}) {
     const PromptParse parsed = parse_prompt(prompt, p);
     if (!mentions) FUZZ_CHECK(std::holds_alternative<NotACommand>(parsed), "no command word, no command");
     if (const auto* cmd = std::get_if<PromptCommand>(&parsed)) {

@@ -28,7 +28,7 @@ void write_all(int fd, const std::string& bytes) {
 int run(int argc, char** argv) {
   using namespace agentworks::hook;
   if (argc != 3) {
-    write_all(2, "usage: agentworks-hook claude|codex|cursor EVENT  (run by the agent CLI's hooks; docs/hooks.md)\n");
+    write_all(2, "usage: agentworks-hook claude|codex|cursor|pi EVENT  (run by the agent CLI's hooks; docs/hooks.md)\n");
     return 0;
   }
   const auto provider = parse_provider(argv[1]);

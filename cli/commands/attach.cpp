@@ -1,4 +1,4 @@
-// agentworks attach claude|codex|cursor: installs the provider's agentworks hooks/plugin into the current project
+// agentworks attach claude|codex|cursor|pi: installs the provider's agentworks hooks/plugin into the current project
 // (or, with --global, the person's user settings) after the person confirms on the terminal (R-H10). It attaches
 // no chat: the person does that inside the chat with `/agentworks attach …`. --uninstall removes exactly ours.
 #include <iostream>
