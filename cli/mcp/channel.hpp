@@ -7,47 +7,30 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "agentworks/unique_fd.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/jsonrpc.hpp"
+#include "mcp/long_poll_loop.hpp"
 
 namespace agentworks::cli::mcp {
 
 class ChannelPump {
  public:
   ChannelPump(LineWriter& writer, CallerIdentity caller);
-  ~ChannelPump();
-  ChannelPump(const ChannelPump&) = delete;
-  ChannelPump& operator=(const ChannelPump&) = delete;
 
   // Starts the thread (once; later calls do nothing).
-  void start();
+  void start() { loop_.start(); }
 
  private:
-  void run();
-  bool stopping();
   // One parked take and its notifications; returns how long to wait before the next.
-  std::chrono::milliseconds take_once();
-  // take_once(), or the idle interval when the bridge could not be asked. Each outcome returns its own wait: the
-  // earlier form (a default assigned from take_once() inside a try) read 0 after a throw in the release build,
-  // and without a bridge the pump spun on connect().
-  std::chrono::milliseconds next_wait();
+  std::chrono::milliseconds take_once(int cancel_fd);
 
   LineWriter& writer_;
   CallerIdentity caller_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  UniqueFd stop_read_;   // readable once the pump stops: cancels the parked take
-  UniqueFd stop_write_;
+  LongPollLoop loop_;  // last: stopped before the rest goes
 };
 
 // The notification params for one Message: {content, meta:{message_id, sender, inbox_id, attachment_id}}.

@@ -1,12 +1,5 @@
 #include "mcp/steer_pump.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "agentworks/bridge_client.hpp"
@@ -21,43 +14,18 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr milliseconds kSteerWait{25000};
-constexpr milliseconds kCallSlack{10000};
-constexpr milliseconds kIdleInterval{2000};    // not attached yet, or no bridge
-constexpr milliseconds kNoParkInterval{200};  // answered early with nothing: ask again soon, not at once
+constexpr milliseconds kCallSlack{10000};  // the push's release check is a server round trip
 
 }  // namespace
 
 SteerPump::SteerPump(LineWriter& writer, CallerIdentity caller, std::string session_id, SteerOffer offer)
-    : writer_(writer), caller_(std::move(caller)), session_id_(std::move(session_id)), offer_(std::move(offer)) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    throw Error(ErrorCode::internal, std::string("cannot create the steer pump's stop pipe: ") + std::strerror(errno));
-  }
-  stop_read_ = UniqueFd(fds[0]);
-  stop_write_ = UniqueFd(fds[1]);
-}
+    : writer_(writer),
+      caller_(std::move(caller)),
+      session_id_(std::move(session_id)),
+      offer_(std::move(offer)),
+      loop_("steer", [this](int cancel_fd) { return wait_once(cancel_fd); }) {}
 
-SteerPump::~SteerPump() {
-  {
-    const std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  [[maybe_unused]] const auto n = ::write(stop_write_.get(), "x", 1);
-  if (thread_.joinable()) thread_.join();
-}
-
-void SteerPump::start() {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this] { run(); });
-}
-
-bool SteerPump::stopping() {
-  const std::lock_guard lock(mutex_);
-  return stop_;
-}
-
-milliseconds SteerPump::wait_once() {
+milliseconds SteerPump::wait_once(int cancel_fd) {
   json request = {{"op", local_protocol::op::steer_wait},
                   {"wait_ms", kSteerWait.count()},
                   {"pi_version", offer_.pi_version},
@@ -65,41 +33,19 @@ milliseconds SteerPump::wait_once() {
   if (!offer_.unusable.empty()) request["unusable"] = offer_.unusable;
   add_session_selector(request, caller_, session_id_);
   const auto started = std::chrono::steady_clock::now();
-  const json answer = bridge_client::call_cancellable(request, kSteerWait + kCallSlack, stop_read_.get());
+  const json answer = bridge_client::call_cancellable(request, kSteerWait + kCallSlack, cancel_fd);
   fresh_ = false;
   if (answer.value("route", std::string()) == "off") {
     writer_.write(rpc_notification("notifications/agentworks/steer_off", {{"reason", answer.value("reason", "")}}));
-    off_ = true;  // this Pi cannot be steered: the extension delivers at the end of each turn
-    return milliseconds(0);
+    return LongPollLoop::kEnd;  // this Pi cannot be steered: the extension delivers at the end of each turn
   }
   const auto push = answer.find("push");
   if (push != answer.end() && push->is_object()) {
     writer_.write(rpc_notification("notifications/agentworks/steer",
                                    {{"push_id", push->value("push_id", "")}, {"text", push->value("text", "")}}));
-    return milliseconds(0);
+    return LongPollLoop::kAtOnce;
   }
-  return std::chrono::steady_clock::now() - started >= kSteerWait / 2 ? milliseconds(0) : kNoParkInterval;
-}
-
-milliseconds SteerPump::next_wait() {
-  try {
-    return wait_once();
-  } catch (const Error&) {
-    return kIdleInterval;  // not attached yet, no bridge, or stopping
-  } catch (const std::exception& e) {
-    std::cerr << "agentworks mcp: steer: " << e.what() << std::endl;
-    return kIdleInterval;
-  }
-}
-
-void SteerPump::run() {
-  while (!stopping()) {
-    const milliseconds wait = next_wait();
-    if (off_) return;
-    if (wait.count() == 0) continue;
-    std::unique_lock lock(mutex_);
-    if (wake_.wait_for(lock, wait, [this] { return stop_; })) return;
-  }
+  return std::chrono::steady_clock::now() - started >= kSteerWait / 2 ? LongPollLoop::kAtOnce : LongPollLoop::kNoPark;
 }
 
 json forward_steer_result(const json& params, const CallerIdentity& caller, const std::string& session_id) {

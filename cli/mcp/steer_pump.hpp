@@ -7,16 +7,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "agentworks/unique_fd.hpp"
 #include "mcp/caller_identity.hpp"
 #include "mcp/jsonrpc.hpp"
+#include "mcp/long_poll_loop.hpp"
 
 namespace agentworks::cli::mcp {
 
@@ -29,32 +26,20 @@ struct SteerOffer {
 class SteerPump {
  public:
   SteerPump(LineWriter& writer, CallerIdentity caller, std::string session_id, SteerOffer offer);
-  ~SteerPump();
-  SteerPump(const SteerPump&) = delete;
-  SteerPump& operator=(const SteerPump&) = delete;
 
-  void start();
+  void start() { loop_.start(); }
 
  private:
-  void run();
-  bool stopping();
-  // One parked wait and its notification; returns how long to wait before the next.
-  std::chrono::milliseconds wait_once();
-  // wait_once(), or the idle interval when the bridge could not be asked.
-  std::chrono::milliseconds next_wait();
+  // One parked wait and its notification; returns how long to wait before the next (LongPollLoop::kEnd when the
+  // bridge said this Pi cannot be steered).
+  std::chrono::milliseconds wait_once(int cancel_fd);
 
   LineWriter& writer_;
   CallerIdentity caller_;
   std::string session_id_;
   SteerOffer offer_;
-  bool fresh_ = true;
-  bool off_ = false;  // the bridge said this Pi cannot be steered: the pump ends  // the first wait of this extension instance clears an earlier refusal
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  UniqueFd stop_read_;  // readable once the pump stops: cancels the parked wait
-  UniqueFd stop_write_;
+  bool fresh_ = true;  // the first wait of this extension instance clears an earlier refusal
+  LongPollLoop loop_;  // last: stopped before the rest goes
 };
 
 // The extension's agentworks/steer_result {push_id, outcome, detail?} as the bridge's steer_result: {settled}.

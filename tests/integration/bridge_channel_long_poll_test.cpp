@@ -2,10 +2,13 @@
 // parked in the real bridge and answered when the attachment's stream caches a message, with no poll anywhere on
 // the path, offered once (R-B5), never to a client that has gone, and ended by a detach. R-C3.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -175,6 +178,37 @@ TEST_F(BridgeChannelLongPoll, TheChannelChildParksAndStopsAtOnce_RC3) {
   ASSERT_TRUE(code.has_value()) << "the MCP child did not exit within 5 s of stdin closing";
   EXPECT_EQ(*code, 0);
   EXPECT_TRUE(wait_listeners(0));
+}
+
+// Without a bridge the channel child asks again every 2 s, never in a busy loop: an earlier build read its wait
+// as 0 after a failed connect and spun on connect() (thousands a second). Over a 3 s window the child's own CPU
+// time stays far below what a spinning loop burns (about the whole window).
+TEST_F(BridgeChannelLongPoll, WithoutABridgeTheChannelChildWaitsInsteadOfSpinning_RC3) {
+  bridge_->stop();
+  PipedProcess child({cli_binary(), "mcp", "serve", "--provider", "claude", "--claude-channel"}, home_.env(), {}, {});
+  const json init = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                     {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}}}};
+  ASSERT_TRUE(child.write_line(init.dump()));
+  ASSERT_TRUE(child.read_line(std::chrono::steady_clock::now() + 20s).has_value()) << "no initialize answer";
+  ASSERT_TRUE(child.write_line(json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump()));
+  const auto cpu_ticks = [&] {
+    std::string stat = read_file("/proc/" + std::to_string(child.pid()) + "/stat");
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    long long utime = 0;
+    long long stime = 0;
+    for (int i = 3; fields >> field; ++i) {  // field 3 is the state; 14 utime, 15 stime (proc(5))
+      if (i == 14) utime = std::stoll(field);
+      if (i == 15) stime = std::stoll(field);
+    }
+    return utime + stime;
+  };
+  const long long before = cpu_ticks();
+  std::this_thread::sleep_for(3s);  // the measured window, not a wait for readiness
+  const long long used = cpu_ticks() - before;
+  EXPECT_LT(used, ::sysconf(_SC_CLK_TCK) / 2) << used << " clock ticks of CPU in 3 s without a bridge";
+  child.close_stdin();
+  EXPECT_TRUE(child.wait_exit(5s).has_value());
 }
 
 }  // namespace
