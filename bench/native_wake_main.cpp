@@ -27,6 +27,7 @@
 #include "driver/cli_locator.hpp"
 #include "driver/codex_trust.hpp"
 #include "driver/e2e_fixture.hpp"
+#include "driver/json_fields.hpp"
 #include "driver/tmux_session.hpp"
 #include "support/crew_folder.hpp"
 #include "testing/piped_process.hpp"
@@ -119,15 +120,6 @@ std::int64_t wall_ms_now() {
       .count();
 }
 
-std::string str(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-bool flag(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
-
 class NativeWakeBench : public E2eTest {
  protected:
   json delivery() { return attachment_named(provider_, "bench").value("delivery", json::object()); }
@@ -137,7 +129,7 @@ class NativeWakeBench : public E2eTest {
     const bool ok = testing::wait_until(
         [&] {
           const json d = delivery();
-          return str(d, "route") == route && flag(d, "native") && !flag(d, "checking");
+          return text_field(d, "route") == route && bool_field(d, "native") && !bool_field(d, "checking");
         },
         30s, 50ms);
     ASSERT_TRUE(ok) << delivery().dump();
@@ -186,7 +178,7 @@ class NativeWakeBench : public E2eTest {
       cli.push_back(last_cli_ns_);
       if (last_push_ns_ >= 0) pushed.push_back(last_push_ns_);
     }
-    EXPECT_EQ(str(delivery(), "route"), route.substr(0, route.find(' '))) << delivery().dump();
+    EXPECT_EQ(text_field(delivery(), "route"), route.substr(0, route.find(' '))) << delivery().dump();
     if (pushed.empty()) {  // the log format changed: show the lines so the parser can be fixed
       const std::string log = bridge_->log();
       for (auto pos = log.find("native"); pos != std::string::npos; pos = log.find("native", pos + 1)) {

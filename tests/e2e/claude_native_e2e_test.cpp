@@ -129,16 +129,7 @@ class ClaudeNativeE2eTest : public E2eTest {
 TEST_F(ClaudeNativeE2eTest, WokenTurnAcksAndRepliesThroughThePluginMcpTools_RC1_RC4_RC5) {
   install_with_allowed_tools_in_a_trusted_folder();
 
-  auto id_seen = std::make_shared<std::string>();
-  model_->queue_tool_call({"agent_message_ack", [id_seen](const ModelRequest& r) {
-                             static const std::regex id(R"(msg_[A-Za-z0-9_-]+)");
-                             std::smatch m;
-                             if (std::regex_search(r.last_user, m, id)) *id_seen = m.str();
-                             return json{{"message_id", *id_seen}, {"delivery", "processed"}}.dump();
-                           }});
-  model_->queue_tool_call({"agent_message_reply", [id_seen](const ModelRequest&) {
-                             return json{{"message_id", *id_seen}, {"message", "Claude reviewed it"}}.dump();
-                           }});
+  const auto id_seen = script_ack_then_reply("Claude reviewed it");
   start_chat(claude_binary(), {"--session-id", kSession});
   attach_chat(kSession);
   ASSERT_TRUE(wait_native()) << delivery().dump();

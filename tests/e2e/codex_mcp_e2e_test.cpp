@@ -81,13 +81,8 @@ class CodexMcpE2eTest : public E2eTest {
                  [&] { return attachment_named("codex", name).value("state", "") == "attached"; }, kCodexComposerReady);
   }
   // The woken turn acknowledges (processed) and replies with the MCP tools.
-  void script_ack_then_reply() {
-    model_->queue_tool_call({"agent_message_ack", [](const ModelRequest& r) {
-                               return json{{"message_id", message_id_in(r)}, {"delivery", "processed"}}.dump();
-                             }});
-    model_->queue_tool_call({"agent_message_reply", [](const ModelRequest& r) {
-                               return json{{"message_id", message_id_in(r)}, {"message", kReplyText}}.dump();
-                             }});
+  void script_woken_turn() {
+    script_ack_then_reply(kReplyText);
     model_->set_default_reply("Done: acknowledged and replied.");
   }
   testing::EnvOverrides env_;
@@ -103,7 +98,7 @@ TEST_F(CodexMcpE2eTest, WokenTurnAcksAndRepliesThroughInstalledMcpTools_RC1_RC4_
   install_for("codex", env_, {"--allow-tools"});
   auto& t = start_tui();
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
-  script_ack_then_reply();
+  script_woken_turn();
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 13 and reply");
   ASSERT_FALSE(id.empty());
@@ -117,7 +112,7 @@ TEST_F(CodexMcpE2eTest, DaemonTuiWokenTurnAcksAndReplies_RC4_RC5_RC8) {
   install_for("codex", env_, {"--allow-tools"});
   auto& t = start_tui(/*daemon=*/true);
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
-  script_ack_then_reply();
+  script_woken_turn();
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 15 and reply");
   ASSERT_FALSE(id.empty());
@@ -208,7 +203,7 @@ TEST_F(CodexMcpE2eTest, WithoutAllowToolsCodexAsksAndTheApprovedCallGoesThrough_
   install_for("codex", env_);
   auto& t = start_tui();
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
-  script_ack_then_reply();
+  script_woken_turn();
 
   const std::string id = send_from_terminal("reviewer", "Please review PR 14");
   ASSERT_FALSE(id.empty());

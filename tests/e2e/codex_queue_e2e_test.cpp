@@ -22,6 +22,7 @@
 #include "driver/codex_daemon.hpp"
 #include "driver/codex_trust.hpp"
 #include "driver/e2e_fixture.hpp"
+#include "driver/json_fields.hpp"
 #include "driver/tmux_session.hpp"
 
 namespace agentworks::e2e {
@@ -37,16 +38,6 @@ fs::path native_codex() {
   const auto p = node_modules_dir() / "@openai" / "codex-linux-x64" / "vendor" / "x86_64-unknown-linux-musl" /
                  "bin" / "codex";
   return fs::exists(p) ? p : fs::path();
-}
-
-// A string member, "" when absent or not a string (status fields may be null).
-std::string str(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-bool flag(const json& j, const char* key, bool fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
 class CodexQueueE2eTest : public E2eTest {
@@ -99,15 +90,15 @@ class CodexQueueE2eTest : public E2eTest {
   bool wait_route_checked(const std::string& name) {
     testing::wait_until([&] {
       const json d = delivery_of(name);
-      return d.is_object() && !d.empty() && !flag(d, "checking", false) &&
-             (flag(d, "native", false) || !str(d, "reason").empty());
+      return d.is_object() && !d.empty() && !bool_field(d, "checking", false) &&
+             (bool_field(d, "native", false) || !text_field(d, "reason").empty());
     }, 30s, 100ms);
     const json d = delivery_of(name);
     note("delivery of " + name + ": " + d.dump());
-    return str(d, "route") == "codex-queue" && flag(d, "native", false);
+    return text_field(d, "route") == "codex-queue" && bool_field(d, "native", false);
   }
   bool wait_receipt_state(const std::string& id, const std::string& state) {
-    return testing::wait_until([&] { return str(receipt(id), "state") == state; }, 30s, 100ms);
+    return testing::wait_until([&] { return text_field(receipt(id), "state") == state; }, 30s, 100ms);
   }
   // A copy of the native Codex answering `codex-cli 0.170.9`: a version whose queue the bridge never checked.
   fs::path unknown_version_codex() {
@@ -153,7 +144,7 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
 
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
   const json r = receipt(id);
-  EXPECT_EQ(str(r, "via"), "codex-queue") << r.dump();
+  EXPECT_EQ(text_field(r, "via"), "codex-queue") << r.dump();
   EXPECT_TRUE(r["processed_at"].is_null()) << r.dump();
 
   // The queued turn ends with a Stop hook; one more typed turn ends with another. Neither delivers it again.
@@ -162,9 +153,9 @@ TEST_F(CodexQueueE2eTest, IdleDaemonTuiIsWokenAndStopHookDoesNotRedeliver_RN2_RN
   // Never delivered again (its Stop hook asks about it by id, without the text: R-X3).
   EXPECT_EQ(turns_with("Please review PR 11 via the queue").size(), 1u) << model_->describe();
   EXPECT_TRUE(wait_pending("codex", session, 0));
-  EXPECT_EQ(str(delivery_of("reviewer"), "route"), "codex-queue");
+  EXPECT_EQ(text_field(delivery_of("reviewer"), "route"), "codex-queue");
   // the TUI's daemon took it directly (thread/queue/add over its socket), without a `codex queue` run.
-  EXPECT_NE(str(delivery_of("reviewer"), "last").find("app server"), std::string::npos)
+  EXPECT_NE(text_field(delivery_of("reviewer"), "last").find("app server"), std::string::npos)
       << delivery_of("reviewer").dump();
 }
 
@@ -219,7 +210,7 @@ TEST_F(CodexQueueE2eTest, NoDaemonTuiAlsoReceives_RN2_RH1) {
   ASSERT_TRUE(woke) << model_->describe();
   EXPECT_EQ(woke->last_user.find("<hook_prompt"), std::string::npos) << woke->last_user;
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
-  EXPECT_EQ(str(receipt(id), "via"), "codex-queue");
+  EXPECT_EQ(text_field(receipt(id), "via"), "codex-queue");
 }
 
 // R-H11, R-N1, R-B16: `/quit` in a TUI whose hooks run in Codex's daemon. The daemon keeps the thread loaded for
@@ -243,14 +234,14 @@ TEST_F(CodexQueueE2eTest, QuitDaemonTuiGoesOfflineAtOnceAndTheMessageWaits_RH11_
       << attachment("codex", session).dump();
   const json away = attachment("codex", session);
   EXPECT_EQ(away.value("agent_name", ""), "reviewer") << away.dump();
-  EXPECT_FALSE(flag(away.value("delivery", json::object()), "native", true)) << away.dump();
+  EXPECT_FALSE(bool_field(away.value("delivery", json::object()), "native", true)) << away.dump();
 
   // Offline: the stream is closed, nothing is cached or pushed; the message is stored on the server only.
   const std::string id = send_from_terminal("reviewer", "Sent after quit: nobody is watching");
   ASSERT_FALSE(id.empty());
   const json waiting = receipt(id);
-  EXPECT_EQ(str(waiting, "state"), "stored") << waiting.dump();
-  EXPECT_NE(str(waiting, "via"), "codex-queue") << waiting.dump();
+  EXPECT_EQ(text_field(waiting, "state"), "stored") << waiting.dump();
+  EXPECT_NE(text_field(waiting, "via"), "codex-queue") << waiting.dump();
   EXPECT_TRUE(turns_with(id).empty()) << "a headless turn ran: " << model_->describe();
 
   // R-H11: `codex resume` plus the typed `agentworks resume` binds the new TUI; the message then arrives once.
@@ -298,7 +289,7 @@ TEST_F(CodexQueueE2eTest, KilledNoDaemonTuiGoesOfflineWithoutSessionEnd_RH11_RN1
       << attachment("codex", session).dump();
   EXPECT_EQ(attachment("codex", session).value("agent_name", ""), "reviewer");
   const std::string id = send_from_terminal("reviewer", "Sent after the kill");
-  EXPECT_EQ(str(receipt(id), "state"), "stored") << receipt(id).dump();
+  EXPECT_EQ(text_field(receipt(id), "state"), "stored") << receipt(id).dump();
   EXPECT_TRUE(turns_with(id).empty()) << model_->describe();
 }
 
@@ -311,9 +302,9 @@ TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   EXPECT_FALSE(wait_route_checked("reviewer"));
   const json d = delivery_of("reviewer");
-  EXPECT_EQ(str(d, "route"), "stop-hook") << d.dump();
-  EXPECT_FALSE(flag(d, "native", true)) << d.dump();
-  EXPECT_NE(str(d, "reason").find("0.170.9"), std::string::npos) << d.dump();
+  EXPECT_EQ(text_field(d, "route"), "stop-hook") << d.dump();
+  EXPECT_FALSE(bool_field(d, "native", true)) << d.dump();
+  EXPECT_NE(text_field(d, "reason").find("0.170.9"), std::string::npos) << d.dump();
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
 
   const std::string id = send_from_terminal("reviewer", "Old Codex gets it by the Stop hook");
@@ -323,7 +314,7 @@ TEST_F(CodexQueueE2eTest, UnknownCodexVersionFallsBackToStopHook_RN3) {
   const auto delivered = turns_with("Old Codex gets it by the Stop hook");
   ASSERT_EQ(delivered.size(), 1u) << model_->describe();
   EXPECT_NE(delivered[0].last_user.find("<hook_prompt"), std::string::npos) << delivered[0].last_user;
-  EXPECT_NE(str(receipt(id), "via"), "codex-queue");
+  EXPECT_NE(text_field(receipt(id), "via"), "codex-queue");
 }
 
 // R-N2, R-N3: `--native-remote` names a separate app-server that does not have this thread (another CODEX_HOME's
@@ -349,12 +340,12 @@ TEST_F(CodexQueueE2eTest, WrongThreadFallsBackToStopHook_RN2_RN3) {
   const std::string session = attachment_named("codex", "reviewer").value("session_id", "");
 
   const std::string id = send_from_terminal("reviewer", "Queued to the wrong server");
-  ASSERT_TRUE(testing::wait_until([&] { return !flag(delivery_of("reviewer"), "native", true); }, 30s, 100ms))
+  ASSERT_TRUE(testing::wait_until([&] { return !bool_field(delivery_of("reviewer"), "native", true); }, 30s, 100ms))
       << delivery_of("reviewer").dump();
   const json off = delivery_of("reviewer");
   note("after refusal: " + off.dump());
-  EXPECT_EQ(str(off, "route"), "stop-hook") << off.dump();
-  EXPECT_NE(str(off, "reason").find("no rollout found for thread id " + session), std::string::npos) << off.dump();
+  EXPECT_EQ(text_field(off, "route"), "stop-hook") << off.dump();
+  EXPECT_NE(text_field(off, "reason").find("no rollout found for thread id " + session), std::string::npos) << off.dump();
   ASSERT_TRUE(wait_pending("codex", session, 1));
   EXPECT_TRUE(turns_with(id).empty()) << "the refused queue item ran: " << model_->describe();
 

@@ -14,6 +14,7 @@
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
 #include "driver/e2e_fixture.hpp"
+#include "driver/json_fields.hpp"
 #include "driver/tmux_session.hpp"
 
 namespace agentworks::e2e {
@@ -25,15 +26,6 @@ using namespace std::chrono_literals;
 
 // Pi's footer names the model once the TUI is up (and again after each turn).
 constexpr const char* kPiReady = "mock-model";
-
-std::string text_field(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-bool bool_field(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
 
 // The pids of the processes whose command line contains `needle`.
 std::vector<pid_t> processes_running(const std::string& needle) {
@@ -92,16 +84,7 @@ class PiE2eTest : public E2eTest {
 // message wakes the idle session with nothing typed, once; the woken turn acknowledges and replies through the
 // extension's tools, for exactly this session; a typed detach ends the attachment.
 TEST_F(PiE2eTest, TypedAttachSteersIntoIdleSessionAndToolsAckAndReply_RH4_RN2_RC1) {
-  auto id_seen = std::make_shared<std::string>();
-  model_->queue_tool_call({"agent_message_ack", [id_seen](const ModelRequest& r) {
-                             static const std::regex id(R"(msg_[A-Za-z0-9_-]+)");
-                             std::smatch m;
-                             if (std::regex_search(r.last_user, m, id)) *id_seen = m.str();
-                             return json{{"message_id", *id_seen}, {"delivery", "processed"}}.dump();
-                           }});
-  model_->queue_tool_call({"agent_message_reply", [id_seen](const ModelRequest&) {
-                             return json{{"message_id", *id_seen}, {"message", "Pi reviewed it"}}.dump();
-                           }});
+  const auto id_seen = script_ack_then_reply("Pi reviewed it");
   auto& t = start_pi();
   ASSERT_TRUE(attach_typed("reviewer")) << t.screen();
   EXPECT_TRUE(model_->main_turns().empty()) << "the typed command reached the model: " << model_->describe();

@@ -47,6 +47,20 @@ json E2eTest::receipt(const std::string& id) {
       .value("delivery", json::object());
 }
 
+std::shared_ptr<std::string> E2eTest::script_ack_then_reply(const std::string& reply_text) {
+  auto id_seen = std::make_shared<std::string>();
+  model_->queue_tool_call({"agent_message_ack", [id_seen](const ModelRequest& r) {
+                             static const std::regex id(R"(msg_[A-Za-z0-9_-]+)");
+                             std::smatch m;
+                             if (std::regex_search(r.last_user, m, id)) *id_seen = m.str();
+                             return json{{"message_id", *id_seen}, {"delivery", "processed"}}.dump();
+                           }});
+  model_->queue_tool_call({"agent_message_reply", [id_seen, reply_text](const ModelRequest&) {
+                             return json{{"message_id", *id_seen}, {"message", reply_text}}.dump();
+                           }});
+  return id_seen;
+}
+
 void E2eTest::expect_woken_turn_acked_and_replied(const std::string& id, const std::string& reply_text) {
   using namespace std::chrono_literals;
   const auto ack = model_->wait_for_tool_result("agent_message_ack", 0, 90s);

@@ -38,6 +38,10 @@ class E2eTest : public testing::MessagingTest {
   nlohmann::json attachment_named(const std::string& provider, const std::string& name);
   // The server's delivery receipt of message `id` (its "delivery" object) as the owner sees it.
   nlohmann::json receipt(const std::string& id);
+  // Scripts the mock's next two main turns: agent_message_ack (processed) of the message id the turn's newest user
+  // message names (msg_…), then agent_message_reply to it with `reply_text`. Returns the id the ack named (""
+  // until that turn ran).
+  std::shared_ptr<std::string> script_ack_then_reply(const std::string& reply_text);
   // The woken turn of a test that scripted the mock to call agent_message_ack then agent_message_reply on
   // message `id`: the ack carried the id and processed it, the reply was accepted, no tool result says "not
   // attached" or asks for permission, the receipt is processed and `reply_text` reached agent "worker".
