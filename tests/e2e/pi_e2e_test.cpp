@@ -76,6 +76,22 @@ class PiE2eTest : public E2eTest {
     return model_->wait_for([&](const ModelRequest& r) { return r.main_turn && r.last_user.find(id) != std::string::npos; },
                             timeout);
   }
+  // Pi reads its VERSION from $PI_PACKAGE_DIR/package.json: a directory of links to the real package with that
+  // file edited makes the next start_pi() a Pi of `version` (no native route: its turn ends deliver, R-N3).
+  void use_pi_version(const std::string& version) {
+    const fs::path real = fs::canonical(pi_binary()).parent_path().parent_path();  // dist/cli.js -> the package
+    const fs::path fake = home_.path("pi-" + version);
+    fs::create_directories(fake);
+    for (const auto& entry : fs::directory_iterator(real)) {
+      if (entry.path().filename() != "package.json") fs::create_symlink(entry.path(), fake / entry.path().filename());
+    }
+    std::ifstream in(real / "package.json");
+    json pkg = json::parse(in);
+    pkg["version"] = version;
+    std::ofstream(fake / "package.json") << pkg.dump(2);
+    env_["PI_PACKAGE_DIR"] = fake.string();
+  }
+
   testing::EnvOverrides env_;
   std::unique_ptr<TmuxSession> tui_;
 };
@@ -181,19 +197,7 @@ TEST_F(PiE2eTest, ExtensionKilledBetweenOfferAndWriteNeverPushesTwice_RN2) {
 // R-N3: a Pi whose version agentworks has not verified (Pi reads it from PI_PACKAGE_DIR/package.json) gets no
 // pushes; status says why, and the message arrives at the end of the next turn (the Stop hook's counterpart).
 TEST_F(PiE2eTest, UnverifiedVersionFallsBackToTurnEndDelivery_RN3) {
-  const fs::path real = fs::canonical(pi_binary()).parent_path().parent_path();  // the package: dist/cli.js -> ..
-  const fs::path fake = home_.path("pi-0.72.9");
-  fs::create_directories(fake);
-  for (const auto& entry : fs::directory_iterator(real)) {
-    if (entry.path().filename() != "package.json") fs::create_symlink(entry.path(), fake / entry.path().filename());
-  }
-  {
-    std::ifstream in(real / "package.json");
-    json pkg = json::parse(in);
-    pkg["version"] = "0.72.9";
-    std::ofstream(fake / "package.json") << pkg.dump(2);
-  }
-  env_["PI_PACKAGE_DIR"] = fake.string();
+  use_pi_version("0.72.9");
   auto& t = start_pi();
   ASSERT_TRUE(attach_typed("reviewer")) << t.screen();
   ASSERT_TRUE(testing::wait_until([&] { return text_field(delivery_of("reviewer"), "reason").find("0.72.9") != std::string::npos; },
@@ -244,6 +248,39 @@ TEST_F(PiE2eTest, QuitGoesOfflineAndTypedResumeReconnectsTheSameSession_RH11_RH1
   const auto woke = turn_with_id(id);
   ASSERT_TRUE(woke) << model_->describe();
   EXPECT_EQ(turns_with("Waiting while Pi was closed").size(), 1u) << model_->describe();
+}
+
+// R-H2: the turn-end delivery continues the session within the bridge's loop guard: with one more message
+// arriving during every turn, the typed turn is followed by 3 continuations, then the session stops (the last
+// message waits for the next turn).
+TEST_F(PiE2eTest, TurnEndDeliveryStopsAfterThreeContinuations_RH2) {
+  use_pi_version("0.72.9");  // the turn-end delivery only: no pushes
+  auto& t = start_pi();
+  ASSERT_TRUE(attach_typed("reviewer")) << t.screen();
+  const std::string session = text_field(attachment_named("pi", "reviewer"), "session_id");
+  ASSERT_TRUE(testing::wait_until([&] { return !text_field(delivery_of("reviewer"), "reason").empty(); }, 30s, 100ms));
+  cli_ok(owner(), {"agents", "set", "reviewer", "--nudge", "off"});  // the chain is deliveries only (R-X3 aside)
+  auto sent = std::make_shared<std::atomic<int>>(0);
+  auto send_failed = std::make_shared<std::atomic<bool>>(false);
+  model_->on_main_turn([this, sent, send_failed, session](const ModelRequest&) {
+    try {  // before answering each turn, one more message arrives for this chat
+      const int n = ++*sent;
+      if (n > 10) return;
+      send_from_terminal("reviewer", "loop message " + std::to_string(n));
+      wait_pending("pi", session, 1);
+    } catch (const std::exception&) {
+      *send_failed = true;
+    }
+  });
+  ASSERT_TRUE(t.say("Start the loop", [&] { return !turns_with("Start the loop").empty(); }, kPiReady)) << t.screen();
+  ASSERT_TRUE(testing::wait_until([&] { return deliveries().size() >= 3; }, 60s, 100ms)) << model_->describe();
+  // The chain ends: no fourth delivery comes while the last message waits.
+  ASSERT_TRUE(testing::wait_until([&] { return attachment("pi", session).value("pending", 0L) >= 1; }, 30s, 100ms));
+  EXPECT_FALSE(testing::wait_until([&] { return deliveries().size() > 3; }, 3s, 100ms)) << model_->describe();
+  model_->on_main_turn(nullptr);
+  EXPECT_FALSE(send_failed->load());
+  EXPECT_EQ(deliveries().size(), 3u) << model_->describe();
+  EXPECT_EQ(model_->main_turns().size(), 4u) << model_->describe();  // the prompt + 3 continuations
 }
 
 }  // namespace
