@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <regex>
+#include <sstream>
 
 #include "driver/agent_env.hpp"
 #include "driver/cli_locator.hpp"
@@ -62,11 +64,33 @@ class PiE2eTest : public E2eTest {
     EXPECT_TRUE(tui_->wait_screen(kPiReady, 60s)) << tui_->screen();
     return *tui_;
   }
+  // Types `line` into Pi's editor like the person and presses Enter once it shows there (a screen line that starts
+  // with it: a notice may hold the same words). Keys typed while Pi is still starting or restoring a session can
+  // be dropped, so it is typed again, at most three times; then `done` is waited for.
+  bool enter_line(TmuxSession& t, const std::string& line, const std::function<bool()>& done) {
+    const auto shows = [&] {
+      std::istringstream lines(t.screen());
+      for (std::string l; std::getline(lines, l);) {
+        const auto first = l.find_first_not_of(' ');
+        if (first != std::string::npos && l.compare(first, line.size(), line) == 0) return true;
+      }
+      return false;
+    };
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      t.erase(static_cast<int>(line.size()) + 10);
+      t.type(line);
+      if (!testing::wait_until(shows, 5s, 100ms)) continue;
+      t.press("Enter");
+      return testing::wait_until(done, 60s, 100ms) && t.wait_screen(kPiReady, 60s);
+    }
+    return false;
+  }
   // Types the command like the person and waits for the bridge to hold the attachment.
   bool attach_typed(const std::string& name) {
-    return tui_->say("/agentworks attach " + name + " \"Review incoming work\"", [&] {
-      return text_field(attachment_named("pi", name), "state") == "attached" && tui_->screen().find("Attached this chat") != std::string::npos;
-    }, kPiReady);
+    return enter_line(*tui_, "/agentworks attach " + name + " \"Review incoming work\"", [&] {
+      return text_field(attachment_named("pi", name), "state") == "attached" &&
+             tui_->screen().find("Attached this chat") != std::string::npos;
+    });
   }
   json delivery_of(const std::string& name) { return attachment_named("pi", name).value("delivery", json::object()); }
   bool wait_route(const std::string& name, bool native) {
@@ -120,9 +144,9 @@ TEST_F(PiE2eTest, TypedAttachSteersIntoIdleSessionAndToolsAckAndReply_RH4_RN2_RC
   EXPECT_NE(status.out.find("pi-steer"), std::string::npos) << status.out;
 
   const std::string session = text_field(attachment_named("pi", "reviewer"), "session_id");
-  ASSERT_TRUE(t.say("/agentworks detach", [&] { return attachment("pi", session).empty() || text_field(attachment("pi", session), "state") != "attached"; },
-                    kPiReady))
-      << t.screen();
+  ASSERT_TRUE(enter_line(t, "/agentworks detach", [&] {
+    return attachment("pi", session).empty() || text_field(attachment("pi", session), "state") != "attached";
+  })) << t.screen();
   EXPECT_EQ(turns_with("/agentworks").size(), 0u) << model_->describe();
 }
 
@@ -241,8 +265,8 @@ TEST_F(PiE2eTest, QuitGoesOfflineAndTypedResumeReconnectsTheSameSession_RH11_RH1
   tui_ = std::make_unique<TmuxSession>(dir, env_, project_, pi_argv({"--continue"}));
   auto& again = *tui_;
   ASSERT_TRUE(again.wait_screen("/agentworks resume", 60s)) << "the start does not tell how to reconnect";
-  ASSERT_TRUE(again.say("/agentworks resume", [&] { return text_field(attachment("pi", session), "state") == "attached"; },
-                        kPiReady))
+  ASSERT_TRUE(enter_line(again, "/agentworks resume",
+                         [&] { return text_field(attachment("pi", session), "state") == "attached"; }))
       << again.screen();
   EXPECT_EQ(text_field(attachment_named("pi", "reviewer"), "session_id"), session);
   const auto woke = turn_with_id(id);
