@@ -22,8 +22,8 @@ struct CallerIdentity {
 CallerIdentity current_caller(const std::string& provider);
 
 // Adds the session selector fields (process, provider, session_id) to a bridge request. `thread_id` is the chat
-// its host named: the Codex thread (host metadata or CODEX_THREAD_ID) or the Pi session (the Pi extension's
-// metadata). Throws Error(not_found) when the provider process is unknown, Error(bad_request) when a Codex call
+// its host named: the Codex thread (host metadata or CODEX_THREAD_ID) or the Pi session (`mcp serve
+// --session-id`, from the Pi extension). Throws Error(not_found) when the provider process is unknown, Error(bad_request) when a Codex call
 // has no valid thread id.
 void add_session_selector(nlohmann::json& request, const CallerIdentity& caller,
                           const std::optional<std::string>& thread_id);

@@ -114,17 +114,10 @@ class Server {
     steer_ = std::make_unique<SteerPump>(writer_, caller_, options_.session_id, std::move(o));
   }
 
-  // The chat of this call as its host names it (R-C8): Codex sets _meta["x-codex-turn-metadata"].thread_id; the
-  // agentworks Pi extension sets _meta["agentworks/session_id"] to Pi's session id. Either must belong to the
-  // calling provider process (the bridge checks).
-  static std::optional<std::string> host_session(const json& params) {
+  // The Codex thread of this call: _meta["x-codex-turn-metadata"].thread_id, set by the host (R-C8).
+  static std::optional<std::string> codex_thread(const json& params) {
     const auto meta = params.find("_meta");
     if (meta == params.end() || !meta->is_object()) return std::nullopt;
-    if (const auto pi = meta->find("agentworks/session_id"); pi != meta->end() && !pi->is_null()) {
-      const char* const source = "_meta[\"agentworks/session_id\"]";
-      if (!pi->is_string()) throw Error(ErrorCode::bad_request, std::string(source) + " must be a string");
-      return checked_thread_id(pi->get<std::string>(), source);
-    }
     const auto turn = meta->find("x-codex-turn-metadata");
     if (turn == meta->end() || turn->is_null()) return std::nullopt;
     json turn_meta = *turn;
@@ -136,10 +129,11 @@ class Server {
     return checked_thread_id(turn_meta["thread_id"].get<std::string>(), source);
   }
 
-  // --session-id names the Pi session for every call; else the host's metadata does.
+  // --session-id names the Pi session for every call (the extension starts one server per session); else the
+  // Codex host's metadata does.
   std::optional<std::string> chat_of(const json& params) const {
     if (!options_.session_id.empty()) return options_.session_id;
-    return host_session(params);
+    return codex_thread(params);
   }
 
   json call_tool(const json& params) {

@@ -166,22 +166,13 @@ TEST_F(CodexQueueE2eTest, BusySessionGetsItAsTheNextTurn_RN4) {
   ASSERT_TRUE(attach_in_tui(t, "reviewer")) << t.screen();
   ASSERT_TRUE(wait_route_checked("reviewer")) << delivery_of("reviewer").dump();
 
-  model_->queue_reply("Long task finished: marker 4242");
-  model_->slow_turn_once("Long task please", 8s);
-  auto sent_id = std::make_shared<std::string>();
-  auto sent = std::make_shared<std::atomic<bool>>(false);
   // Sent while the mock holds the long turn's answer: the session is busy when the message is queued.
-  model_->on_main_turn([this, sent, sent_id](const ModelRequest& req) {
-    if (req.last_user.find("Long task please") == std::string::npos || sent->exchange(true)) return;
-    try {
-      *sent_id = send_from_terminal("reviewer", "Message for a busy session");
-    } catch (const std::exception&) {
-    }
-  });
+  const auto sent_id = send_during_slow_turn("Long task please", "Long task finished: marker 4242", 8s, "reviewer",
+                                             "Message for a busy session");
   t.type("Long task please");
   ASSERT_TRUE(t.wait_screen("Long task please", 10s));
   t.press("Enter");
-  ASSERT_TRUE(testing::wait_until([&] { return sent->load() && !sent_id->empty(); }, 60s, 100ms));
+  ASSERT_TRUE(testing::wait_until([&] { return !sent_id->empty(); }, 60s, 100ms));
   const std::string id = *sent_id;
   ASSERT_TRUE(wait_receipt_state(id, "admitted")) << receipt(id).dump();
   // Admitted while the long turn is still unanswered: no turn has started after it.

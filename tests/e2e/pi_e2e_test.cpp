@@ -157,21 +157,12 @@ TEST_F(PiE2eTest, BusySessionGetsItAfterItsRun_RN4) {
   ASSERT_TRUE(attach_typed("reviewer")) << t.screen();
   ASSERT_TRUE(wait_route("reviewer", true)) << delivery_of("reviewer").dump();
 
-  model_->queue_reply("Long task finished: marker 5151");
-  model_->slow_turn_once("Long task please", 6s);
-  auto sent_id = std::make_shared<std::string>();
-  auto sent = std::make_shared<std::atomic<bool>>(false);
-  model_->on_main_turn([this, sent, sent_id](const ModelRequest& req) {
-    if (req.last_user.find("Long task please") == std::string::npos || sent->exchange(true)) return;
-    try {
-      *sent_id = send_from_terminal("reviewer", "Message for a busy Pi");
-    } catch (const std::exception&) {
-    }
-  });
+  const auto sent_id = send_during_slow_turn("Long task please", "Long task finished: marker 5151", 6s, "reviewer",
+                                             "Message for a busy Pi");
   t.type("Long task please");
   ASSERT_TRUE(t.wait_screen("Long task please", 10s));
   t.press("Enter");
-  ASSERT_TRUE(testing::wait_until([&] { return sent->load() && !sent_id->empty(); }, 60s, 100ms));
+  ASSERT_TRUE(testing::wait_until([&] { return !sent_id->empty(); }, 60s, 100ms));
   const std::string id = *sent_id;
   const auto delivered = turn_with_id(id);
   ASSERT_TRUE(delivered) << model_->describe();

@@ -300,7 +300,6 @@ void NativeRouter::bind(Route& r) {
     return turn_off(r, "the provider process that ran this session has ended; the next hook event of the "
                        "session binds its new process");
   }
-  // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
   if (is_provider(row->provider, Provider::pi)) {
     if (const auto refusal = pi_steer_.refusal(r.attachment_id)) return turn_off(r, *refusal);
     if (!pi_steer_.listening(r.attachment_id)) {
@@ -313,6 +312,7 @@ void NativeRouter::bind(Route& r) {
     if (bridge_.journal().counts(r.attachment_id).pending > 0) schedule(r, kGather);
     return;
   }
+  // `codex exec` ends after its prompt by design: it is not a TUI whose end means the person left.
   if (is_provider(row->provider, Provider::codex) && !codex_exec_process(r.process.pid)) watch_codex_tui(r);
   if (is_provider(row->provider, Provider::claude)) {
     const auto dir = claude_sessions_dir(settings.home, paths::home_dir().string());

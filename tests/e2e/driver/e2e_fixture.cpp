@@ -1,5 +1,6 @@
 #include "driver/e2e_fixture.hpp"
 
+#include <atomic>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -45,6 +46,24 @@ void E2eTest::install_for(const std::string& provider, testing::EnvOverrides& en
 json E2eTest::receipt(const std::string& id) {
   return http_json(owner_http(), "GET", "/v1/messages/" + id + "/receipt", std::nullopt, 200)
       .value("delivery", json::object());
+}
+
+std::shared_ptr<std::string> E2eTest::send_during_slow_turn(const std::string& marker, const std::string& answer,
+                                                            std::chrono::milliseconds delay, const std::string& to,
+                                                            const std::string& text) {
+  model_->queue_reply(answer);
+  model_->slow_turn_once(marker, delay);
+  auto sent_id = std::make_shared<std::string>();
+  auto sent = std::make_shared<std::atomic<bool>>(false);
+  // Runs on the mock's thread and may outlive the test body: it owns what it uses.
+  model_->on_main_turn([this, marker, to, text, sent, sent_id](const ModelRequest& req) {
+    if (req.last_user.find(marker) == std::string::npos || sent->exchange(true)) return;
+    try {
+      *sent_id = send_from_terminal(to, text);
+    } catch (const std::exception&) {
+    }
+  });
+  return sent_id;
 }
 
 std::shared_ptr<std::string> E2eTest::script_ack_then_reply(const std::string& reply_text) {

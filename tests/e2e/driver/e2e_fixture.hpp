@@ -38,6 +38,12 @@ class E2eTest : public testing::MessagingTest {
   nlohmann::json attachment_named(const std::string& provider, const std::string& name);
   // The server's delivery receipt of message `id` (its "delivery" object) as the owner sees it.
   nlohmann::json receipt(const std::string& id);
+  // R-N4 set-up: the first main turn whose newest user message carries `marker` answers `answer` after `delay`,
+  // and while the mock holds it `text` is sent from the terminal to agent `to` (once). Returns that message's id
+  // ("" until it was sent).
+  std::shared_ptr<std::string> send_during_slow_turn(const std::string& marker, const std::string& answer,
+                                                     std::chrono::milliseconds delay, const std::string& to,
+                                                     const std::string& text);
   // Scripts the mock's next two main turns: agent_message_ack (processed) of the message id the turn's newest user
   // message names (msg_…), then agent_message_reply to it with `reply_text`. Returns the id the ack named (""
   // until that turn ran).
