@@ -5,6 +5,7 @@
 
 #include "agentworks/providers.hpp"
 #include "bridge.hpp"
+#include "native/native_router.hpp"
 #include "native/pi_steer.hpp"
 #include "ops/ops.hpp"
 #include "request/request_fields.hpp"
