@@ -43,6 +43,7 @@ Bridge::Bridge(uv_loop_t* loop, BridgeOptions options)
       cleanup_timer_(open_timer(loop, this)),
       reap_timer_(open_timer(loop, this)),
       resume_timer_(open_timer(loop, this)),
+      heap_trim_(loop),
       channel_waiters_(loop),
       native_(std::make_unique<native::NativeRouter>(*this, outbox_)) {}
 
@@ -75,6 +76,7 @@ void Bridge::start() {
       },
       kCleanupIntervalMs, kCleanupIntervalMs);
   outbox_.kick();
+  heap_trim_.start();
   // R-R1: a Crew this computer serves is served while its bridge runs.
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -106,6 +108,7 @@ void Bridge::shutdown(int exit_code) {
   if (runners_) runners_->stop();
   multi_.close();
   stream_budget_.close();
+  heap_trim_.stop();
   close_timer(cleanup_timer_);
   close_timer(reap_timer_);
   close_timer(resume_timer_);

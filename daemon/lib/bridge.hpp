@@ -21,6 +21,7 @@
 #include "delivery/notify.hpp"
 #include "delivery/outbox.hpp"
 #include "platform/curl_multi.hpp"
+#include "platform/heap_trim.hpp"
 #include "platform/http_client.hpp"
 #include "platform/turn_budget.hpp"
 #include "serving/runner_supervisor.hpp"
@@ -119,6 +120,7 @@ class Bridge final : public DeliveryServices, public SessionLookup {
   uv_timer_t* cleanup_timer_;
   uv_timer_t* reap_timer_;
   uv_timer_t* resume_timer_;
+  HeapTrim heap_trim_;
   HeldBack held_;
   ChannelWaiters channel_waiters_;  // parked channel_take requests, resumed when their stream caches a message
   std::unique_ptr<native::NativeRouter> native_;  // Claude's session inbox, Codex's queue

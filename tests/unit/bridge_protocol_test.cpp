@@ -273,7 +273,7 @@ TEST(BridgeBackoff, FirstRetryWithinOneSecondCappedAtThirty_RB4) {
   EXPECT_EQ(backoff_ceiling_ms(p, 4), 16000u);
   EXPECT_EQ(backoff_ceiling_ms(p, 5), 30000u);
   EXPECT_EQ(backoff_ceiling_ms(p, 1000), 30000u);
-  std::mt19937_64 rng(42);
+  JitterRng rng(42);
   std::set<std::uint64_t> distinct;
   for (int i = 0; i < 200; ++i) {
     const auto d0 = backoff_delay_ms(p, 0, rng);

@@ -79,7 +79,7 @@ class AttachmentStream {
   StreamTuning tuning_;
   SseParser parser_;
   std::vector<StreamEvent> batch_;  // message events parsed from the current chunk
-  std::mt19937_64 rng_;
+  JitterRng rng_;
   State state_ = State::idle;
   CURL* easy_ = nullptr;
   curl_slist* headers_ = nullptr;

@@ -67,7 +67,7 @@ class Outbox {
   bool stopped_ = false;
   unsigned failures_ = 0;
   BackoffPolicy backoff_;
-  std::mt19937_64 rng_;
+  JitterRng rng_;
 };
 
 }  // namespace agentworks::bridge

@@ -10,7 +10,7 @@ std::uint64_t backoff_ceiling_ms(const BackoffPolicy& policy, unsigned attempt) 
   return std::min(ceiling, policy.cap_ms);
 }
 
-std::uint64_t backoff_delay_ms(const BackoffPolicy& policy, unsigned attempt, std::mt19937_64& rng) {
+std::uint64_t backoff_delay_ms(const BackoffPolicy& policy, unsigned attempt, JitterRng& rng) {
   std::uniform_int_distribution<std::uint64_t> dist(0, backoff_ceiling_ms(policy, attempt));
   return dist(rng);
 }
