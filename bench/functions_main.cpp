@@ -2,14 +2,18 @@
 // "Functions"), against a real agentworks-server on loopback with a real Crew folder whose function is a no-op
 // script. Series, in this order, all in one run:
 //   floor         fork + exec the same script directly with the inputs on stdin, read stdout to EOF, reap it
+//   helper        the same, forked and exec'd by the contract floor's small static helper, latency only
+//   isolated      from the helper, in the shape every execution gets (contract_floor.hpp), latency only
+//   contract      isolated, between two durable writes: the least the contract's guarantees cost, so that the
+//                 call's own share can be told apart
 //   call+wait     POST /v1/crews/bench/calls with wait_seconds: one request from call to `completed`
 //   call+poll     POST the call, then GET /v1/calls/{id} long polls (wait_seconds, the cursors last seen) until
 //                 `completed` (what `functions call` + `call-status --wait` do)
 //   throughput    --workers threads, each with its own keep-alive connection, call+wait back to back with
 //                 --crew-max-running raised; against the same number of threads fork/exec-ing the script
-// The sides alternate within each of --rounds rounds (latency sample by sample; throughput floor, calls, floor),
-// and the run is refused (exit 3) when the floors differ by more than 20 %. Goals: call+wait p50 at most 1.3x the
-// floor's, calls/s at least 0.9 of the floor's runs/s. Any failed step ends the run with exit 1.
+// The sides alternate within each of --rounds rounds (latency sample by sample; throughput floor, contract, calls,
+// floor), and the run is refused (exit 3) when the floors differ by more than 20 %. Goals: call+wait p50 at most
+// 1.3x the floor's, calls/s at least 0.9 of the floor's runs/s. Any failed step ends the run with exit 1.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -31,6 +35,7 @@
 #include "bench_rig.hpp"
 #include "bench_run.hpp"
 #include "bench_throughput.hpp"
+#include "contract_floor.hpp"
 #include "hook_run.hpp"
 #include "http_client.hpp"
 #include "latency_stats.hpp"
@@ -149,9 +154,16 @@ int run(const Options& opt) {
     return r.ns;
   };
 
+  const std::string helper = bench::built_program("", "agentworks-bench-contract-helper");
+  bench::ContractFloor contract(helper, (crew_root.path() / "contract-sync").string(), {script.string()}, env, inputs);
+  const auto contract_once = [&] { return contract.run(); };
+  const auto isolated_once = [&] { return contract.run(bench::ContractFloor::Shape::isolated, false); };
+  const auto helper_plain_once = [&] { return contract.run(bench::ContractFloor::Shape::plain, false); };
+
   // Warm-up: page cache, the server's statements, the loader.
   for (int i = 0; i < 20; ++i) {
     floor_once();
+    contract_once();
     call_and_wait(http);
   }
   std::atomic<std::size_t> busy{0};
@@ -179,15 +191,27 @@ int run(const Options& opt) {
   const auto floor_rate = [&] {
     return bench::throughput(opt.workers, opt.throughput_calls, [&](unsigned) { return floor_once; });
   };
+  // One file per worker: each run pays its own two syncs, where the server may commit several calls in one.
+  const auto contract_rate = [&] {
+    return bench::throughput(opt.workers, opt.throughput_calls, [&](unsigned worker) {
+      auto own = std::make_shared<bench::ContractFloor>(
+          helper, (crew_root.path() / ("contract-sync-" + std::to_string(worker))).string(),
+          std::vector<std::string>{script.string()}, env, inputs);
+      return [own] { return own->run(); };
+    });
+  };
 
   // Rounds, each side alternated within them: the latency samples one by one (floor, call+wait, call+poll), the
   // throughput series floor, calls, floor. A round's ratios are against its own floors.
-  std::vector<std::int64_t> all_floor, all_waited, all_polled;
-  std::vector<double> latency_ratio, rate_ratio, floor_p50, floor_rates;
+  std::vector<std::int64_t> all_floor, all_helper_plain, all_isolated, all_contract, all_waited, all_polled;
+  std::vector<double> latency_ratio, rate_ratio, floor_p50, floor_rates, contract_latency, contract_rate_ratio;
   for (std::size_t round = 0; round < opt.rounds; ++round) {
-    std::vector<std::int64_t> floor, waited, polled;
+    std::vector<std::int64_t> floor, helper_plain, isolated, contracted, waited, polled;
     for (std::size_t k = 0; k < opt.runs; ++k) {
       floor.push_back(floor_once());
+      helper_plain.push_back(helper_plain_once());
+      isolated.push_back(isolated_once());
+      contracted.push_back(contract_once());
       auto t0 = Clock::now();
       call_and_wait(http);
       waited.push_back(since_ns(t0));
@@ -196,12 +220,16 @@ int run(const Options& opt) {
       polled.push_back(since_ns(t0));
     }
     const double floor_before = floor_rate();
+    const double contract_runs = contract_rate();
     const double calls = bench::throughput(opt.workers, opt.throughput_calls, call_worker);
     const double floor_after = floor_rate();
     const auto f = bench::summarize(floor);
+    const auto c = bench::summarize(contracted);
     const auto w = bench::summarize(waited);
     latency_ratio.push_back(w.p50_ms / f.p50_ms);
     rate_ratio.push_back(calls / ((floor_before + floor_after) / 2));
+    contract_latency.push_back(c.p50_ms / f.p50_ms);
+    contract_rate_ratio.push_back(contract_runs / ((floor_before + floor_after) / 2));
     floor_p50.push_back(f.p50_ms);
     floor_rates.push_back(floor_before);
     floor_rates.push_back(floor_after);
@@ -209,13 +237,23 @@ int run(const Options& opt) {
                 " calls/s (x%.2f)\n",
                 round + 1, f.p50_ms, w.p50_ms, latency_ratio.back(), floor_before, floor_after, calls,
                 rate_ratio.back());
+    std::printf("         contract floor p50 %.3f ms (x%.2f of the floor), %.1f runs/s (x%.2f); the call against it:"
+                " p50 x%.2f, calls/s x%.2f\n",
+                c.p50_ms, contract_latency.back(), contract_runs, contract_rate_ratio.back(), w.p50_ms / c.p50_ms,
+                calls / contract_runs);
     all_floor.insert(all_floor.end(), floor.begin(), floor.end());
+    all_contract.insert(all_contract.end(), contracted.begin(), contracted.end());
+    all_isolated.insert(all_isolated.end(), isolated.begin(), isolated.end());
+    all_helper_plain.insert(all_helper_plain.end(), helper_plain.begin(), helper_plain.end());
     all_waited.insert(all_waited.end(), waited.begin(), waited.end());
     all_polled.insert(all_polled.end(), polled.begin(), polled.end());
   }
 
   std::printf("\nend-to-end latency (no-op script, %zu runs in %zu rounds):\n", all_floor.size(), opt.rounds);
   print_series("floor", all_floor);
+  print_series("helper", all_helper_plain);
+  print_series("isolated", all_isolated);
+  print_series("contract", all_contract);
   print_series("call+wait", all_waited);
   print_series("call+poll", all_polled);
   const auto f = bench::summarize(all_floor);
@@ -225,6 +263,10 @@ int run(const Options& opt) {
               w.p50_ms - f.p50_ms, w.p50_ms / f.p50_ms, p.p50_ms - f.p50_ms, p.p50_ms / f.p50_ms);
   std::printf("added over the floor (p99): call+wait %+.3f ms, call+poll %+.3f ms\n", w.p99_ms - f.p99_ms,
               p.p99_ms - f.p99_ms);
+  const auto k = bench::summarize(all_contract);
+  std::printf("added over the contract floor (p50): call+wait %+.3f ms (x%.2f); the contract floor itself %+.3f ms over"
+              " the floor (x%.2f)\n",
+              w.p50_ms - k.p50_ms, w.p50_ms / k.p50_ms, k.p50_ms - f.p50_ms, k.p50_ms / f.p50_ms);
   std::printf("busy retries in the throughput series: %zu\n", busy.load());
   const auto spread = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -239,6 +281,8 @@ int run(const Options& opt) {
   std::printf("goal: calls/s >= 0.9 of the floor's runs/s (per round min / median / max): %s (%s)\n",
               *std::min_element(rate_ratio.begin(), rate_ratio.end()) >= 0.9 ? "MET" : "MISSED",
               spread(rate_ratio).c_str());
+  std::printf("the contract floor against the floor (per round min / median / max): p50 x%s, runs/s x%s\n",
+              spread(contract_latency).c_str(), spread(contract_rate_ratio).c_str());
   // A floor that moved is no floor: the machine changed under the run.
   const auto [lo_p50, hi_p50] = std::minmax_element(floor_p50.begin(), floor_p50.end());
   const auto [lo_rate, hi_rate] = std::minmax_element(floor_rates.begin(), floor_rates.end());
