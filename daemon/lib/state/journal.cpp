@@ -379,7 +379,10 @@ std::vector<ReceiveResult> Journal::record_received_batch(const AttachmentRow& a
       continue;
     }
     const auto size = static_cast<std::int64_t>(msg.body.size());
-    if (!in_session) in_session = scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1", att.attachment_id);
+    if (!in_session) {
+      in_session = scalar(db_, "SELECT coalesce(sum(n), 0) FROM message_counts WHERE attachment_id = ?1",
+                          att.attachment_id);
+    }
     if (*in_session >= limits_.max_messages_per_session) {
       // Quota pressure: metadata of messages already handed out goes, oldest first (R-B11); enough for the rest
       // of this batch at once. The watermark keeps them from being cached again (R-B12).
@@ -675,8 +678,12 @@ std::int64_t Journal::reclaim(const std::string& attachment_id, std::int64_t n) 
 }
 
 std::int64_t Journal::free_slots(const std::string& attachment_id) {
+  // From the counts the triggers keep: asked after every take while a session's messages are held back, a count
+  // over the session's rows made each take cost more the fuller the session was.
   return limits_.max_messages_per_session -
-         scalar(db_, "SELECT count(*) FROM messages WHERE attachment_id = ?1 AND state IN ('received', 'withheld')",
+         scalar(db_,
+                "SELECT coalesce(sum(n), 0) FROM message_counts WHERE attachment_id = ?1 AND state IN ('received', "
+                "'withheld')",
                 attachment_id);
 }
 
