@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agentworks/config.hpp"
 #include "agentworks/delivery_budget.hpp"
 #include "agentworks/paths.hpp"
 #include "agentworks/providers.hpp"
@@ -25,6 +24,7 @@
 #include "native/process_watch.hpp"
 #include "native/push_result.hpp"
 #include "platform/log.hpp"
+#include "platform/login_file.hpp"
 #include "services/clock.hpp"
 #include "services/delivery_services.hpp"
 #include "platform/uv_handle.hpp"
@@ -79,12 +79,9 @@ bool codex_exec_process(long pid) {
 }
 
 bool native_enabled_globally() {
-  try {
-    const auto cfg = load_config(paths::config_file());
-    return !cfg || cfg->native;
-  } catch (const std::exception&) {
-    return true;  // an unreadable login stops attach anyway; the setting is the person's, default on
-  }
+  const LoginView& view = current_login();
+  // An unreadable login stops attach anyway; the setting is the person's, default on.
+  return view.unreadable || !view.login || view.login->native;
 }
 
 std::string count_words(std::size_t n) {

@@ -1,6 +1,6 @@
 // Which CA bundle the bridge verifies a server with: the one the person's login recorded (`agentworks login
-// --ca-file`) when the URL is that login's server, else none (the system store). Read from the login file at
-// each request, so a new login applies without restarting the bridge.
+// --ca-file`) when the URL is that login's server, else none (the system store). The login file is looked at for
+// each request (login_file.hpp), so a new login applies without restarting the bridge.
 #pragma once
 
 #include <string>
