@@ -79,4 +79,12 @@ std::string built_program(const std::string& dir, const std::string& name) {
   return (dir.empty() ? self.parent_path() / name : self.parent_path().parent_path() / dir / name).string();
 }
 
+std::vector<char*> exec_strings(std::vector<std::string>& owned) {
+  std::vector<char*> out;
+  out.reserve(owned.size() + 1);
+  for (auto& s : owned) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
 }  // namespace agentworks::bench

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace agentworks::bench {
 
@@ -24,5 +25,8 @@ void kill_watched();
 // A program of this build tree: `dir` "" is next to this binary, else a sibling build folder ("server", "daemon",
 // "hooks", "cli"). Falls back to `name` (PATH) when /proc/self/exe cannot be read.
 std::string built_program(const std::string& dir, const std::string& name);
+
+// The null-terminated pointer array execve and posix_spawn take, pointing into `owned` (which must outlive it).
+std::vector<char*> exec_strings(std::vector<std::string>& owned);
 
 }  // namespace agentworks::bench

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "bench_run.hpp"
+
 namespace agentworks::bench {
 
 namespace {
@@ -37,12 +39,8 @@ ContractFloor::ContractFloor(const std::string& helper, const std::string& sync_
   std::vector<std::string> args = {helper, "3", stdin_payload};
   args.insert(args.end(), argv.begin(), argv.end());
   std::vector<std::string> vars = env;
-  std::vector<char*> cargv;
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  std::vector<char*> cenv;
-  for (auto& e : vars) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
+  std::vector<char*> cargv = exec_strings(args);
+  std::vector<char*> cenv = exec_strings(vars);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pair[1], 3);  // dup2 clears close-on-exec on the copy

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "bench_run.hpp"
+
 namespace agentworks::bench {
 
 HookRun run_hook_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
@@ -17,12 +19,8 @@ HookRun run_hook_process(const std::vector<std::string>& argv, const std::vector
   // Everything the child needs is prepared before the clock starts.
   std::vector<std::string> args = argv;
   std::vector<std::string> vars = env;
-  std::vector<char*> cargv;
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  std::vector<char*> cenv;
-  for (auto& e : vars) cenv.push_back(e.data());
-  cenv.push_back(nullptr);
+  std::vector<char*> cargv = exec_strings(args);
+  std::vector<char*> cenv = exec_strings(vars);
   int in_pipe[2];
   int out_pipe[2];
   if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0) {
