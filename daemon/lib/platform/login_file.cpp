@@ -1,92 +1,99 @@
 #include "platform/login_file.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agentworks/error.hpp"
 #include "agentworks/paths.hpp"
+#include "platform/unique_fd.hpp"
 
 namespace agentworks::bridge {
 
 namespace {
 
-// A login file is a few hundred bytes; anything past this is not one.
-constexpr std::size_t kMaxLoginBytes = 1 << 20;
+constexpr off_t kMaxConfigBytes = 1 << 20;
 
-struct FileIdentity {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  off_t size = -1;
-  timespec mtime{};
-  bool operator==(const FileIdentity& o) const {
-    return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
-           mtime.tv_nsec == o.mtime.tv_nsec;
-  }
-};
-
-FileIdentity identity_of(const struct stat& st) { return {st.st_dev, st.st_ino, st.st_size, st.st_mtim}; }
-
-// Reads and parses the file at `path`; `seen` is the identity of what was read.
-LoginView read_login(const std::string& path, FileIdentity* seen) {
-  LoginView view;
-  view.unreadable = true;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) view.unreadable = false;
-    return view;
+std::optional<std::string> read_config_text(const std::filesystem::path& path, struct stat* opened) {
+  const std::string fix = " (check its permissions)";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::nullopt;
+    throw Error(ErrorCode::bad_request, "cannot read " + path.string() + ": " + std::strerror(errno) + fix);
   }
   struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    throw Error(ErrorCode::bad_request, "cannot read " + path.string() + ": " + std::strerror(errno) + fix);
+  }
+  if (opened != nullptr) *opened = st;
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorCode::bad_request, "the config " + path.string() +
+                                            " is not a regular file (a FIFO, device or directory); name the CLI "
+                                            "config file itself (agentworks login writes it)");
+  }
+  const std::string too_large = "the config " + path.string() + " is over 1 MiB; it is not an agentworks CLI config";
+  if (st.st_size > kMaxConfigBytes) throw Error(ErrorCode::bad_request, too_large);
   std::string text;
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= kMaxLoginBytes;
-  if (ok) *seen = identity_of(st);
-  char buf[4096];
-  while (ok) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || text.size() + static_cast<std::size_t>(n) > kMaxLoginBytes) ok = false;
-    if (n <= 0) break;
+    if (n < 0) throw Error(ErrorCode::bad_request, "cannot read " + path.string() + ": " + std::strerror(errno) + fix);
+    if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > static_cast<std::size_t>(kMaxConfigBytes)) throw Error(ErrorCode::bad_request, too_large);
   }
-  ::close(fd);
-  if (!ok) return view;
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return view;
-  try {
-    view.login = config_from_json(j);
-    view.unreadable = false;
-  } catch (const std::exception&) {
-  }
-  return view;
+  return text;
+}
+
+bool same_file_state(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
 }  // namespace
 
+std::optional<Config> read_config_file(const std::filesystem::path& path, struct stat* opened) {
+  const auto text = read_config_text(path, opened);
+  if (!text) return std::nullopt;
+  const std::string fix = "; fix it, or remove it and log in again (`agentworks login` or `agentworks up`)";
+  const auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded()) {
+    throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is not valid JSON" + fix);
+  }
+  try {
+    return config_from_json(j);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is invalid: " + e.what() + fix);
+  }
+}
+
 const LoginView& current_login() {
   static LoginView cached;
-  static FileIdentity cached_identity;
+  static struct stat cached_state {};
   static bool have = false;
-  const std::string path = paths::config_file().string();
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    cached = LoginView{};
-    cached.unreadable = errno != ENOENT;
+  const std::filesystem::path path = paths::config_file();
+  struct stat now {};
+  if (::stat(path.c_str(), &now) != 0) {
+    cached = LoginView{std::nullopt, errno != ENOENT};
     have = false;
     return cached;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (have && same_file_state(now, cached_state)) return cached;
+  struct stat opened {};
+  opened.st_size = -1;
+  try {
+    cached = LoginView{read_config_file(path, &opened), false};
+  } catch (const std::exception&) {
     cached = LoginView{std::nullopt, true};
-    have = false;
-    return cached;
   }
-  if (have && identity_of(st) == cached_identity) return cached;
-  FileIdentity seen;
-  cached = read_login(path, &seen);
-  have = seen.size >= 0;
-  cached_identity = seen;
+  // A file that could not be opened is looked at again next time; one that was read (well or not) only once changed.
+  have = opened.st_size >= 0 && S_ISREG(opened.st_mode);
+  cached_state = opened;
   return cached;
 }
 
