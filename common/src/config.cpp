@@ -59,8 +59,12 @@ std::optional<Config> load_config(const fs::path& path) {
     throw Error(ErrorCode::bad_request, std::string(e.what()) + " (check its permissions)");
   }
   if (!text) return std::nullopt;
+  return parse_config_text(*text, path);
+}
+
+Config parse_config_text(const std::string& text, const fs::path& path) {
   const std::string fix = "; fix it, or remove it and log in again (`agentworks login` or `agentworks up`)";
-  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is not valid JSON" + fix);
   }

@@ -30,6 +30,10 @@ struct Config {
 nlohmann::json config_to_json(const Config& config);
 Config config_from_json(const nlohmann::json& j);
 
+// Parses a config file's text; throws Error(bad_request) naming `path` and how to fix it when the text is not JSON
+// or not a config.
+Config parse_config_text(const std::string& text, const std::filesystem::path& path);
+
 // Reads the config at `path`. nullopt when the file does not exist. A file that exists but is unreadable
 // or not a valid config throws Error(bad_request) naming the file and saying how to fix it.
 std::optional<Config> load_config(const std::filesystem::path& path);

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "agentworks/error.hpp"
@@ -60,16 +59,7 @@ bool same_file_state(const struct stat& a, const struct stat& b) {
 std::optional<Config> read_config_file(const std::filesystem::path& path, struct stat* opened) {
   const auto text = read_config_text(path, opened);
   if (!text) return std::nullopt;
-  const std::string fix = "; fix it, or remove it and log in again (`agentworks login` or `agentworks up`)";
-  const auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) {
-    throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is not valid JSON" + fix);
-  }
-  try {
-    return config_from_json(j);
-  } catch (const Error& e) {
-    throw Error(ErrorCode::bad_request, "the config file " + path.string() + " is invalid: " + e.what() + fix);
-  }
+  return parse_config_text(*text, path);
 }
 
 const LoginView& current_login() {
