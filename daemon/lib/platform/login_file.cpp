@@ -74,15 +74,14 @@ const LoginView& current_login() {
     return cached;
   }
   if (have && same_file_state(now, cached_state)) return cached;
-  struct stat opened {};
-  opened.st_size = -1;
+  struct stat opened {};  // st_mode 0 (not a regular file) when it could not be opened
   try {
     cached = LoginView{read_config_file(path, &opened), false};
   } catch (const std::exception&) {
     cached = LoginView{std::nullopt, true};
   }
   // A file that could not be opened is looked at again next time; one that was read (well or not) only once changed.
-  have = opened.st_size >= 0 && S_ISREG(opened.st_mode);
+  have = S_ISREG(opened.st_mode);
   cached_state = opened;
   return cached;
 }
