@@ -65,6 +65,8 @@ struct Options : bench::ProgramOptions {
   std::string store = "sqlite";  // or "postgresql": a PostgreSQL cluster of the benchmark's own
   std::size_t replicas = 1;      // servers on that one database (postgresql only)
   bool pg_fsync = true;          // false: a diagnostic without durability
+  std::string stream_after;      // load mode: resume the streams at this mailbox cursor (empty: from the start)
+  bool reads_in_history = false;  // load mode: each read at a random point below stream_after
 };
 
 
@@ -120,14 +122,14 @@ class StreamPools {
  public:
   // False with *error naming the server when a stream cannot be opened.
   bool open(const std::vector<bench::Endpoint>& endpoints, const std::vector<bench::BenchAgent>& agents,
-            std::size_t source_addresses, std::string* error) {
+            std::size_t source_addresses, std::string* error, const std::string& after = "") {
     targets_.assign(endpoints.size(), {});
     for (std::size_t j = 0; j < agents.size(); ++j)
       targets_[j % endpoints.size()].push_back({agents[j].attachment_id, agents[j].name});
     for (std::size_t r = 0; r < endpoints.size(); ++r) {
       pools_.push_back(std::make_unique<bench::SseStreamPool>(endpoints[r].host, endpoints[r].port, endpoints[r].token,
                                                               source_addresses));
-      if (!targets_[r].empty() && !pools_[r]->open(targets_[r], error)) {
+      if (!targets_[r].empty() && !pools_[r]->open(targets_[r], error, after)) {
         *error = "opening streams on server " + std::to_string(r) + " after " +
                  std::to_string(pools_[r]->ready_streams()) + ": " + *error;
         return false;
@@ -139,6 +141,11 @@ class StreamPools {
   std::uint64_t ready() const { return total(&bench::SseStreamPool::ready_streams); }
   std::uint64_t failed() const { return total(&bench::SseStreamPool::failed_streams); }
   std::uint64_t delivered() const { return total(&bench::SseStreamPool::delivered); }
+  std::uint64_t highest_seq() const {
+    std::uint64_t highest = 0;
+    for (const auto& p : pools_) highest = std::max(highest, p->highest_seq());
+    return highest;
+  }
   std::size_t held_by(std::size_t server) const { return targets_[server].size(); }
   void measure_from_now() {
     for (auto& p : pools_) p->set_measure_since(bench::steady_now_ns());
@@ -240,7 +247,7 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     return 1;
   }
   StreamPools pools;
-  if (!pools.open(endpoints, agents, 1, &error)) {
+  if (!pools.open(endpoints, agents, 1, &error, opt.stream_after)) {
     std::fprintf(stderr, "FAILED: %s\n", error.c_str());
     return 1;
   }
@@ -308,7 +315,12 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     });
   }
   bench::RequestStats read_stats;
-  std::thread reader([&] { read_stats = bench::run_reader(first, names, opt.reads_per_second, 7, stop); });
+  std::uint64_t rows_read = 0;
+  const std::uint64_t history_end =
+      opt.reads_in_history ? std::strtoull(opt.stream_after.c_str() + 1, nullptr, 10) : 0;
+  std::thread reader([&] {
+    read_stats = bench::run_reader(first, names, opt.reads_per_second, 7, stop, history_end, &rows_read);
+  });
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.duration_s));
   stop.store(true);
   for (auto& t : threads) t.join();
@@ -337,8 +349,10 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
               static_cast<double>(sends.ok) / elapsed, static_cast<unsigned long long>(sends.failures()));
   print_failures("send", sends);
   print_latency("send latency", bench::summarize(std::move(sends.latencies_ns)));
-  std::printf("reads: %llu (%.0f/s), failed: %llu\n", static_cast<unsigned long long>(read_stats.ok),
-              static_cast<double>(read_stats.ok) / elapsed, static_cast<unsigned long long>(read_stats.failures()));
+  std::printf("reads: %llu (%.0f/s), failed: %llu, messages per read: %.1f\n",
+              static_cast<unsigned long long>(read_stats.ok), static_cast<double>(read_stats.ok) / elapsed,
+              static_cast<unsigned long long>(read_stats.failures()),
+              read_stats.ok > 0 ? static_cast<double>(rows_read) / static_cast<double>(read_stats.ok) : 0.0);
   print_failures("read", read_stats);
   print_latency("read latency", bench::summarize(std::move(read_stats.latencies_ns)));
   std::printf("delivered over SSE: %llu of %llu accepted%s, streams failed: %llu\n",
@@ -412,12 +426,15 @@ int run_load(const Options& opt, const std::vector<bench::Endpoint>& endpoints, 
     }
     floor_moved = judge_floor(floor_group_before.rows_per_second, group.rows_per_second, rate);
   }
-  // One line for scripts (bench/scripts/replicas.sh).
+  // One line for scripts (bench/scripts/replicas.sh, history_cost.sh: last_cursor is where the next run's streams
+  // resume with --stream-after).
   std::printf("result: store=%s replicas=%zu sends_per_s=%.0f p50_ms=%.2f p99_ms=%.2f delivered=%llu accepted=%llu"
-              " cpu_us_per_send=%.0f cores_ceiling_per_s=%.0f server_us_per_send=%.0f postgres_us_per_send=%.0f\n",
+              " cpu_us_per_send=%.0f cores_ceiling_per_s=%.0f server_us_per_send=%.0f postgres_us_per_send=%.0f"
+              " last_cursor=m%llu\n",
               opt.store.c_str(), n, rate, delivery.p50_ms, delivery.p99_ms,
               static_cast<unsigned long long>(delivered_count), static_cast<unsigned long long>(sends.ok),
-              cost.total_us, cost.cores_ceiling_per_s, cost.servers_us, cost.postgres_us);
+              cost.total_us, cost.cores_ceiling_per_s, cost.servers_us, cost.postgres_us,
+              static_cast<unsigned long long>(pools.highest_seq()));
   // A run that measured nothing, or lost deliveries, is a failure, not a number.
   if (sends.ok == 0) {
     std::fprintf(stderr, "FAILED: no send was accepted (first failure: %s)\n", sends.first_failure.c_str());
@@ -583,6 +600,17 @@ int main(int argc, char** argv) {
   app.add_option("--source-addresses", opt.source_addresses,
                  "streams mode: connect the streams from 127.0.0.1 .. 127.0.0.N (each brings its own ephemeral ports)")
       ->check(CLI::Range(1, 250));
+  app.add_option("--stream-after", opt.stream_after,
+                 "load mode: open the receivers' streams at this mailbox cursor (m<N>, as a result line's last_cursor "
+                 "gives), as the bridge resumes; without it every stream first replays its whole mailbox")
+      ->check([](const std::string& c) {
+        const bool ok = c.size() > 1 && c[0] == 'm' &&
+                        c.find_first_not_of("0123456789", 1) == std::string::npos;
+        return ok ? std::string() : "a mailbox cursor is m followed by digits (m0, m1234), not '" + c + "'";
+      });
+  app.add_flag("--reads-in-history", opt.reads_in_history,
+               "load mode: start each mailbox read at a random point of the history below --stream-after (a full "
+               "page's room below it) instead of following its cursor from the start");
   app.add_option("--prefix", opt.prefix, "agent name prefix");
   app.add_option("--server-arg", opt.server_args, "extra argument for the started server (repeatable)");
   app.add_option("--store", opt.store,
@@ -600,6 +628,14 @@ int main(int argc, char** argv) {
   }
   if (opt.store == "postgresql" && !opt.url.empty()) {
     std::fprintf(stderr, "--store postgresql starts its own servers: drop --url\n");
+    return 2;
+  }
+  if (opt.reads_in_history && opt.stream_after.empty()) {
+    std::fprintf(stderr, "--reads-in-history reads below the history's end: give it as --stream-after m<N>\n");
+    return 2;
+  }
+  if (!opt.stream_after.empty() && opt.streams > 0) {
+    std::fprintf(stderr, "--stream-after is for the load mode: drop it with --streams\n");
     return 2;
   }
   if (opt.source_addresses > 1 && !opt.url.empty()) {

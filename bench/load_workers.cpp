@@ -94,13 +94,18 @@ RequestStats send_each(const Endpoint& endpoint, const std::vector<std::string>&
 }
 
 RequestStats run_reader(const Endpoint& endpoint, const std::vector<std::string>& names, double reads_per_second,
-                        std::uint32_t seed, const std::atomic<bool>& stop) {
+                        std::uint32_t seed, const std::atomic<bool>& stop, std::uint64_t history_end,
+                        std::uint64_t* rows_read) {
   RequestStats stats;
   HttpClient client(endpoint.host, endpoint.port, endpoint.token);
   client.set_timeout(std::chrono::milliseconds(10000));
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::size_t> pick(0, names.size() - 1);
   std::vector<std::string> cursors(names.size(), "0");
+  // A recipient's next 100 messages span about 100 x names.size() of the history (sends spread evenly); half as
+  // much again leaves room for the unevenness.
+  const std::uint64_t room = 150 * static_cast<std::uint64_t>(names.size());
+  std::uniform_int_distribution<std::uint64_t> start(0, history_end > room ? history_end - room : 0);
   const auto interval = reads_per_second > 0
                             ? std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / reads_per_second))
                             : std::chrono::nanoseconds(0);
@@ -111,10 +116,14 @@ RequestStats run_reader(const Endpoint& endpoint, const std::vector<std::string>
       std::this_thread::sleep_until(next);
     }
     const std::size_t r = pick(rng);
+    if (history_end > 0) cursors[r] = "m" + std::to_string(start(rng));
     const std::string target = "/v1/messages?agent_name=" + names[r] + "&after=" + cursors[r] + "&limit=100";
-    const std::int64_t start = steady_now_ns();
+    const std::int64_t started = steady_now_ns();
     const HttpResult result = client.request("GET", target);
-    record(stats, result, 200, steady_now_ns() - start);
+    record(stats, result, 200, steady_now_ns() - started);
+    for (std::size_t at = result.body.find("\"message_id\""); at != std::string::npos;
+         at = result.body.find("\"message_id\"", at + 1))
+      ++*rows_read;
     // Continue from next_cursor; a string search keeps the reader's own CPU use small.
     const std::string key = "\"next_cursor\":\"";
     const std::size_t at = result.body.find(key);

@@ -35,9 +35,13 @@ RequestStats run_sender(const Endpoint& endpoint, const std::vector<std::string>
 RequestStats send_each(const Endpoint& endpoint, const std::vector<std::string>& names, std::size_t begin,
                        std::size_t end, std::size_t message_bytes);
 
-// Reads random named mailboxes, each from the cursor where its previous read ended,
-// at most `reads_per_second` (0 = as fast as possible), until `stop` is set.
+// Reads random named mailboxes, at most `reads_per_second` (0 = as fast as possible), until `stop` is set. With
+// `history_end` 0 each read continues from the cursor where that mailbox's previous read ended (the first from the
+// start); otherwise each starts at a random point of the stored history below sequence `history_end`, far enough
+// below it that a full page of 100 is there, so that every read returns the same rows' worth of work whatever the
+// history. *rows_read counts the messages the reads returned.
 RequestStats run_reader(const Endpoint& endpoint, const std::vector<std::string>& names, double reads_per_second,
-                        std::uint32_t seed, const std::atomic<bool>& stop);
+                        std::uint32_t seed, const std::atomic<bool>& stop, std::uint64_t history_end,
+                        std::uint64_t* rows_read);
 
 }  // namespace agentworks::bench

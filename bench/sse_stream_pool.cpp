@@ -65,7 +65,7 @@ SseStreamPool::~SseStreamPool() {
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
 
-bool SseStreamPool::open(const std::vector<StreamTarget>& targets, std::string* error) {
+bool SseStreamPool::open(const std::vector<StreamTarget>& targets, std::string* error, const std::string& after) {
   if (epoll_fd_ < 0) epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) {
     *error = std::string("epoll_create1: ") + std::strerror(errno);
@@ -77,7 +77,7 @@ bool SseStreamPool::open(const std::vector<StreamTarget>& targets, std::string* 
     stream->fd = connect_tcp(host_, port_, error, source_addresses_ > 1 ? "127.0.0." + std::to_string(1 + source) : "");
     if (stream->fd < 0) return false;
     const std::string req = "GET /v1/attachments/" + target.attachment_id +
-                            "/stream HTTP/1.1\r\nHost: " + host_ + "\r\nAuthorization: Bearer " + token_ +
+                            "/stream" + (after.empty() ? "" : "?after=" + after) + " HTTP/1.1\r\nHost: " + host_ + "\r\nAuthorization: Bearer " + token_ +
                             "\r\nAccept: text/event-stream\r\n\r\n";
     if (::send(stream->fd, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) {
       *error = std::string("send stream request: ") + std::strerror(errno);
@@ -188,6 +188,12 @@ std::string SseStreamPool::last_cursor(std::size_t index) const {
   if (index >= streams_.size()) return "0";
   const std::uint64_t seq = streams_[index]->last_seq.load(std::memory_order_relaxed);
   return seq == 0 ? "0" : "m" + std::to_string(seq);
+}
+
+std::uint64_t SseStreamPool::highest_seq() const {
+  std::uint64_t highest = 0;
+  for (const auto& stream : streams_) highest = std::max(highest, stream->last_seq.load(std::memory_order_relaxed));
+  return highest;
 }
 
 }  // namespace agentworks::bench

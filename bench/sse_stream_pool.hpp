@@ -29,8 +29,10 @@ class SseStreamPool {
   SseStreamPool& operator=(const SseStreamPool&) = delete;
 
   // Connects and sends the stream request for every target (blocking connect, then
-  // non-blocking reads). Returns false with *error when a connection cannot be made.
-  bool open(const std::vector<StreamTarget>& targets, std::string* error);
+  // non-blocking reads). Returns false with *error when a connection cannot be made. A non-empty `after` (a
+  // mailbox cursor "m<N>") resumes every stream there, as the bridge resumes from its stored cursor; empty starts
+  // each at the beginning of its mailbox (everything not yet acknowledged is replayed first).
+  bool open(const std::vector<StreamTarget>& targets, std::string* error, const std::string& after = "");
   void start();  // runs the epoll loop on its own thread
   void stop();   // stops the loop and closes every stream
 
@@ -46,6 +48,8 @@ class SseStreamPool {
 
   // Mailbox cursor ("m<N>") of the last message seen on stream `index` (order of open()).
   std::string last_cursor(std::size_t index) const;
+  // The highest mailbox sequence seen on any stream (0: none).
+  std::uint64_t highest_seq() const;
 
  private:
   struct Stream;
