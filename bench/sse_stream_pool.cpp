@@ -76,8 +76,9 @@ bool SseStreamPool::open(const std::vector<StreamTarget>& targets, std::string* 
     const std::size_t source = streams_.size() % std::max<std::size_t>(1, source_addresses_);
     stream->fd = connect_tcp(host_, port_, error, source_addresses_ > 1 ? "127.0.0." + std::to_string(1 + source) : "");
     if (stream->fd < 0) return false;
-    const std::string req = "GET /v1/attachments/" + target.attachment_id +
-                            "/stream" + (after.empty() ? "" : "?after=" + after) + " HTTP/1.1\r\nHost: " + host_ + "\r\nAuthorization: Bearer " + token_ +
+    const std::string path = "/v1/attachments/" + target.attachment_id + "/stream" +
+                             (after.empty() ? "" : "?after=" + after);
+    const std::string req = "GET " + path + " HTTP/1.1\r\nHost: " + host_ + "\r\nAuthorization: Bearer " + token_ +
                             "\r\nAccept: text/event-stream\r\n\r\n";
     if (::send(stream->fd, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) {
       *error = std::string("send stream request: ") + std::strerror(errno);
