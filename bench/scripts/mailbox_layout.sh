@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# What a read from the start of a mailbox costs when its rows are cold, in the store's row layout and in a layout
-# clustered by recipient, with SQLite alone (no server). Both files hold ROWS messages (100-byte bodies by default, the
-# columns of the server's `messages` table; BODY_BYTES sets the body) for 100 recipients, interleaved in time as sends arrive. A measure is
-# one statement that reads 100 messages of each of the 100 recipients (every column), timed by the
-# sqlite3 shell: "cold" in a new connection (SQLite's page cache empty, the file in the kernel's page cache, as on
-# a server whose old rows were evicted from its 32 MiB cache), "warm" the same statement again in that connection
-# (its cache large enough to hold every page the first one read).
-#   rowid:     the store's table: rows in arrival order (seq), found through the (recipient, seq) index.
-#   clustered: WITHOUT ROWID keyed by (recipient, seq): one recipient's rows side by side.
-#   mailbox rowid: the store's table, but each row's rowid is (recipient number << 32) + seq, so that the table
-#              keeps a recipient's rows side by side while a row stays in a table b-tree (up to a page inline; a
-#              WITHOUT ROWID row spills to overflow pages past about a quarter of one).
-# Prints ms per 100-row read: min / median / max of ROUNDS new connections per layout, alternated.
-# Usage: bench/scripts/mailbox_layout.sh [ROWS [ROUNDS [BODY_BYTES]]] (default 1000000 5 100). Needs the sqlite3 shell.
+# What a page of one mailbox costs when its rows are cold, in the store's row layout and in two layouts that keep a
+# mailbox's rows together, with SQLite alone (no server). Each file holds ROWS messages (the columns of the server's
+# `messages` table, BODY_BYTES of body) for 100 recipients, interleaved in time as sends arrive. A measure is one
+# statement that reads 100 messages of each of the 100 recipients (every column), timed by the sqlite3 shell:
+# "cold" in a new connection (SQLite's page cache empty, the file in the kernel's page cache, as on a server whose
+# old rows were evicted from its 32 MiB cache), "warm" the same statement again in that connection (its cache large
+# enough to hold every page the first one read).
+#   rowid:         the store's table: rows in arrival order (seq), found through the (recipient, seq) index.
+#   clustered:     WITHOUT ROWID keyed by (recipient, seq): one recipient's rows side by side.
+#   mailbox rowid: the store's table, but each row's rowid is (recipient number << 32) + seq, so that a recipient's
+#                  rows sit side by side while a row stays inline in a table b-tree (a WITHOUT ROWID row spills to
+#                  overflow pages past about a quarter of a page).
+# Prints ms per 100-row page: min / median / max of ROUNDS new connections per layout, alternated.
+# Usage: bench/scripts/mailbox_layout.sh [ROWS [ROUNDS [BODY_BYTES]]] (default 1000000 5 100). Needs sqlite3.
 set -euo pipefail
 # shellcheck source=bench/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
