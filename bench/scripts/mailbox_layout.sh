@@ -11,14 +11,21 @@
 #   mailbox rowid: the store's table, but each row's rowid is (recipient number << 32) + seq, so that a recipient's
 #                  rows sit side by side while a row stays inline in a table b-tree (a WITHOUT ROWID row spills to
 #                  overflow pages past about a quarter of a page).
-# Prints ms per 100-row page: min / median / max of ROUNDS new connections per layout, alternated.
-# Usage: bench/scripts/mailbox_layout.sh [ROWS [ROUNDS [BODY_BYTES]]] (default 1000000 5 100). Needs sqlite3.
+#   compacted:     rows appended in arrival order (rowid = seq), then all but the newest 1 % moved into mailbox
+#                  order at negative rowids ((recipient << 40) + seq - 2^62), 1,000 rows a transaction, as an
+#                  idle-time compaction would; new rows still append at the b-tree's right end.
+# Prints ms per 100-row page: min / median / max of ROUNDS new connections per layout, alternated; the compaction's
+# cost per row moved; and per layout the cost per row of appending APPEND more rows, 8 a transaction (the server's
+# group commit), synchronous off so that the b-tree's work is measured, not the disk's.
+# Usage: bench/scripts/mailbox_layout.sh [ROWS [ROUNDS [BODY_BYTES [APPEND]]]] (default 1000000 5 100 100000).
+# Needs sqlite3.
 set -euo pipefail
 # shellcheck source=bench/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 rows=${1:-1000000}
 rounds=${2:-5}
 body_bytes=${3:-100}
+append=${4:-100000}
 if ! command -v sqlite3 >/dev/null; then
   echo "$script: needs the sqlite3 shell (apt-get install sqlite3)" >&2
   exit 1
@@ -30,22 +37,44 @@ columns="message_id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL, conversation
   inbox_id TEXT NOT NULL, inbox_seq INTEGER NOT NULL, direction TEXT NOT NULL, sender_conn TEXT NOT NULL,
   sender_agent_id TEXT, sender_agent_name TEXT, recipient_agent_name TEXT, recipient_conn TEXT NOT NULL,
   body TEXT NOT NULL, created_at INTEGER NOT NULL, state TEXT NOT NULL DEFAULT 'stored'"
-# fill FILE TABLE_DDL [ROWID_EXPRESSION]: ROWS messages over 100 recipients, recipient = seq mod 100.
-fill() {
+# insert_rows FIRST LAST [ROWID_EXPRESSION]: the statement that inserts messages FIRST..LAST (i), over 100
+# recipients, recipient = i mod 100.
+insert_rows() {
   local rowid_column="" rowid_value=""
   if [ -n "${3:-}" ]; then rowid_column="id, " rowid_value="$3, "; fi
+  # a builtin, not a here-document: the appends below print thousands of these
+  echo "INSERT INTO messages(${rowid_column}seq, recipient_agent_id, message_id, account_id, conversation_id, inbox_id,
+  inbox_seq, direction, sender_conn, sender_agent_id, sender_agent_name, recipient_agent_name, recipient_conn, body,
+  created_at)
+SELECT ${rowid_value}value, printf('agt_%020d', value % 100), printf('%012x', 1700000000000 + value) || hex(randomblob(6)),
+  'acc_1', printf('conv_%d', value % 800), printf('inb_%d', value % 800), value / 800, 'in', 'conn_sender',
+  'agt_sender', 'sender', 'receiver', 'conn_receiver', hex(randomblob($body_bytes / 2)), 1700000000000 + value
+  FROM generate_series($1, $2);"
+}
+# fill FILE TABLE_DDL [ROWID_EXPRESSION]: ROWS messages.
+fill() {
   sqlite3 "$1" <<SQL >/dev/null
 PRAGMA journal_mode=WAL;
 $2
 CREATE INDEX messages_inbox ON messages(conversation_id, inbox_seq);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
-INSERT INTO messages(${rowid_column}seq, recipient_agent_id, message_id, account_id, conversation_id, inbox_id, inbox_seq,
-                     direction, sender_conn, sender_agent_id, sender_agent_name, recipient_agent_name,
-                     recipient_conn, body, created_at)
-SELECT ${rowid_value}i, printf('agt_%020d', i % 100), printf('%012x', 1700000000000 + i) || hex(randomblob(6)), 'acc_1',
-       printf('conv_%d', i % 800), printf('inb_%d', i % 800), i / 800, 'in', 'conn_sender', 'agt_sender', 'sender',
-       'receiver', 'conn_receiver', hex(randomblob($body_bytes / 2)), 1700000000000 + i FROM n;
+$(insert_rows 1 "$rows" "${3:-}")
 SQL
+}
+# seconds COMMAND...: the wall time of COMMAND, in seconds; nothing when it failed (need_number then stops the
+# script: a command substitution does not inherit set -e).
+seconds() {
+  local start end
+  start=$(date +%s%N)
+  if ! "$@" >/dev/null; then
+    echo "$script: $* failed" >&2
+    return 1
+  fi
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }'
+}
+# run_script FILE SCRIPT_FILE: sqlite3 on FILE reading SCRIPT_FILE, synchronous off (the b-tree's work, not the disk's).
+run_script() {
+  { echo "PRAGMA synchronous=OFF;"; cat "$2"; } | sqlite3 -bail "$1"
 }
 fill "$work/rowid.db" "CREATE TABLE messages(seq INTEGER PRIMARY KEY AUTOINCREMENT, recipient_agent_id TEXT, $columns);
 CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);"
@@ -54,7 +83,26 @@ fill "$work/clustered.db" "CREATE TABLE messages(seq INTEGER NOT NULL, recipient
 CREATE UNIQUE INDEX messages_seq ON messages(seq);"
 fill "$work/mailbox-rowid.db" "CREATE TABLE messages(id INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE,
   recipient_agent_id TEXT, $columns);
-CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "(i % 100) * 4294967296 + i"
+CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "(value % 100) * 4294967296 + value"
+fill "$work/compacted.db" "CREATE TABLE messages(id INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE,
+  recipient_agent_id TEXT, $columns);
+CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "value"
+
+# The compaction: every row but the newest 1 % moves to (recipient << 40) + seq - 2^62, 1,000 rows a transaction.
+compact_through=$((rows - rows / 100))
+awk -v last="$compact_through" 'BEGIN {
+  for (a = 1; a <= last; a += 1000) {
+    b = a + 999; if (b > last) b = last
+    printf "BEGIN; UPDATE messages SET id = (seq %% 100) * 1099511627776 + seq - 4611686018427387904 WHERE id BETWEEN %d AND %d; COMMIT;\n", a, b
+  }
+}' >"$work/compact.sql"
+compact_s=$(seconds run_script "$work/compacted.db" "$work/compact.sql")
+need_number "the compaction's time" "$compact_s"
+moved=$(sqlite3 "$work/compacted.db" "SELECT count(*) FROM messages WHERE id < 0")
+if [ "$moved" != "$compact_through" ]; then
+  echo "$script: the compaction moved $moved rows, not $compact_through" >&2
+  exit 1
+fi
 
 # 100 messages of every recipient, every column read; recipient k's page starts k hundredths into the history, so
 # that no two pages share a table page in the store's layout (each of its rows lies among 99 other recipients').
@@ -76,7 +124,8 @@ SQL
 measure "$work/rowid.db" >/dev/null
 measure "$work/clustered.db" >/dev/null
 measure "$work/mailbox-rowid.db" >/dev/null
-declare -a rowid_cold rowid_warm clustered_cold clustered_warm mailbox_cold mailbox_warm
+measure "$work/compacted.db" >/dev/null
+declare -a rowid_cold rowid_warm clustered_cold clustered_warm mailbox_cold mailbox_warm compacted_cold compacted_warm
 for ((r = 1; r <= rounds; r++)); do
   read -r cold warm <<<"$(measure "$work/rowid.db")"
   need_number "the rowid layout's read times" "$cold" "$warm"
@@ -87,10 +136,50 @@ for ((r = 1; r <= rounds; r++)); do
   read -r cold warm <<<"$(measure "$work/mailbox-rowid.db")"
   need_number "the mailbox rowid layout's read times" "$cold" "$warm"
   mailbox_cold+=("$cold") mailbox_warm+=("$warm")
+  read -r cold warm <<<"$(measure "$work/compacted.db")"
+  need_number "the compacted layout's read times" "$cold" "$warm"
+  compacted_cold+=("$cold") compacted_warm+=("$warm")
+done
+
+# Appends: APPEND more rows, 8 a transaction, each round the next APPEND / ROUNDS in every table layout, alternated.
+# append_script FIRST LAST ROWID_EXPRESSION: the transactions that insert FIRST..LAST.
+append_script() {
+  local a b
+  for ((a = $1; a <= $2; a += 8)); do
+    b=$((a + 7 > $2 ? $2 : a + 7))
+    echo "BEGIN;"
+    insert_rows "$a" "$b" "$3"
+    echo "COMMIT;"
+  done
+}
+declare -a rowid_append mailbox_append compacted_append
+per_round=$((append / rounds))
+for ((r = 0; r < rounds; r++)); do
+  first=$((rows + 1 + r * per_round)) last=$((rows + (r + 1) * per_round))
+  append_script "$first" "$last" "" >"$work/append-rowid.sql"
+  append_script "$first" "$last" "(value % 100) * 4294967296 + value" >"$work/append-mailbox.sql"
+  append_script "$first" "$last" "value" >"$work/append-compacted.sql"
+  t=$(seconds run_script "$work/rowid.db" "$work/append-rowid.sql")
+  need_number "the rowid layout's append time" "$t"
+  rowid_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
+  t=$(seconds run_script "$work/mailbox-rowid.db" "$work/append-mailbox.sql")
+  need_number "the mailbox rowid layout's append time" "$t"
+  mailbox_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
+  t=$(seconds run_script "$work/compacted.db" "$work/append-compacted.sql")
+  need_number "the compacted layout's append time" "$t"
+  compacted_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
 done
 echo "$rows messages of $body_bytes bytes over 100 recipients; files: rowid $(du -h "$work/rowid.db" | cut -f1)," \
-     "clustered $(du -h "$work/clustered.db" | cut -f1), mailbox rowid $(du -h "$work/mailbox-rowid.db" | cut -f1)"
+     "clustered $(du -h "$work/clustered.db" | cut -f1), mailbox rowid $(du -h "$work/mailbox-rowid.db" | cut -f1)," \
+     "compacted $(du -h "$work/compacted.db" | cut -f1)"
 echo "ms per 100-row page of one mailbox:"
 echo "  rowid,     cold: $(spread "${rowid_cold[@]}"); warm: $(spread "${rowid_warm[@]}")"
 echo "  clustered, cold: $(spread "${clustered_cold[@]}"); warm: $(spread "${clustered_warm[@]}")"
 echo "  mailbox rowid, cold: $(spread "${mailbox_cold[@]}"); warm: $(spread "${mailbox_warm[@]}")"
+echo "  compacted, cold: $(spread "${compacted_cold[@]}"); warm: $(spread "${compacted_warm[@]}")"
+echo "compaction: $compact_through rows moved in $compact_s s," \
+     "$(awk -v t="$compact_s" -v n="$compact_through" 'BEGIN { printf "%.2f", t * 1e6 / n }') us per row"
+echo "us per row appended, $append rows 8 a transaction ($per_round a round):"
+echo "  rowid: $(spread "${rowid_append[@]}")"
+echo "  mailbox rowid: $(spread "${mailbox_append[@]}")"
+echo "  compacted, new rows appended: $(spread "${compacted_append[@]}")"
