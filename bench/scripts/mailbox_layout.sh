@@ -81,9 +81,10 @@ CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);"
 fill "$work/clustered.db" "CREATE TABLE messages(seq INTEGER NOT NULL, recipient_agent_id TEXT NOT NULL, $columns,
   PRIMARY KEY(recipient_agent_id, seq)) WITHOUT ROWID;
 CREATE UNIQUE INDEX messages_seq ON messages(seq);"
+mailbox_place="(value % 100) * 4294967296 + value"  # (recipient << 32) + seq
 fill "$work/mailbox-rowid.db" "CREATE TABLE messages(id INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE,
   recipient_agent_id TEXT, $columns);
-CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "(value % 100) * 4294967296 + value"
+CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "$mailbox_place"
 fill "$work/compacted.db" "CREATE TABLE messages(id INTEGER PRIMARY KEY, seq INTEGER NOT NULL UNIQUE,
   recipient_agent_id TEXT, $columns);
 CREATE INDEX messages_mailbox ON messages(recipient_agent_id, seq);" "value"
@@ -152,22 +153,26 @@ append_script() {
     echo "COMMIT;"
   done
 }
+# us_per_row FILE FIRST LAST ROWID_EXPRESSION: µs per row of appending FIRST..LAST to FILE.
+us_per_row() {
+  local t
+  append_script "$2" "$3" "$4" >"$work/append.sql"
+  t=$(seconds run_script "$1" "$work/append.sql") || return 1  # no set -e inside $(...)
+  awk -v t="$t" -v n=$(($3 - $2 + 1)) 'BEGIN { printf "%.2f", t * 1e6 / n }'
+}
 declare -a rowid_append mailbox_append compacted_append
 per_round=$((append / rounds))
 for ((r = 0; r < rounds; r++)); do
   first=$((rows + 1 + r * per_round)) last=$((rows + (r + 1) * per_round))
-  append_script "$first" "$last" "" >"$work/append-rowid.sql"
-  append_script "$first" "$last" "(value % 100) * 4294967296 + value" >"$work/append-mailbox.sql"
-  append_script "$first" "$last" "value" >"$work/append-compacted.sql"
-  t=$(seconds run_script "$work/rowid.db" "$work/append-rowid.sql")
-  need_number "the rowid layout's append time" "$t"
-  rowid_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
-  t=$(seconds run_script "$work/mailbox-rowid.db" "$work/append-mailbox.sql")
-  need_number "the mailbox rowid layout's append time" "$t"
-  mailbox_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
-  t=$(seconds run_script "$work/compacted.db" "$work/append-compacted.sql")
-  need_number "the compacted layout's append time" "$t"
-  compacted_append+=("$(awk -v t="$t" -v n="$per_round" 'BEGIN { printf "%.2f", t * 1e6 / n }')")
+  us=$(us_per_row "$work/rowid.db" "$first" "$last" "")
+  need_number "the rowid layout's append time" "$us"
+  rowid_append+=("$us")
+  us=$(us_per_row "$work/mailbox-rowid.db" "$first" "$last" "$mailbox_place")
+  need_number "the mailbox rowid layout's append time" "$us"
+  mailbox_append+=("$us")
+  us=$(us_per_row "$work/compacted.db" "$first" "$last" "value")
+  need_number "the compacted layout's append time" "$us"
+  compacted_append+=("$us")
 done
 echo "$rows messages of $body_bytes bytes over 100 recipients; files: rowid $(du -h "$work/rowid.db" | cut -f1)," \
      "clustered $(du -h "$work/clustered.db" | cut -f1), mailbox rowid $(du -h "$work/mailbox-rowid.db" | cut -f1)," \
